@@ -1,0 +1,177 @@
+//! Located errors for everything a user writes: programs, facts and update streams.
+//!
+//! A [`Diagnostic`] names the file, the 1-based line and column, and carries the offending
+//! source text so that it can be rendered with the line underlined. Every input layer
+//! (parser, checker, fact and update readers) reports through it, so the binary prints one
+//! format for all bad input.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A byte range into one source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// Byte offset of the first character.
+    pub start: usize,
+    /// Byte offset one past the last character.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span covering `start..end`.
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A named source text, shared cheaply between the AST and diagnostics.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The path as the user gave it.
+    pub name: Arc<str>,
+    /// The whole text.
+    pub text: Arc<str>,
+}
+
+impl SourceFile {
+    /// Wraps a text with the name it is reported under.
+    pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> Self {
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset; offsets past the end map to
+    /// the end of the text.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..floor_char_boundary(&self.text, offset)];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[line_start..].chars().count() + 1;
+        (line, col)
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// One error in user input, located at file:line:column.
+///
+/// `Display` prints `file:line:col: message`; [`Diagnostic::render`] adds the source line with
+/// the span underlined.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    /// The file the error is in.
+    pub file: SourceFile,
+    /// Where in it.
+    pub span: Span,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// A short label printed under the underlined text.
+    pub label: String,
+}
+
+impl Diagnostic {
+    /// An error at `span` of `file`.
+    pub fn new(
+        file: &SourceFile,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            file: file.clone(),
+            span,
+            message: message.into(),
+            label: label.into(),
+        }
+    }
+
+    /// 1-based line of the error.
+    pub fn line(&self) -> usize {
+        self.file.line_col(self.span.start).0
+    }
+
+    /// 1-based column of the error.
+    pub fn column(&self) -> usize {
+        self.file.line_col(self.span.start).1
+    }
+
+    /// The message with the offending source shown and underlined, without colour, suitable
+    /// for a terminal or a log.
+    pub fn render(&self) -> String {
+        use ariadne::{Config, Label, Report, ReportKind, Source};
+        let name: &str = &self.file.name;
+        let text: &str = &self.file.text;
+        // ariadne counts characters, not bytes.
+        let to_char = |b: usize| {
+            text[..floor_char_boundary(text, b.min(text.len()))]
+                .chars()
+                .count()
+        };
+        let start = to_char(self.span.start);
+        let end = to_char(self.span.end).max(start);
+        let mut out = Vec::new();
+        let header = format!(
+            "{}:{}:{}: {}",
+            name,
+            self.line(),
+            self.column(),
+            self.message
+        );
+        let report = Report::build(ReportKind::Error, (name, start..end))
+            .with_config(Config::default().with_color(false))
+            .with_message(&header)
+            .with_label(Label::new((name, start..end)).with_message(&self.label))
+            .finish();
+        if report.write((name, Source::from(text)), &mut out).is_err() {
+            return header;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file.name,
+            self.line(),
+            self.column(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_are_one_based() {
+        let f = SourceFile::new("p.dl", "ab\ncdé f\n");
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(3), (2, 1));
+        // 'f' is after a two-byte character.
+        assert_eq!(f.line_col(8), (2, 5));
+        let d = Diagnostic::new(&f, Span::new(8, 9), "bad", "here");
+        assert_eq!(d.to_string(), "p.dl:2:5: bad");
+        let r = d.render();
+        assert!(r.contains("p.dl:2:5: bad"), "{r}");
+        assert!(r.contains("cdé f"), "{r}");
+    }
+}

@@ -1,0 +1,308 @@
+//! The one interface every engine implements, and the sets it exchanges: facts, the EDB, a
+//! normalised batch, the IDB model, and the figures of one batch.
+//!
+//! The harness owns the EDB and normalises each requested batch (SPEC §3) once; every engine
+//! receives the same [`Batch`], so they can be compared fact for fact.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::program::{Program, RelId};
+use crate::value::{Tuple, Value};
+
+/// A ground fact of one relation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Fact {
+    /// The relation.
+    pub rel: RelId,
+    /// Its values, as many as the relation's arity.
+    pub tuple: Tuple,
+}
+
+impl Fact {
+    /// A fact of `rel`.
+    pub fn new(rel: RelId, tuple: Tuple) -> Self {
+        Fact { rel, tuple }
+    }
+}
+
+/// The extensional database: the current facts of every `.input` relation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Edb {
+    /// Facts per relation id; relations that are not `.input` stay empty.
+    pub relations: Vec<BTreeSet<Tuple>>,
+}
+
+impl Edb {
+    /// An empty EDB for this program.
+    pub fn empty(program: &Program) -> Self {
+        Edb {
+            relations: vec![BTreeSet::new(); program.relations.len()],
+        }
+    }
+
+    /// True when the fact is present.
+    pub fn contains(&self, fact: &Fact) -> bool {
+        self.relations[fact.rel].contains(&fact.tuple)
+    }
+
+    /// Adds a fact; false if it was present.
+    pub fn insert(&mut self, fact: Fact) -> bool {
+        self.relations[fact.rel].insert(fact.tuple)
+    }
+
+    /// Number of facts.
+    pub fn len(&self) -> usize {
+        self.relations.iter().map(BTreeSet::len).sum()
+    }
+
+    /// True when there are no facts.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every fact, by relation then tuple.
+    pub fn facts(&self) -> impl Iterator<Item = Fact> + '_ {
+        self.relations
+            .iter()
+            .enumerate()
+            .flat_map(|(rel, ts)| ts.iter().map(move |t| Fact::new(rel, t.clone())))
+    }
+
+    /// Applies a normalised batch: I' = (I \ D-) ∪ A+.
+    pub fn apply(&mut self, batch: &Batch) {
+        for f in &batch.deletions {
+            self.relations[f.rel].remove(&f.tuple);
+        }
+        for f in &batch.insertions {
+            self.relations[f.rel].insert(f.tuple.clone());
+        }
+    }
+}
+
+/// Deletions and insertions as requested by an update stream, before normalisation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestedBatch {
+    /// D0, in stream order (may repeat, may name absent facts).
+    pub deletions: Vec<Fact>,
+    /// A0, in stream order (may repeat, may name present facts).
+    pub insertions: Vec<Fact>,
+}
+
+/// The actual change of one batch (SPEC §3): `deletions` is D- = (D0 ∩ I) \ A0 and
+/// `insertions` is A+ = A0 \ I, both sorted and free of duplicates.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// D-: present EDB facts that really go.
+    pub deletions: Vec<Fact>,
+    /// A+: absent EDB facts that really come.
+    pub insertions: Vec<Fact>,
+    /// |D0| as requested (with repetitions).
+    pub requested_deletions: usize,
+    /// |A0| as requested (with repetitions).
+    pub requested_insertions: usize,
+}
+
+impl Batch {
+    /// Normalises a requested batch against the current EDB: deletions are read before
+    /// insertions, so a present fact both deleted and inserted stays and is in neither set.
+    pub fn normalise(requested: &RequestedBatch, edb: &Edb) -> Batch {
+        let inserted: BTreeSet<&Fact> = requested.insertions.iter().collect();
+        let deletions: BTreeSet<Fact> = requested
+            .deletions
+            .iter()
+            .filter(|f| edb.contains(f) && !inserted.contains(f))
+            .cloned()
+            .collect();
+        let insertions: BTreeSet<Fact> = requested
+            .insertions
+            .iter()
+            .filter(|f| !edb.contains(f))
+            .cloned()
+            .collect();
+        Batch {
+            deletions: deletions.into_iter().collect(),
+            insertions: insertions.into_iter().collect(),
+            requested_deletions: requested.deletions.len(),
+            requested_insertions: requested.insertions.len(),
+        }
+    }
+
+    /// True when the batch changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.deletions.is_empty() && self.insertions.is_empty()
+    }
+}
+
+/// The IDB part of a model: the facts of every derived relation, sorted. Two engines agree
+/// exactly when their `Model`s are equal.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Model {
+    /// Facts per relation id; `.input` relations stay empty.
+    pub relations: Vec<BTreeSet<Tuple>>,
+}
+
+impl Model {
+    /// An empty model with a slot per relation of the program.
+    pub fn empty(program: &Program) -> Self {
+        Model {
+            relations: vec![BTreeSet::new(); program.relations.len()],
+        }
+    }
+
+    /// Number of facts.
+    pub fn len(&self) -> usize {
+        self.relations.iter().map(BTreeSet::len).sum()
+    }
+
+    /// True when no derived fact holds.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when the fact holds.
+    pub fn contains(&self, rel: RelId, tuple: &[Value]) -> bool {
+        self.relations[rel].contains(tuple)
+    }
+
+    /// Facts here and not in `other`, per relation (relations with none are left out).
+    pub fn minus(&self, other: &Model) -> BTreeMap<RelId, Vec<Tuple>> {
+        let mut out = BTreeMap::new();
+        for (rel, ts) in self.relations.iter().enumerate() {
+            let empty = BTreeSet::new();
+            let theirs = other.relations.get(rel).unwrap_or(&empty);
+            let only: Vec<Tuple> = ts.difference(theirs).cloned().collect();
+            if !only.is_empty() {
+                out.insert(rel, only);
+            }
+        }
+        out
+    }
+}
+
+/// The three phases of DRed, named as in traces and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Phase 1: over-delete along old proofs.
+    Overdelete,
+    /// Phase 2: rederive from the survivors.
+    Rederive,
+    /// Phase 3: insert and propagate.
+    Insert,
+}
+
+impl Phase {
+    /// The name used in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Overdelete => "overdelete",
+            Phase::Rederive => "rederive",
+            Phase::Insert => "insert",
+        }
+    }
+}
+
+/// One round of one phase: the facts that entered the phase's set in that round (a
+/// frontier). Round 1 of `Overdelete` is D-; round 1 of `Insert` is A+.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round {
+    /// Which phase.
+    pub phase: Phase,
+    /// From 1.
+    pub round: usize,
+    /// The facts, sorted.
+    pub facts: Vec<Fact>,
+}
+
+/// What an engine reports about one batch (or the initial materialisation). Figures an engine
+/// does not compute stay `None` and are left empty in reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatchReport {
+    /// |D ∩ J|: IDB facts removed in phase 1.
+    pub overdeleted: Option<usize>,
+    /// IDB facts put back in phase 2.
+    pub rederived: Option<usize>,
+    /// IDB facts newly derived in phase 3.
+    pub inserted: Option<usize>,
+    /// Phase 1 wall time in microseconds.
+    pub overdelete_us: Option<u64>,
+    /// Phase 2 wall time in microseconds.
+    pub rederive_us: Option<u64>,
+    /// Phase 3 wall time in microseconds.
+    pub insert_us: Option<u64>,
+    /// G: old successful ground instances enumerated.
+    pub instances: Option<u64>,
+    /// B: total body length of those instances.
+    pub body_len: Option<u64>,
+    /// Body-membership tests made in phase 2.
+    pub membership_tests: Option<u64>,
+    /// Per-round frontiers of each phase, in order; empty for engines without phases.
+    pub rounds: Vec<Round>,
+}
+
+/// Why an engine could not run a program or batch.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The program uses a feature this engine does not implement.
+    #[error("engine `{engine}` does not support {feature}")]
+    Unsupported {
+        /// The engine's name.
+        engine: String,
+        /// What it lacks.
+        feature: String,
+    },
+    /// A batch arrived before materialisation, or similar misuse.
+    #[error("engine `{engine}`: {message}")]
+    Misuse {
+        /// The engine's name.
+        engine: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// An engine maintaining the least model of one checked program.
+///
+/// Protocol: [`Engine::materialise`] once with the initial EDB, then [`Engine::apply`] per
+/// batch. After each call [`Engine::model`] is the exact IDB of the program on the EDB so far.
+pub trait Engine {
+    /// The engine's name as used on the command line.
+    fn name(&self) -> &str;
+
+    /// Computes the initial model from the EDB (batch 0).
+    fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError>;
+
+    /// Applies one normalised batch: afterwards the model is that of I' = (I \ D-) ∪ A+.
+    fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError>;
+
+    /// The current IDB, every derived relation.
+    fn model(&self) -> Model;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_follows_spec() {
+        let f = |v: i64| Fact::new(0, vec![v]);
+        let mut edb = Edb {
+            relations: vec![BTreeSet::new()],
+        };
+        edb.insert(f(1));
+        edb.insert(f(2));
+        let req = RequestedBatch {
+            deletions: vec![f(1), f(1), f(2), f(9)],
+            insertions: vec![f(2), f(3), f(3)],
+        };
+        let b = Batch::normalise(&req, &edb);
+        // 1 really goes; 2 is deleted and re-inserted (no change); 9 is absent; 3 comes once.
+        assert_eq!(b.deletions, vec![f(1)]);
+        assert_eq!(b.insertions, vec![f(3)]);
+        assert_eq!((b.requested_deletions, b.requested_insertions), (4, 3));
+        edb.apply(&b);
+        assert_eq!(edb.facts().collect::<Vec<_>>(), vec![f(2), f(3)]);
+    }
+}

@@ -1,0 +1,275 @@
+//! Join plans: for each rule and each semi-naive delta position, the order in which body
+//! literals are matched, which index each atom is probed through, and which columns bind or
+//! check variables. Planned once per program; evaluation only follows the plan.
+//!
+//! Order: the delta atom first (it is the smallest input in a semi-naive round), then
+//! greedily the atom with most bound columns, ties by source order. Comparisons and negated
+//! atoms run as soon as all their variables are bound.
+
+use crate::program::{Atom, Literal, Program, RelId, Rule, Term, VarId};
+use crate::storage::{IndexId, Relation};
+use crate::syntax::ast::CmpOp;
+use crate::value::Value;
+
+/// Which semi-naive version of a relation an atom reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// Rows known before the current round.
+    Old,
+    /// Rows new in the previous round.
+    Delta,
+    /// Old and delta rows together (everything before the current round).
+    Full,
+}
+
+/// A value known when a step runs: a constant or an already bound variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// A constant.
+    Const(Value),
+    /// A bound variable.
+    Var(VarId),
+}
+
+impl Operand {
+    #[inline]
+    pub(crate) fn get(self, vars: &[Value]) -> Value {
+        match self {
+            Operand::Const(c) => c,
+            Operand::Var(v) => vars[v],
+        }
+    }
+}
+
+/// How one positive atom is matched.
+#[derive(Clone, Debug)]
+pub struct AtomStep {
+    /// The relation.
+    pub rel: RelId,
+    /// Which rows are visible.
+    pub version: Version,
+    /// Probe through this index with `key`; `None` scans the visible rows.
+    pub index: Option<IndexId>,
+    /// Key values, in the index's column order.
+    pub key: Vec<Operand>,
+    /// Columns that must equal a known value (used when scanning, and for a variable repeated
+    /// within the atom).
+    pub checks: Vec<(usize, Operand)>,
+    /// Columns that bind a variable for the first time.
+    pub binds: Vec<(usize, VarId)>,
+}
+
+/// One step of a plan.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// Match a positive atom.
+    Atom(AtomStep),
+    /// Keep the binding when the comparison holds.
+    Compare(Operand, CmpOp, Operand),
+    /// Keep the binding when no row of `rel` (a lower stratum, complete) matches.
+    Absent {
+        /// The negated relation.
+        rel: RelId,
+        /// Index on the bound columns, or `None` when every column is bound (set lookup).
+        index: Option<IndexId>,
+        /// The bound values: the whole row when `index` is `None`, else the index key.
+        key: Vec<Operand>,
+    },
+}
+
+/// A complete plan for one rule and one choice of delta atom.
+#[derive(Clone, Debug)]
+pub struct RulePlan {
+    /// Index of the rule in [`Program::rules`].
+    pub rule: usize,
+    /// Steps in execution order.
+    pub steps: Vec<Step>,
+    /// The head relation.
+    pub head_rel: RelId,
+    /// The head's values.
+    pub head: Vec<Operand>,
+    /// Number of variables of the rule.
+    pub num_vars: usize,
+}
+
+/// Evaluates a comparison of two words by the operator; symbols reach here only with `=` and
+/// `!=`, which the checker guarantees.
+#[inline]
+pub fn compare(l: Value, op: CmpOp, r: Value) -> bool {
+    match op {
+        CmpOp::Eq => l == r,
+        CmpOp::Ne => l != r,
+        CmpOp::Lt => l < r,
+        CmpOp::Le => l <= r,
+        CmpOp::Gt => l > r,
+        CmpOp::Ge => l >= r,
+    }
+}
+
+fn operand(t: Term, bound: &[bool]) -> Option<Operand> {
+    match t {
+        Term::Const(c) => Some(Operand::Const(c)),
+        Term::Var(v) if bound[v] => Some(Operand::Var(v)),
+        _ => None,
+    }
+}
+
+/// Plans `rule` with every positive atom at position `atom_versions[i]` (one entry per positive
+/// atom, in source order); `first` is the positive-atom position to start from (the delta
+/// atom), if any. Registers the indexes it needs on `relations`.
+pub fn plan_rule(
+    program: &Program,
+    rule_idx: usize,
+    atom_versions: &[Version],
+    first: Option<usize>,
+    relations: &mut [Relation],
+) -> RulePlan {
+    let rule: &Rule = &program.rules[rule_idx];
+    let atoms: Vec<&Atom> = rule.positive_atoms().collect();
+    assert_eq!(atoms.len(), atom_versions.len());
+    let mut bound = vec![false; rule.num_vars()];
+    let mut placed_atoms = vec![false; atoms.len()];
+    let mut placed_other: Vec<bool> = rule
+        .body
+        .iter()
+        .map(|l| matches!(l, Literal::Positive(_)))
+        .collect();
+    let mut steps = Vec::new();
+
+    let place_ready = |bound: &[bool],
+                       placed_other: &mut [bool],
+                       steps: &mut Vec<Step>,
+                       relations: &mut [Relation]| {
+        for (i, lit) in rule.body.iter().enumerate() {
+            if placed_other[i] {
+                continue;
+            }
+            match lit {
+                Literal::Compare { left, op, right } => {
+                    if let (Some(l), Some(r)) = (operand(*left, bound), operand(*right, bound)) {
+                        steps.push(Step::Compare(l, *op, r));
+                        placed_other[i] = true;
+                    }
+                }
+                Literal::Negative(a) => {
+                    let ready = a.args.iter().all(|t| match t {
+                        Term::Var(v) => bound[*v],
+                        _ => true,
+                    });
+                    if ready {
+                        let all_bound = a.args.iter().all(|t| !matches!(t, Term::Wildcard));
+                        let (index, key) = if all_bound {
+                            let key = a
+                                .args
+                                .iter()
+                                .map(|t| operand(*t, bound).expect("bound"))
+                                .collect();
+                            (None, key)
+                        } else {
+                            let cols: Vec<usize> = (0..a.args.len())
+                                .filter(|&c| !matches!(a.args[c], Term::Wildcard))
+                                .collect();
+                            let key = cols
+                                .iter()
+                                .map(|&c| operand(a.args[c], bound).expect("bound"))
+                                .collect();
+                            (Some(relations[a.rel].ensure_index(&cols)), key)
+                        };
+                        steps.push(Step::Absent {
+                            rel: a.rel,
+                            index,
+                            key,
+                        });
+                        placed_other[i] = true;
+                    }
+                }
+                Literal::Positive(_) => {}
+            }
+        }
+    };
+    place_ready(&bound, &mut placed_other, &mut steps, relations);
+
+    for n in 0..atoms.len() {
+        let pick = if let (0, Some(first)) = (n, first) {
+            first
+        } else {
+            // Most bound columns first; ties by source order.
+            (0..atoms.len())
+                .filter(|&i| !placed_atoms[i])
+                .max_by_key(|&i| {
+                    let b = atoms[i]
+                        .args
+                        .iter()
+                        .filter(|t| operand(**t, &bound).is_some())
+                        .count();
+                    (b, std::cmp::Reverse(i))
+                })
+                .expect("an unplaced atom remains")
+        };
+        placed_atoms[pick] = true;
+        let atom = atoms[pick];
+        let version = atom_versions[pick];
+        let mut key_cols = Vec::new();
+        let mut key = Vec::new();
+        let mut checks = Vec::new();
+        let mut binds = Vec::new();
+        let mut bound_here = bound.clone();
+        for (c, t) in atom.args.iter().enumerate() {
+            match operand(*t, &bound) {
+                Some(op) => {
+                    key_cols.push(c);
+                    key.push(op);
+                }
+                None => {
+                    if let Term::Var(v) = t {
+                        if bound_here[*v] {
+                            checks.push((c, Operand::Var(*v)));
+                        } else {
+                            bound_here[*v] = true;
+                            binds.push((c, *v));
+                        }
+                    }
+                }
+            }
+        }
+        // The delta atom is scanned: a delta is small, and an index would have to cover
+        // rows of every version. Other atoms are probed on their bound columns.
+        let scan = version == Version::Delta || key_cols.is_empty();
+        let index = if scan {
+            for (c, op) in key_cols.iter().zip(&key) {
+                checks.push((*c, *op));
+            }
+            key.clear();
+            None
+        } else {
+            Some(relations[atom.rel].ensure_index(&key_cols))
+        };
+        steps.push(Step::Atom(AtomStep {
+            rel: atom.rel,
+            version,
+            index,
+            key,
+            checks,
+            binds,
+        }));
+        bound = bound_here;
+        place_ready(&bound, &mut placed_other, &mut steps, relations);
+    }
+    debug_assert!(
+        placed_other.iter().all(|&p| p),
+        "range restriction guarantees placement"
+    );
+    let head = rule
+        .head
+        .args
+        .iter()
+        .map(|t| operand(*t, &bound).expect("range-restricted head"))
+        .collect();
+    RulePlan {
+        rule: rule_idx,
+        steps,
+        head_rel: rule.head.rel,
+        head,
+        num_vars: rule.num_vars(),
+    }
+}

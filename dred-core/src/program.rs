@@ -1,0 +1,192 @@
+//! The checked program: relations resolved to ids, variables numbered, constants interned,
+//! types verified, strata computed. Every engine takes this, never the AST.
+
+use std::fmt;
+
+use crate::diagnostic::{SourceFile, Span};
+use crate::syntax::ast::{CmpOp, Type};
+use crate::value::{Symbols, Tuple, Value};
+
+/// Index of a relation in [`Program::relations`].
+pub type RelId = usize;
+
+/// Index of a variable within one rule, dense from 0.
+pub type VarId = usize;
+
+/// A declared relation.
+#[derive(Clone, Debug)]
+pub struct RelationDecl {
+    /// Its name.
+    pub name: String,
+    /// Column types; the arity is their number.
+    pub types: Vec<Type>,
+    /// Declared `.input`: part of the EDB, updatable, never in a rule head.
+    pub input: bool,
+    /// Declared `.output`: written by `--out`.
+    pub output: bool,
+    /// Where it is declared.
+    pub span: Span,
+}
+
+impl RelationDecl {
+    /// Number of columns.
+    pub fn arity(&self) -> usize {
+        self.types.len()
+    }
+}
+
+/// An argument of a checked atom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// A rule variable.
+    Var(VarId),
+    /// A constant, already interned.
+    Const(Value),
+    /// `_`: matches anything, binds nothing.
+    Wildcard,
+}
+
+/// A checked atom: arity and types agree with the relation's declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Atom {
+    /// The relation.
+    pub rel: RelId,
+    /// One term per column.
+    pub args: Vec<Term>,
+}
+
+/// A checked body literal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// The atom must hold.
+    Positive(Atom),
+    /// The atom must not hold; its relation is in a strictly lower stratum and every variable
+    /// in it occurs in a positive atom of the same rule.
+    Negative(Atom),
+    /// A comparison whose variables all occur in positive atoms; order operators only on
+    /// numbers.
+    Compare {
+        /// Left operand.
+        left: Term,
+        /// Operator.
+        op: CmpOp,
+        /// Right operand.
+        right: Term,
+    },
+}
+
+/// A checked rule. Range-restricted: every head variable occurs in a positive body atom.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    /// The derived atom; never wildcards, never an `.input` relation.
+    pub head: Atom,
+    /// Body literals in source order; at least one positive atom.
+    pub body: Vec<Literal>,
+    /// Variable names, indexed by [`VarId`].
+    pub var_names: Vec<String>,
+    /// The rule in the source.
+    pub span: Span,
+}
+
+impl Rule {
+    /// Number of distinct variables.
+    pub fn num_vars(&self) -> usize {
+        self.var_names.len()
+    }
+
+    /// The positive body atoms, in order.
+    pub fn positive_atoms(&self) -> impl Iterator<Item = &Atom> {
+        self.body.iter().filter_map(|l| match l {
+            Literal::Positive(a) => Some(a),
+            _ => None,
+        })
+    }
+}
+
+/// A ground fact written in the program (`ready().`, `m("a").`): an empty-body rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramFact {
+    /// The relation; never an `.input` relation.
+    pub rel: RelId,
+    /// The constants.
+    pub tuple: Tuple,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// A set of mutually recursive derived relations, evaluated after every stratum it reads.
+#[derive(Clone, Debug, Default)]
+pub struct Stratum {
+    /// The relations defined here (one strongly connected component of the dependency graph).
+    pub relations: Vec<RelId>,
+    /// Indices into [`Program::rules`] of the rules whose head is defined here.
+    pub rules: Vec<usize>,
+    /// Indices into [`Program::facts`] of the program facts of these relations.
+    pub facts: Vec<usize>,
+    /// True when some rule here reads a relation of this stratum.
+    pub recursive: bool,
+}
+
+/// A program that passed every check of SPEC §2. Engines may rely on its invariants.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The program's source, for messages.
+    pub source: SourceFile,
+    /// All declared relations.
+    pub relations: Vec<RelationDecl>,
+    /// Rules with a non-empty body.
+    pub rules: Vec<Rule>,
+    /// Ground facts written in the program.
+    pub facts: Vec<ProgramFact>,
+    /// Derived (non-`.input`) relations in evaluation order; each lower stratum comes first.
+    pub strata: Vec<Stratum>,
+    /// For each relation, the index of its stratum, or `None` for `.input` relations.
+    pub stratum_of: Vec<Option<usize>>,
+}
+
+impl Program {
+    /// The relation with this name.
+    pub fn relation_id(&self, name: &str) -> Option<RelId> {
+        self.relations.iter().position(|r| r.name == name)
+    }
+
+    /// True for derived (IDB) relations: those not declared `.input`.
+    pub fn is_idb(&self, rel: RelId) -> bool {
+        !self.relations[rel].input
+    }
+
+    /// True when some rule has a negated atom.
+    pub fn has_negation(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.body.iter().any(|l| matches!(l, Literal::Negative(_))))
+    }
+
+    /// A fact as a program would write it: `rel("a", 1)`.
+    pub fn fact_to_string(&self, symbols: &Symbols, rel: RelId, tuple: &[Value]) -> String {
+        let decl = &self.relations[rel];
+        let args: Vec<String> = decl
+            .types
+            .iter()
+            .zip(tuple)
+            .map(|(&ty, &v)| symbols.display(ty, v))
+            .collect();
+        format!("{}({})", decl.name, args.join(", "))
+    }
+
+    /// The rule as written in the source.
+    pub fn rule_text(&self, rule: usize) -> &str {
+        let s = self.rules[rule].span;
+        &self.source.text[s.start..s.end]
+    }
+}
+
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Term::Var(v) => write!(f, "v{v}"),
+            Term::Const(c) => write!(f, "#{c}"),
+            Term::Wildcard => write!(f, "_"),
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Physical storage: relations as append-only arenas of fixed-width rows with hash indexes.
+//!
+//! This layer sees only arities, words and column numbers; it never imports the AST.
+//! Row ids grow in insertion order, which is what semi-naive evaluation needs: the rows
+//! derived in one round are exactly a contiguous id range (see [`RowRange`]).
+
+mod relation;
+
+pub use relation::{IndexId, Relation, RowId, RowRange};

@@ -1,0 +1,370 @@
+//! A set of tuples of one arity stored row-major in one `Vec`, deduplicated by a hash table of
+//! row ids, with any number of hash indexes on column subsets.
+//!
+//! Invariants (checked by [`Relation::check_invariants`] in tests and debug builds):
+//! every row appears once in the set table; every index maps each key to the ascending list of
+//! all rows with that key; nothing is ever removed except by [`Relation::clear`].
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+use std::hash::BuildHasher;
+
+use crate::value::Value;
+
+/// Position of a row in insertion order.
+pub type RowId = u32;
+
+/// Handle of an index, returned by [`Relation::ensure_index`].
+pub type IndexId = usize;
+
+/// A half-open range of row ids `lo..hi`: the rows of one semi-naive version (old, delta,
+/// full) of a relation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RowRange {
+    /// First visible row.
+    pub lo: RowId,
+    /// One past the last visible row.
+    pub hi: RowId,
+}
+
+impl RowRange {
+    /// Rows `lo..hi`.
+    pub fn new(lo: RowId, hi: RowId) -> Self {
+        RowRange { lo, hi }
+    }
+
+    /// True when no row is visible.
+    pub fn is_empty(&self) -> bool {
+        self.lo >= self.hi
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Index {
+    cols: Vec<usize>,
+    /// Group ids, hashed by the key of the group's first row.
+    table: HashTable<u32>,
+    /// Rows of each group, ascending.
+    groups: Vec<Vec<RowId>>,
+}
+
+/// A set of rows of a fixed arity with hash indexes. Memory: one word per value, one `u32`
+/// per row in the set table and in each index.
+#[derive(Clone, Debug)]
+pub struct Relation {
+    arity: usize,
+    len: usize,
+    data: Vec<Value>,
+    set: HashTable<RowId>,
+    indexes: Vec<Index>,
+    hasher: DefaultHashBuilder,
+}
+
+impl Relation {
+    /// An empty relation of this arity.
+    pub fn new(arity: usize) -> Self {
+        Relation {
+            arity,
+            len: 0,
+            data: Vec::new(),
+            set: HashTable::new(),
+            indexes: Vec::new(),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+
+    /// Number of columns.
+    pub fn arity(&self) -> usize {
+        self.arity
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// All rows as a range.
+    pub fn all(&self) -> RowRange {
+        RowRange::new(0, self.len as RowId)
+    }
+
+    /// The values of one row.
+    #[inline]
+    pub fn row(&self, r: RowId) -> &[Value] {
+        let start = r as usize * self.arity;
+        &self.data[start..start + self.arity]
+    }
+
+    /// Iterates the rows of a range.
+    pub fn rows(&self, range: RowRange) -> impl Iterator<Item = &[Value]> + '_ {
+        (range.lo..range.hi.min(self.len as RowId)).map(move |r| self.row(r))
+    }
+
+    #[inline]
+    fn hash_key(hasher: &DefaultHashBuilder, row: &[Value], cols: &[usize]) -> u64 {
+        hasher.hash_one(KeyView { row, cols })
+    }
+
+    /// An index on these columns (in this order), built now if it does not exist yet.
+    pub fn ensure_index(&mut self, cols: &[usize]) -> IndexId {
+        if let Some(i) = self.indexes.iter().position(|ix| ix.cols == cols) {
+            return i;
+        }
+        assert!(
+            cols.iter().all(|&c| c < self.arity),
+            "index column out of range"
+        );
+        let mut ix = Index {
+            cols: cols.to_vec(),
+            table: HashTable::new(),
+            groups: Vec::new(),
+        };
+        for r in 0..self.len as RowId {
+            let start = r as usize * self.arity;
+            Self::index_insert(
+                &mut ix,
+                &self.hasher,
+                &self.data,
+                self.arity,
+                &self.data[start..start + self.arity],
+                r,
+            );
+        }
+        self.indexes.push(ix);
+        self.indexes.len() - 1
+    }
+
+    fn index_insert(
+        ix: &mut Index,
+        hasher: &DefaultHashBuilder,
+        data: &[Value],
+        arity: usize,
+        row: &[Value],
+        r: RowId,
+    ) {
+        let h = Self::hash_key(hasher, row, &ix.cols);
+        let cols = &ix.cols;
+        let groups = &mut ix.groups;
+        let found = ix.table.find(h, |&g| {
+            let first = groups[g as usize][0] as usize * arity;
+            let other = &data[first..first + arity];
+            cols.iter().all(|&c| other[c] == row[c])
+        });
+        match found {
+            Some(&g) => groups[g as usize].push(r),
+            None => {
+                let g = groups.len() as u32;
+                groups.push(vec![r]);
+                ix.table.insert_unique(h, g, |&g| {
+                    let first = groups[g as usize][0] as usize * arity;
+                    Self::hash_key(hasher, &data[first..first + arity], cols)
+                });
+            }
+        }
+    }
+
+    fn find(&self, row: &[Value]) -> Option<RowId> {
+        let h = self.hasher.hash_one(row);
+        self.set.find(h, |&r| self.row(r) == row).copied()
+    }
+
+    /// True when the row is present.
+    pub fn contains(&self, row: &[Value]) -> bool {
+        debug_assert_eq!(row.len(), self.arity);
+        if self.arity == 0 {
+            return self.len > 0;
+        }
+        self.find(row).is_some()
+    }
+
+    /// The id of a present row.
+    pub fn row_id(&self, row: &[Value]) -> Option<RowId> {
+        if self.arity == 0 {
+            return (self.len > 0).then_some(0);
+        }
+        self.find(row)
+    }
+
+    /// Adds a row; returns false (and changes nothing) when it was already present.
+    pub fn insert(&mut self, row: &[Value]) -> bool {
+        assert_eq!(row.len(), self.arity, "row of the wrong arity");
+        if self.arity == 0 {
+            if self.len > 0 {
+                return false;
+            }
+            self.len = 1;
+            for ix in &mut self.indexes {
+                if ix.groups.is_empty() {
+                    ix.groups.push(Vec::new());
+                }
+                ix.groups[0].push(0);
+            }
+            return true;
+        }
+        let h = self.hasher.hash_one(row);
+        let arity = self.arity;
+        let data = &self.data;
+        if self
+            .set
+            .find(h, |&r| {
+                &data[r as usize * arity..(r as usize + 1) * arity] == row
+            })
+            .is_some()
+        {
+            return false;
+        }
+        let r = self.len as RowId;
+        self.data.extend_from_slice(row);
+        self.len += 1;
+        let (data, hasher) = (&self.data, &self.hasher);
+        self.set.insert_unique(h, r, |&r| {
+            hasher.hash_one(&data[r as usize * arity..(r as usize + 1) * arity])
+        });
+        for ix in &mut self.indexes {
+            Self::index_insert(ix, hasher, data, arity, row, r);
+        }
+        true
+    }
+
+    /// The ascending ids of all rows whose indexed columns equal `key` (in index column order).
+    #[inline]
+    pub fn lookup(&self, index: IndexId, key: &[Value]) -> &[RowId] {
+        let ix = &self.indexes[index];
+        if self.arity == 0 || ix.cols.is_empty() {
+            return ix.groups.first().map_or(&[], |g| &g[..]);
+        }
+        let h = self.hasher.hash_one(KeySlice(key));
+        let arity = self.arity;
+        match ix.table.find(h, |&g| {
+            let first = ix.groups[g as usize][0] as usize * arity;
+            let other = &self.data[first..first + arity];
+            ix.cols.iter().zip(key).all(|(&c, &k)| other[c] == k)
+        }) {
+            Some(&g) => &ix.groups[g as usize],
+            None => &[],
+        }
+    }
+
+    /// Removes every row, keeping the declared indexes (empty).
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.data.clear();
+        self.set.clear();
+        for ix in &mut self.indexes {
+            ix.table.clear();
+            ix.groups.clear();
+        }
+    }
+
+    /// Verifies the set table and every index against the rows; panics with a description on
+    /// the first disagreement. Linear time; for tests and debug assertions.
+    pub fn check_invariants(&self) {
+        assert_eq!(self.data.len(), self.len * self.arity);
+        if self.arity > 0 {
+            assert_eq!(self.set.len(), self.len, "set table size");
+            for r in 0..self.len as RowId {
+                assert_eq!(
+                    self.find(self.row(r)),
+                    Some(r),
+                    "row {r} not found by value"
+                );
+            }
+        }
+        for ix in &self.indexes {
+            let mut seen = 0;
+            for g in &ix.groups {
+                assert!(
+                    g.windows(2).all(|w| w[0] < w[1]),
+                    "index group not ascending"
+                );
+                seen += g.len();
+                if self.arity > 0 && !ix.cols.is_empty() {
+                    let key: Vec<Value> = ix.cols.iter().map(|&c| self.row(g[0])[c]).collect();
+                    for &r in g {
+                        let k: Vec<Value> = ix.cols.iter().map(|&c| self.row(r)[c]).collect();
+                        assert_eq!(k, key, "row {r} in the wrong group");
+                    }
+                }
+            }
+            assert_eq!(seen, self.len, "index does not cover every row once");
+        }
+    }
+}
+
+/// Hashes a row's key columns exactly as [`KeySlice`] hashes the key itself, so that
+/// inserting (from a row) and probing (from a key) agree.
+struct KeyView<'a> {
+    row: &'a [Value],
+    cols: &'a [usize],
+}
+
+impl std::hash::Hash for KeyView<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.cols.len());
+        for &c in self.cols {
+            state.write_i64(self.row[c]);
+        }
+    }
+}
+
+struct KeySlice<'a>(&'a [Value]);
+
+impl std::hash::Hash for KeySlice<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.len());
+        for &v in self.0 {
+            state.write_i64(v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_semantics_and_indexes() {
+        let mut r = Relation::new(2);
+        let by_first = r.ensure_index(&[0]);
+        assert!(r.insert(&[1, 2]));
+        assert!(r.insert(&[1, 3]));
+        assert!(!r.insert(&[1, 2]));
+        assert!(r.insert(&[2, 3]));
+        let by_second = r.ensure_index(&[1]);
+        assert_eq!(r.lookup(by_first, &[1]), &[0, 1]);
+        assert_eq!(r.lookup(by_second, &[3]), &[1, 2]);
+        assert_eq!(r.lookup(by_second, &[9]), &[] as &[RowId]);
+        assert!(r.contains(&[2, 3]) && !r.contains(&[3, 2]));
+        r.check_invariants();
+        r.clear();
+        assert!(r.is_empty() && r.lookup(by_first, &[1]).is_empty());
+        r.check_invariants();
+    }
+
+    #[test]
+    fn zero_arity() {
+        let mut r = Relation::new(0);
+        let ix = r.ensure_index(&[]);
+        assert!(!r.contains(&[]));
+        assert!(r.insert(&[]));
+        assert!(!r.insert(&[]));
+        assert!(r.contains(&[]));
+        assert_eq!(r.lookup(ix, &[]), &[0]);
+        r.check_invariants();
+    }
+
+    #[test]
+    fn many_rows_keep_invariants() {
+        let mut r = Relation::new(3);
+        r.ensure_index(&[2, 0]);
+        for i in 0..5000i64 {
+            r.insert(&[i % 17, i % 5, i % 13]);
+        }
+        assert_eq!(r.len(), 17 * 5 * 13);
+        r.check_invariants();
+    }
+}

@@ -1,0 +1,254 @@
+//! Tokens of the Soufflé subset, with byte spans; comments and whitespace are skipped.
+
+use crate::diagnostic::{Diagnostic, SourceFile, Span};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Tok {
+    Ident(String),
+    Str(String),
+    Num(i64),
+    LParen,
+    RParen,
+    LBrace,
+    RBrace,
+    Comma,
+    Colon,
+    Semi,
+    Dot,
+    Turnstile,
+    Bang,
+    Minus,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Underscore,
+    Other(char),
+}
+
+impl Tok {
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("name `{s}`"),
+            Tok::Str(s) => format!("string \"{s}\""),
+            Tok::Num(n) => format!("number {n}"),
+            Tok::LParen => "`(`".into(),
+            Tok::RParen => "`)`".into(),
+            Tok::LBrace => "`{`".into(),
+            Tok::RBrace => "`}`".into(),
+            Tok::Comma => "`,`".into(),
+            Tok::Colon => "`:`".into(),
+            Tok::Semi => "`;`".into(),
+            Tok::Dot => "`.`".into(),
+            Tok::Turnstile => "`:-`".into(),
+            Tok::Bang => "`!`".into(),
+            Tok::Minus => "`-`".into(),
+            Tok::Eq => "`=`".into(),
+            Tok::Ne => "`!=`".into(),
+            Tok::Lt => "`<`".into(),
+            Tok::Le => "`<=`".into(),
+            Tok::Gt => "`>`".into(),
+            Tok::Ge => "`>=`".into(),
+            Tok::Underscore => "`_`".into(),
+            Tok::Other(c) => format!("`{c}`"),
+        }
+    }
+}
+
+/// Splits a program into tokens; fails on an unterminated string or comment, or a number out
+/// of the i64 range.
+pub(crate) fn lex(file: &SourceFile) -> Result<Vec<(Tok, Span)>, Diagnostic> {
+    let text: &str = &file.text;
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        match c {
+            b' ' | b'\t' | b'\r' | b'\n' => {
+                i += 1;
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                match text[i + 2..].find("*/") {
+                    Some(end) => i = i + 2 + end + 2,
+                    None => {
+                        return Err(Diagnostic::new(
+                            file,
+                            Span::new(start, start + 2),
+                            "unterminated block comment",
+                            "this comment is never closed with */",
+                        ))
+                    }
+                }
+                continue;
+            }
+            b'"' => {
+                let mut s = String::new();
+                i += 1;
+                loop {
+                    let Some(ch) = text[i..].chars().next() else {
+                        return Err(Diagnostic::new(
+                            file,
+                            Span::new(start, start + 1),
+                            "unterminated string",
+                            "this string is never closed",
+                        ));
+                    };
+                    match ch {
+                        '"' => {
+                            i += 1;
+                            break;
+                        }
+                        '\n' => {
+                            return Err(Diagnostic::new(
+                                file,
+                                Span::new(start, i),
+                                "unterminated string",
+                                "strings cannot span lines",
+                            ))
+                        }
+                        '\\' => {
+                            let esc = text[i + 1..].chars().next();
+                            let decoded = match esc {
+                                Some('"') => '"',
+                                Some('\\') => '\\',
+                                Some('n') => '\n',
+                                Some('t') => '\t',
+                                _ => {
+                                    return Err(Diagnostic::new(
+                                        file,
+                                        Span::new(i, i + 1 + esc.map_or(0, char::len_utf8)),
+                                        "unknown escape in string",
+                                        "expected one of \\\" \\\\ \\n \\t",
+                                    ))
+                                }
+                            };
+                            s.push(decoded);
+                            i += 1 + esc.map_or(0, char::len_utf8);
+                        }
+                        ch => {
+                            s.push(ch);
+                            i += ch.len_utf8();
+                        }
+                    }
+                }
+                out.push((Tok::Str(s), Span::new(start, i)));
+                continue;
+            }
+            b'0'..=b'9' => {
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let n = text[start..i].parse::<i64>().map_err(|_| {
+                    Diagnostic::new(
+                        file,
+                        Span::new(start, i),
+                        "number out of range",
+                        "numbers are signed 64-bit integers",
+                    )
+                })?;
+                out.push((Tok::Num(n), Span::new(start, i)));
+                continue;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'?')
+                {
+                    i += 1;
+                }
+                let word = &text[start..i];
+                let tok = if word == "_" {
+                    Tok::Underscore
+                } else {
+                    Tok::Ident(word.to_string())
+                };
+                out.push((tok, Span::new(start, i)));
+                continue;
+            }
+            _ => {}
+        }
+        let two = |b: u8| bytes.get(i + 1) == Some(&b);
+        let (tok, len) = match c {
+            b'(' => (Tok::LParen, 1),
+            b')' => (Tok::RParen, 1),
+            b'{' => (Tok::LBrace, 1),
+            b'}' => (Tok::RBrace, 1),
+            b',' => (Tok::Comma, 1),
+            b':' if two(b'-') => (Tok::Turnstile, 2),
+            b':' => (Tok::Colon, 1),
+            b';' => (Tok::Semi, 1),
+            b'.' => (Tok::Dot, 1),
+            b'!' if two(b'=') => (Tok::Ne, 2),
+            b'!' => (Tok::Bang, 1),
+            b'-' => (Tok::Minus, 1),
+            b'=' => (Tok::Eq, 1),
+            b'<' if two(b'=') => (Tok::Le, 2),
+            b'<' => (Tok::Lt, 1),
+            b'>' if two(b'=') => (Tok::Ge, 2),
+            b'>' => (Tok::Gt, 1),
+            _ => {
+                let ch = text[i..].chars().next().unwrap_or('?');
+                (Tok::Other(ch), ch.len_utf8())
+            }
+        };
+        i += len;
+        out.push((tok, Span::new(start, i)));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        lex(&SourceFile::new("t", s))
+            .expect("lexes")
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    #[test]
+    fn comments_and_operators() {
+        assert_eq!(
+            toks("a(x) :- b(x, \"s\\\"t\"), x != 3. // c\n/* d */ _"),
+            vec![
+                Tok::Ident("a".into()),
+                Tok::LParen,
+                Tok::Ident("x".into()),
+                Tok::RParen,
+                Tok::Turnstile,
+                Tok::Ident("b".into()),
+                Tok::LParen,
+                Tok::Ident("x".into()),
+                Tok::Comma,
+                Tok::Str("s\"t".into()),
+                Tok::RParen,
+                Tok::Comma,
+                Tok::Ident("x".into()),
+                Tok::Ne,
+                Tok::Num(3),
+                Tok::Dot,
+                Tok::Underscore,
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_things_are_errors() {
+        for s in ["a(\"x", "/* x", "99999999999999999999"] {
+            assert!(lex(&SourceFile::new("t", s)).is_err(), "{s}");
+        }
+    }
+}

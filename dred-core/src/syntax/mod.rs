@@ -1,0 +1,10 @@
+//! The Soufflé subset as text: tokens, parsing, and the untyped abstract syntax tree.
+//!
+//! Nothing here knows which relations exist; [`crate::check`] turns an [`ast::Program`] into a
+//! checked [`crate::Program`].
+
+pub mod ast;
+mod lexer;
+mod parser;
+
+pub use parser::parse;

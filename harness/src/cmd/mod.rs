@@ -1,0 +1,3 @@
+//! One module per `dredbench` subcommand, each exposing `run`.
+
+pub mod run;

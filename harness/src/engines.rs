@@ -1,0 +1,43 @@
+//! The engines `dredbench` can run, by name, and how each is built.
+
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use dred_core::{Engine, Oracle, Program, Recompute};
+
+/// An engine selectable on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum)]
+pub enum EngineKind {
+    /// Semi-naive evaluation from scratch after every batch: the baseline to beat.
+    Recompute,
+    /// Naive evaluation by ground enumeration, independent of every other engine; slow.
+    Oracle,
+}
+
+impl EngineKind {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Recompute => "recompute",
+            EngineKind::Oracle => "oracle",
+        }
+    }
+
+    /// The engines run when `--engines` is not given.
+    pub fn default_set() -> Vec<EngineKind> {
+        vec![EngineKind::Recompute, EngineKind::Oracle]
+    }
+
+    /// Builds the engine for a program; `workers` is used by engines that run threads.
+    pub fn build(self, program: Arc<Program>, _workers: usize) -> Box<dyn Engine> {
+        match self {
+            EngineKind::Recompute => Box::new(Recompute::new(program)),
+            EngineKind::Oracle => Box::new(Oracle::new(program)),
+        }
+    }
+
+    /// Worker threads the engine actually uses, as reported.
+    pub fn workers(self, _requested: usize) -> usize {
+        1
+    }
+}

@@ -1,0 +1,29 @@
+//! The `dredbench` harness: runs several engines on one program, EDB and update stream,
+//! checks after every batch that their models agree, and writes reports, traces and outputs.
+
+#![deny(missing_docs)]
+
+pub mod cmd;
+pub mod compare;
+pub mod engines;
+pub mod report;
+
+/// How a command ended, mapped to the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything agreed (exit 0).
+    Agree,
+    /// Engines' models differed (exit 1).
+    Mismatch,
+}
+
+/// Errors that mean bad input or usage (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum BadInput {
+    /// A located error in a program, facts or update file (already rendered).
+    #[error("{0}")]
+    Located(String),
+    /// Anything else the user must fix.
+    #[error("{0}")]
+    Other(String),
+}

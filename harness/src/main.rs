@@ -1,0 +1,41 @@
+//! `dredbench`: dispatches subcommands and maps outcomes to exit codes
+//! (0 agree, 1 models differ, 2 bad input or usage).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use harness::{cmd, BadInput, Outcome};
+
+/// Incremental Datalog maintenance bench: DRed engines beside recomputation,
+/// differential-dataflow and a naive oracle, checked against each other batch by batch.
+#[derive(Debug, Parser)]
+#[command(name = "dredbench", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run engines on a program, facts and update stream; compare models after every batch.
+    Run(cmd::run::RunArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Run(args) => cmd::run::run(args),
+    };
+    match result {
+        Ok(Outcome::Agree) => ExitCode::SUCCESS,
+        Ok(Outcome::Mismatch) => ExitCode::from(1),
+        Err(e) => {
+            if e.downcast_ref::<BadInput>().is_some() {
+                eprintln!("error: {e}");
+            } else {
+                eprintln!("error: {e:#}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

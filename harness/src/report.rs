@@ -1,0 +1,71 @@
+//! Report rows (SPEC §7) and trace lines, as serde types.
+
+use serde::Serialize;
+
+/// One CSV row: one engine, one batch (batch 0 is the initial materialisation). Figures an
+/// engine does not produce are empty.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReportRow {
+    /// Name of the facts directory.
+    pub dataset: String,
+    /// File stem of the program.
+    pub program: String,
+    /// Engine name.
+    pub engine: String,
+    /// Worker threads used by the engine.
+    pub workers: usize,
+    /// Batch number; 0 is the initial materialisation.
+    pub batch: usize,
+    /// |D0| requested.
+    pub req_del: usize,
+    /// |A0| requested.
+    pub req_ins: usize,
+    /// |D-| after normalisation.
+    pub eff_del: usize,
+    /// |A+| after normalisation.
+    pub eff_ins: usize,
+    /// IDB facts over-deleted (D ∩ J).
+    pub overdeleted: Option<usize>,
+    /// IDB facts rederived in phase 2.
+    pub rederived: Option<usize>,
+    /// IDB facts newly derived in phase 3.
+    pub inserted: Option<usize>,
+    /// IDB facts gone, net.
+    pub model_removed: usize,
+    /// IDB facts new, net.
+    pub model_added: usize,
+    /// IDB size after the batch.
+    pub model_size: usize,
+    /// Wall time of the engine's work on the batch, microseconds.
+    pub time_us: u64,
+    /// Phase 1 time, microseconds.
+    pub overdelete_us: Option<u64>,
+    /// Phase 2 time, microseconds.
+    pub rederive_us: Option<u64>,
+    /// Phase 3 time, microseconds.
+    pub insert_us: Option<u64>,
+    /// G: old successful instances enumerated.
+    pub instances: Option<u64>,
+    /// B: total body length of those instances.
+    pub body_len: Option<u64>,
+    /// Body-membership tests in phase 2.
+    pub membership_tests: Option<u64>,
+}
+
+/// One trace line: one round of one phase of one engine on one batch.
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceLine {
+    /// Engine name.
+    pub engine: String,
+    /// Batch number.
+    pub batch: usize,
+    /// `overdelete`, `rederive` or `insert`.
+    pub phase: &'static str,
+    /// From 1.
+    pub round: usize,
+    /// Number of facts in the round.
+    pub size: usize,
+    /// The facts as `rel("a", 1)`, with `--trace-facts`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facts: Option<Vec<String>>,
+}
