@@ -114,13 +114,14 @@ impl Matcher<'_> {
                     return;
                 }
                 let mut visit = |row: &[Value], vars: &mut [Value]| {
+                    // Bind first: a check may compare with a variable bound in this atom.
+                    for &(c, v) in &a.binds {
+                        vars[v] = row[c];
+                    }
                     for &(c, op) in &a.checks {
                         if row[c] != op.get(vars) {
                             return;
                         }
-                    }
-                    for &(c, v) in &a.binds {
-                        vars[v] = row[c];
                     }
                     self.step(plan, i + 1, vars, emit);
                 };

@@ -23,6 +23,8 @@ pub mod plan;
 pub mod program;
 pub mod storage;
 pub mod syntax;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod value;
 
 pub use check::{check, load_program};

@@ -1,0 +1,280 @@
+//! Random programs, EDBs and update streams for property tests (feature `testing`).
+//!
+//! A [`RandomCase`] is generated as program *text* so that every property test also runs
+//! the parser and the checker. All columns are `number` over a small domain, which makes
+//! joins, repeated variables and constants collide often; update streams use a slightly larger
+//! domain so that insertions bring constants the EDB never had. Strategies shrink toward fewer
+//! rules, shorter bodies and smaller batches.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+
+use crate::check::load_program;
+use crate::diagnostic::SourceFile;
+use crate::engine::{Batch, Edb, Engine, Fact, RequestedBatch};
+use crate::program::Program;
+use crate::value::Symbols;
+
+/// Input relations: name and arity.
+pub const EDB: &[(&str, usize)] = &[("e", 2), ("f", 1)];
+/// Derived relations: name and arity (one of arity 0).
+pub const IDB: &[(&str, usize)] = &[("p", 2), ("q", 1), ("r", 2), ("z", 0)];
+
+/// One generated test case.
+#[derive(Clone, Debug)]
+pub struct RandomCase {
+    /// The program text (Soufflé subset).
+    pub program: String,
+    /// Initial EDB facts: relation name and values.
+    pub edb: Vec<(String, Vec<i64>)>,
+    /// Batches of updates: `true` for insertion, relation name, values.
+    pub batches: Vec<Vec<(bool, String, Vec<i64>)>>,
+}
+
+/// A case loaded through the real parser and checker.
+#[derive(Debug)]
+pub struct LoadedCase {
+    /// The checked program.
+    pub program: Arc<Program>,
+    /// Symbols (none are used by generated programs, but engines expect the table).
+    pub symbols: Symbols,
+    /// The initial EDB.
+    pub edb: Edb,
+    /// Requested batches, not yet normalised.
+    pub batches: Vec<RequestedBatch>,
+}
+
+impl RandomCase {
+    /// Parses and checks the case. `None` when the checker rejects the program (a random
+    /// program with negation may not be stratifiable).
+    pub fn load(&self) -> Option<LoadedCase> {
+        let mut symbols = Symbols::new();
+        let program = match load_program(
+            &SourceFile::new("random.dl", self.program.as_str()),
+            &mut symbols,
+        ) {
+            Ok(p) => Arc::new(p),
+            Err(e) if e.message.contains("not stratifiable") => return None,
+            Err(e) => panic!("generated program rejected: {e}\n{}", self.program),
+        };
+        let fact = |rel: &str, vals: &[i64]| {
+            Fact::new(
+                program.relation_id(rel).expect("generated relation"),
+                vals.to_vec(),
+            )
+        };
+        let mut edb = Edb::empty(&program);
+        for (rel, vals) in &self.edb {
+            edb.insert(fact(rel, vals));
+        }
+        let batches = self
+            .batches
+            .iter()
+            .map(|b| {
+                let mut rb = RequestedBatch::default();
+                for (ins, rel, vals) in b {
+                    if *ins {
+                        rb.insertions.push(fact(rel, vals));
+                    } else {
+                        rb.deletions.push(fact(rel, vals));
+                    }
+                }
+                rb
+            })
+            .collect();
+        Some(LoadedCase {
+            program: program.clone(),
+            symbols,
+            edb,
+            batches,
+        })
+    }
+}
+
+/// Runs every engine through the case and panics, naming batch, engines and differing facts,
+/// at the first disagreement with the first engine. Returns the number of batches checked.
+pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> usize {
+    let mut edb = case.edb.clone();
+    for e in engines.iter_mut() {
+        e.materialise(&edb).expect("materialise");
+    }
+    let check = |engines: &[Box<dyn Engine>], batch: usize| {
+        let first = engines[0].model();
+        for e in &engines[1..] {
+            let m = e.model();
+            if m != first {
+                panic!(
+                    "after batch {batch}: in {} not {}: {:?}; in {} not {}: {:?}\nprogram:\n{}",
+                    engines[0].name(),
+                    e.name(),
+                    first.minus(&m),
+                    e.name(),
+                    engines[0].name(),
+                    m.minus(&first),
+                    case.program.source.text
+                );
+            }
+        }
+    };
+    check(engines, 0);
+    for (i, requested) in case.batches.iter().enumerate() {
+        let batch = Batch::normalise(requested, &edb);
+        edb.apply(&batch);
+        for e in engines.iter_mut() {
+            e.apply(&batch).expect("apply");
+        }
+        check(engines, i + 1);
+    }
+    case.batches.len()
+}
+
+fn term(vars: &'static [&'static str]) -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => prop::sample::select(vars).prop_map(str::to_string),
+        1 => (0i64..4).prop_map(|c| c.to_string()),
+        1 => Just("_".to_string()),
+    ]
+}
+
+fn atom(rels: Vec<(&'static str, usize)>) -> impl Strategy<Value = (String, Vec<String>)> {
+    prop::sample::select(rels).prop_flat_map(|(name, arity)| {
+        prop::collection::vec(term(&["x", "y", "z"]), arity)
+            .prop_map(move |args| (name.to_string(), args))
+    })
+}
+
+fn rule(negation: bool) -> impl Strategy<Value = String> {
+    let all: Vec<(&str, usize)> = EDB.iter().chain(IDB).copied().collect();
+    let idb: Vec<(&str, usize)> = IDB.to_vec();
+    (
+        prop::sample::select(idb),
+        prop::collection::vec(atom(all.clone()), 1..=3),
+        prop::option::weighted(
+            0.3,
+            (
+                prop::sample::select(&["!=", "<", "=", ">="][..]),
+                any::<prop::sample::Index>(),
+                any::<prop::sample::Index>(),
+            ),
+        ),
+        prop::option::weighted(if negation { 0.4 } else { 0.001 }, atom(all))
+            .prop_map(move |a| a.filter(|_| negation)),
+        prop::collection::vec((any::<prop::sample::Index>(), 0i64..4, any::<bool>()), 2),
+    )
+        .prop_map(|((head, arity), body, cmp, neg, head_picks)| {
+            let mut bound: Vec<String> = Vec::new();
+            for (_, args) in &body {
+                for a in args {
+                    if a.starts_with(|c: char| c.is_ascii_alphabetic()) && !bound.contains(a) {
+                        bound.push(a.clone());
+                    }
+                }
+            }
+            let head_args: Vec<String> = head_picks
+                .iter()
+                .take(arity)
+                .map(|(ix, c, use_const)| {
+                    if bound.is_empty() || *use_const && bound.len() < 2 {
+                        c.to_string()
+                    } else {
+                        ix.get(&bound).clone()
+                    }
+                })
+                .collect();
+            let mut lits: Vec<String> = body
+                .iter()
+                .map(|(r, args)| format!("{r}({})", args.join(", ")))
+                .collect();
+            if let (Some((op, l, r)), false) = (cmp, bound.is_empty()) {
+                lits.push(format!("{} {op} {}", l.get(&bound), r.get(&bound)));
+            }
+            if let Some((r, args)) = neg {
+                // Variables of a negated atom must be bound: replace unbound ones by `_`.
+                let args: Vec<String> = args
+                    .into_iter()
+                    .map(|a| {
+                        if a.starts_with(|c: char| c.is_ascii_alphabetic()) && !bound.contains(&a) {
+                            "_".to_string()
+                        } else {
+                            a
+                        }
+                    })
+                    .collect();
+                lits.push(format!("!{r}({})", args.join(", ")));
+            }
+            format!("{head}({}) :- {}.", head_args.join(", "), lits.join(", "))
+        })
+}
+
+/// Rule shapes that make recursion and large models likely, mixed into the random rules.
+const TEMPLATES: &[&str] = &[
+    "p(x, y) :- e(x, y).",
+    "p(x, z) :- p(x, y), p(y, z).",
+    "p(x, z) :- p(x, y), e(y, z).",
+    "r(x, y) :- p(y, x), q(x).",
+    "q(y) :- q(x), e(x, y).",
+    "q(x) :- f(x).",
+    "r(x, y) :- r(y, x), e(x, _).",
+    "z() :- p(x, x).",
+];
+
+fn any_rule(negation: bool) -> impl Strategy<Value = String> {
+    prop_oneof![
+        1 => rule(negation),
+        1 => prop::sample::select(TEMPLATES).prop_map(str::to_string),
+    ]
+}
+
+fn program_text(rules: Vec<String>, facts: Vec<(usize, i64, i64)>) -> String {
+    let mut s = String::new();
+    for (name, arity) in EDB.iter().chain(IDB) {
+        let cols: Vec<String> = (0..*arity).map(|i| format!("c{i}: number")).collect();
+        s.push_str(&format!(".decl {name}({})\n", cols.join(", ")));
+    }
+    for (name, _) in EDB {
+        s.push_str(&format!(".input {name}\n"));
+    }
+    for (name, _) in IDB {
+        s.push_str(&format!(".output {name}\n"));
+    }
+    for (rel, a, b) in facts {
+        let (name, arity) = IDB[rel % IDB.len()];
+        let vals: Vec<String> = [a, b].iter().take(arity).map(i64::to_string).collect();
+        s.push_str(&format!("{name}({}).\n", vals.join(", ")));
+    }
+    for r in rules {
+        s.push_str(&r);
+        s.push('\n');
+    }
+    s
+}
+
+fn edb_fact(domain: i64) -> impl Strategy<Value = (String, Vec<i64>)> {
+    prop::sample::select(EDB.to_vec()).prop_flat_map(move |(name, arity)| {
+        prop::collection::vec(0..domain, arity).prop_map(move |v| (name.to_string(), v))
+    })
+}
+
+/// Random cases: up to 6 rules over 2 input and 4 derived relations, up to 2 program
+/// facts, up to 24 EDB facts over values 0..4, and up to 4 batches of up to 5 updates over
+/// values 0..6. `negation` allows one negated atom per rule.
+pub fn random_case(negation: bool) -> impl Strategy<Value = RandomCase> {
+    (
+        prop::collection::vec(any_rule(negation), 1..=6),
+        prop::collection::vec((0usize..4, 0i64..4, 0i64..4), 0..=2),
+        prop::collection::vec(edb_fact(4), 0..=24),
+        prop::collection::vec(
+            prop::collection::vec((any::<bool>(), edb_fact(6)), 0..=5),
+            1..=4,
+        ),
+    )
+        .prop_map(|(rules, facts, edb, batches)| RandomCase {
+            program: program_text(rules, facts),
+            edb,
+            batches: batches
+                .into_iter()
+                .map(|b| b.into_iter().map(|(ins, (r, v))| (ins, r, v)).collect())
+                .collect(),
+        })
+}
