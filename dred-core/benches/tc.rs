@@ -1,1 +1,85 @@
-fn main() {}
+//! Linear transitive closure, `recompute` (this crate's semi-naive evaluator) against
+//! datafrog on the same random graph, side by side in one run.
+//!
+//! path(x, y) :- edge(x, y).
+//! path(x, z) :- path(x, y), edge(y, z).
+
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use dred_core::{load_program, Evaluator, SourceFile, Symbols};
+
+/// A deterministic random graph: `m` distinct edges over `n` nodes (SplitMix64).
+fn random_graph(n: u64, m: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut edges = std::collections::BTreeSet::new();
+    while edges.len() < m {
+        edges.insert(((next() % n) as u32, (next() % n) as u32));
+    }
+    edges.into_iter().collect()
+}
+
+fn datafrog_tc(edges: &[(u32, u32)]) -> usize {
+    use datafrog::{Iteration, Relation};
+    let mut iteration = Iteration::new();
+    // edge indexed by its source: (y, z).
+    let edge_by_src: Relation<(u32, u32)> = edges.iter().copied().collect();
+    // path indexed by its target: (y, x).
+    let path_by_dst = iteration.variable::<(u32, u32)>("path_by_dst");
+    path_by_dst.extend(edges.iter().map(|&(x, y)| (y, x)));
+    while iteration.changed() {
+        // path(x, z) :- path(x, y), edge(y, z).
+        path_by_dst.from_join(&path_by_dst, &edge_by_src, |_y, &x, &z| (z, x));
+    }
+    path_by_dst.complete().len()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("linear_tc");
+    group.sample_size(10);
+    for &(n, m) in &[(1000u64, 2000usize), (2000, 5000)] {
+        let edges = random_graph(n, m, 42);
+        let mut symbols = Symbols::new();
+        let program = Arc::new(
+            load_program(
+                &SourceFile::new(
+                    "tc.dl",
+                    ".decl edge(x: number, y: number)\n.decl path(x: number, y: number)\n\
+                     .input edge\npath(x, y) :- edge(x, y).\npath(x, z) :- path(x, y), edge(y, z).\n",
+                ),
+                &mut symbols,
+            )
+            .expect("program"),
+        );
+        let rows: Vec<[i64; 2]> = edges
+            .iter()
+            .map(|&(a, b)| [i64::from(a), i64::from(b)])
+            .collect();
+        let mut evaluator = Evaluator::new(program.clone());
+        evaluator.evaluate(rows.iter().map(|r| (0, &r[..])));
+        let ours = evaluator.relations()[1].len();
+        let theirs = datafrog_tc(&edges);
+        assert_eq!(ours, theirs, "both compute the same closure");
+        let id = format!("{n}n_{m}e_{ours}paths");
+        group.bench_function(BenchmarkId::new("recompute", &id), |b| {
+            b.iter(|| {
+                evaluator.evaluate(rows.iter().map(|r| (0, &r[..])));
+                evaluator.relations()[1].len()
+            })
+        });
+        group.bench_function(BenchmarkId::new("datafrog", &id), |b| {
+            b.iter(|| datafrog_tc(&edges))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -79,12 +79,18 @@ impl Matcher<'_> {
     }
 
     /// Calls `emit` with the variable binding of every instance of `plan`.
-    pub fn for_each(&self, plan: &RulePlan, emit: &mut dyn FnMut(&[Value])) {
+    pub fn for_each<F: FnMut(&[Value])>(&self, plan: &RulePlan, emit: &mut F) {
         let mut vars = vec![0; plan.num_vars];
         self.step(plan, 0, &mut vars, emit);
     }
 
-    fn step(&self, plan: &RulePlan, i: usize, vars: &mut [Value], emit: &mut dyn FnMut(&[Value])) {
+    fn step<F: FnMut(&[Value])>(
+        &self,
+        plan: &RulePlan,
+        i: usize,
+        vars: &mut [Value],
+        emit: &mut F,
+    ) {
         let Some(step) = plan.steps.get(i) else {
             emit(vars);
             return;

@@ -30,7 +30,10 @@ fn main() -> ExitCode {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,
         Ok(Outcome::Mismatch) => ExitCode::from(1),
         Err(e) => {
-            if e.downcast_ref::<BadInput>().is_some() {
+            if let Some(BadInput::Located(rendered)) = e.downcast_ref::<BadInput>() {
+                // Already rendered with its location and source line.
+                eprint!("{rendered}");
+            } else if e.downcast_ref::<BadInput>().is_some() {
                 eprintln!("error: {e}");
             } else {
                 eprintln!("error: {e:#}");

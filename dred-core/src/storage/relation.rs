@@ -207,23 +207,22 @@ impl Relation {
         }
         let h = self.hasher.hash_one(row);
         let arity = self.arity;
-        let data = &self.data;
-        if self
-            .set
-            .find(h, |&r| {
-                &data[r as usize * arity..(r as usize + 1) * arity] == row
-            })
-            .is_some()
-        {
-            return false;
-        }
         let r = self.len as RowId;
+        let (data, hasher) = (&self.data, &self.hasher);
+        // One probe: the entry is either the existing row or the slot for the new one.
+        match self.set.entry(
+            h,
+            |&o| &data[o as usize * arity..(o as usize + 1) * arity] == row,
+            |&o| hasher.hash_one(&data[o as usize * arity..(o as usize + 1) * arity]),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => return false,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert(r);
+            }
+        }
         self.data.extend_from_slice(row);
         self.len += 1;
         let (data, hasher) = (&self.data, &self.hasher);
-        self.set.insert_unique(h, r, |&r| {
-            hasher.hash_one(&data[r as usize * arity..(r as usize + 1) * arity])
-        });
         for ix in &mut self.indexes {
             Self::index_insert(ix, hasher, data, arity, row, r);
         }

@@ -1,0 +1,280 @@
+//! End-to-end tests of `dredbench run`: the seed figures, outputs, exit codes, and located
+//! errors for every kind of bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn dredbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dredbench"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("dredbench runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write fixture");
+    p.display().to_string()
+}
+
+#[test]
+fn seed_example_recompute_and_oracle_agree() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("report.csv");
+    let out = tmp.path().join("out");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        "datasets/seed/path.dl",
+        "--facts",
+        "datasets/seed/facts",
+        "--updates",
+        "datasets/seed/delete-ab.updates",
+        "--engines",
+        "recompute,oracle",
+        "--report",
+        report.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut rdr = csv::Reader::from_path(&report).expect("report");
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    assert_eq!(rows.len(), 4, "two engines, batches 0 and 1");
+    for r in &rows {
+        let (batch, size) = (&r[col("batch")], &r[col("model_size")]);
+        let expected = if batch == "0" { "20" } else { "18" };
+        assert_eq!(size, expected, "engine {} batch {batch}", &r[col("engine")]);
+        if batch == "1" {
+            assert_eq!(&r[col("eff_del")], "1");
+            assert_eq!(&r[col("model_removed")], "2");
+            assert_eq!(&r[col("model_added")], "0");
+        }
+    }
+    let path_csv = std::fs::read_to_string(out.join("path.csv")).expect("path.csv");
+    assert_eq!(path_csv.lines().count(), 18);
+    assert!(path_csv.starts_with("a\td\na\te\nb\tb\n"), "{path_csv}");
+}
+
+#[test]
+fn zero_arity_fact_and_empty_program() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let facts = tmp.path().join("facts");
+    std::fs::create_dir(&facts).expect("mkdir");
+    let prog = write(
+        tmp.path(),
+        "ready.dl",
+        ".decl ready()\n.output ready\nready().\n",
+    );
+    let out = tmp.path().join("out");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        &prog,
+        "--facts",
+        facts.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(out.join("ready.csv")).expect("ready.csv"),
+        "()\n"
+    );
+
+    let empty = write(tmp.path(), "empty.dl", "// nothing\n");
+    let report = tmp.path().join("r.csv");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        &empty,
+        "--facts",
+        facts.to_str().expect("utf-8"),
+        "--report",
+        report.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert!(
+        text.lines()
+            .skip(1)
+            .all(|l| l.contains(",1,0,0,0,0,0,,,,0,0,0,")),
+        "{text}"
+    );
+}
+
+/// Every kind of bad input exits 2 with file:line:column, and never panics.
+#[test]
+fn bad_input_exits_2_with_location() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    let good_prog = ".decl edge(x: symbol, y: number)\n.decl path(x: symbol, y: number)\n.input edge\n.output path\npath(x, y) :- edge(x, y).\n";
+    let facts = dir.join("facts");
+    std::fs::create_dir(&facts).expect("mkdir");
+    write(&facts, "edge.facts", "a\t1\nb\t2\n");
+    let good = write(dir, "good.dl", good_prog);
+    let facts_s = facts.to_str().expect("utf-8").to_string();
+
+    let cases: Vec<(&str, Vec<String>, String)> = vec![
+        (
+            "syntax",
+            vec![
+                "--program".into(),
+                write(dir, "p1.dl", ".decl e(x: symbol)\ne(x) :- \n"),
+            ],
+            "p1.dl:3:1".into(),
+        ),
+        (
+            "arity",
+            vec![
+                "--program".into(),
+                write(
+                    dir,
+                    "p2.dl",
+                    &format!("{good_prog}path(x) :- edge(x, _).\n"),
+                ),
+            ],
+            "p2.dl:6:1".into(),
+        ),
+        (
+            "unsafe rule",
+            vec![
+                "--program".into(),
+                write(
+                    dir,
+                    "p3.dl",
+                    &format!("{good_prog}path(z, y) :- edge(x, y).\n"),
+                ),
+            ],
+            "p3.dl:6:6".into(),
+        ),
+        (
+            "type",
+            vec![
+                "--program".into(),
+                write(
+                    dir,
+                    "p4.dl",
+                    &format!("{good_prog}path(x, 1) :- edge(x, \"s\").\n"),
+                ),
+            ],
+            "p4.dl:6:23".into(),
+        ),
+        (
+            "unstratifiable",
+            vec![
+                "--program".into(),
+                write(
+                    dir,
+                    "p5.dl",
+                    &format!("{good_prog}path(x, y) :- edge(x, y), !path(x, y).\n"),
+                ),
+            ],
+            "p5.dl:6:1".into(),
+        ),
+        (
+            "unknown relation in update",
+            vec![
+                "--program".into(),
+                good.clone(),
+                "--updates".into(),
+                write(dir, "u1.updates", "+\tedge\tc\t3\n+\tnope\ta\t1\n"),
+            ],
+            "u1.updates:2:3".into(),
+        ),
+        (
+            "update to IDB",
+            vec![
+                "--program".into(),
+                good.clone(),
+                "--updates".into(),
+                write(dir, "u2.updates", "-\tpath\ta\t1\n"),
+            ],
+            "u2.updates:1:3".into(),
+        ),
+        (
+            "malformed number in update",
+            vec![
+                "--program".into(),
+                good.clone(),
+                "--updates".into(),
+                write(dir, "u3.updates", "commit\n+\tedge\tc\tthree\n"),
+            ],
+            "u3.updates:2:10".into(),
+        ),
+    ];
+    for (what, mut extra, expect) in cases {
+        let mut args = vec!["run".to_string(), "--facts".into(), facts_s.clone()];
+        args.append(&mut extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = dredbench(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains(&expect), "{what}: expected {expect} in\n{err}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+    }
+
+    // Malformed facts: wrong column count, then a bad number.
+    for (content, expect) in [
+        ("a\t1\nb\n", "edge.facts:2:1"),
+        ("a\tx\n", "edge.facts:1:3"),
+    ] {
+        let bad = dir.join(format!("bad{}", expect.len() + content.len()));
+        std::fs::create_dir(&bad).expect("mkdir");
+        write(&bad, "edge.facts", content);
+        let o = dredbench(&[
+            "run",
+            "--program",
+            &good,
+            "--facts",
+            bad.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(expect), "{expect}: {}", stderr(&o));
+    }
+
+    // A missing facts file is named, at the `.input` declaration.
+    let none = dir.join("none");
+    std::fs::create_dir(&none).expect("mkdir");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        &good,
+        "--facts",
+        none.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("edge.facts") && stderr(&o).contains("good.dl:1:7"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Usage errors.
+    let o = dredbench(&[
+        "run",
+        "--program",
+        &good,
+        "--facts",
+        &facts_s,
+        "--engines",
+        "nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = dredbench(&["run", "--program", "/nonexistent.dl", "--facts", &facts_s]);
+    assert_eq!(o.status.code(), Some(2));
+}
