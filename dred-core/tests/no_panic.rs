@@ -1,0 +1,74 @@
+//! Bad input never panics: arbitrary text, and mutations of a valid program, fact file and
+//! update stream, either load or give a located error.
+
+use dred_core::{io::parse_updates, load_program, SourceFile, Symbols};
+use proptest::prelude::*;
+
+const PROGRAM: &str = ".decl edge(x: symbol, y: number)\n.decl path(x: symbol, y: number)\n\
+.decl ready()\n.input edge\n.output path\npath(x, y) :- edge(x, y), y > -2.\n\
+path(x, z) :- path(x, y), edge(_, z), !edge(x, y), x != \"q\".\nready().\n";
+
+const UPDATES: &str = "# c\n-\tedge\ta\t1\n+\tedge\tb\t2\ncommit\n+\tedge\tc\t3\n";
+
+/// Replaces, inserts or deletes characters at random positions.
+fn mutate(base: &'static str) -> impl Strategy<Value = String> {
+    let alphabet: Vec<char> = "(),.:-!_\"\t\n /*xyz0129edgepath<>=;{}#+é"
+        .chars()
+        .collect();
+    prop::collection::vec(
+        (
+            any::<prop::sample::Index>(),
+            0u8..3,
+            prop::sample::select(alphabet),
+        ),
+        1..6,
+    )
+    .prop_map(move |edits| {
+        let mut chars: Vec<char> = base.chars().collect();
+        for (ix, kind, c) in edits {
+            let i = ix.index(chars.len() + 1);
+            match kind {
+                0 if i < chars.len() => chars[i] = c,
+                1 => chars.insert(i, c),
+                _ if i < chars.len() => {
+                    chars.remove(i);
+                }
+                _ => chars.push(c),
+            }
+        }
+        chars.into_iter().collect()
+    })
+}
+
+fn check_located(e: &dred_core::Diagnostic) {
+    assert!(e.line() >= 1 && e.column() >= 1);
+    let r = e.render();
+    assert!(r.contains(&format!(":{}:{}:", e.line(), e.column())), "{r}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_program_text(text in ".{0,80}") {
+        if let Err(e) = load_program(&SourceFile::new("f.dl", text), &mut Symbols::new()) {
+            check_located(&e);
+        }
+    }
+
+    #[test]
+    fn mutated_program(text in mutate(PROGRAM)) {
+        if let Err(e) = load_program(&SourceFile::new("f.dl", text), &mut Symbols::new()) {
+            check_located(&e);
+        }
+    }
+
+    #[test]
+    fn mutated_updates(text in mutate(UPDATES)) {
+        let mut symbols = Symbols::new();
+        let program = load_program(&SourceFile::new("f.dl", PROGRAM), &mut symbols).expect("valid");
+        if let Err(e) = parse_updates(&SourceFile::new("u.updates", text), &program, &mut symbols) {
+            check_located(&e);
+        }
+    }
+}
