@@ -6,6 +6,7 @@
 pub mod cmd;
 pub mod compare;
 pub mod engines;
+pub mod provenance;
 pub mod report;
 
 /// How a command ended, mapped to the process exit code.

@@ -19,12 +19,19 @@ struct Cli {
 enum Command {
     /// Run engines on a program, facts and update stream; compare models after every batch.
     Run(cmd::run::RunArgs),
+    /// Compare a report with a baseline: exit 1 on a mismatch, a changed deterministic
+    /// figure, or a time ratio worse than the tolerance.
+    Regress(cmd::regress::RegressArgs),
+    /// Draw charts (SVG and PNG) from report CSVs.
+    Plot(cmd::plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Run(args) => cmd::run::run(args),
+        Command::Regress(args) => cmd::regress::run(args),
+        Command::Plot(args) => cmd::plot::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

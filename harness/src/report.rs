@@ -1,10 +1,14 @@
 //! Report rows (SPEC §7) and trace lines, as serde types.
+//!
+//! The CSV columns are the fields of [`ReportRow`] in order: first the columns SPEC §7
+//! requires, then provenance and the error column. Readers (`regress`, `plot`) go by header
+//! name, so reports from older revisions with fewer provenance columns still load.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One CSV row: one engine, one batch (batch 0 is the initial materialisation). Figures an
 /// engine does not produce are empty.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct ReportRow {
     /// Name of the facts directory.
     pub dataset: String,
@@ -50,6 +54,28 @@ pub struct ReportRow {
     pub body_len: Option<u64>,
     /// Body-membership tests in phase 2.
     pub membership_tests: Option<u64>,
+    /// Git revision of the code that produced the row (`unknown` outside a checkout).
+    #[serde(default)]
+    pub git_rev: String,
+    /// SHA-256 (first 16 hex digits) of the dataset's `.facts` files, names and contents.
+    #[serde(default)]
+    pub dataset_hash: String,
+    /// Name of the update stream (file stem, or the generator's description in sweeps).
+    #[serde(default)]
+    pub stream: String,
+    /// Kind of change in a sweep (`delete`, `insert`, `mixed`, ...); empty for `run`.
+    #[serde(default)]
+    pub kind: String,
+    /// Requested change size per batch in a sweep; empty for `run`.
+    #[serde(default)]
+    pub size: Option<usize>,
+    /// Seed of the generated stream; empty for `run`.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Set when the case failed: a model mismatch (`mismatch: ...`) or an engine error. A
+    /// failed case is a row, so a sweep goes on.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// One trace line: one round of one phase of one engine on one batch.

@@ -1,3 +1,5 @@
 //! One module per `dredbench` subcommand, each exposing `run`.
 
+pub mod plot;
+pub mod regress;
 pub mod run;

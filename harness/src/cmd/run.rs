@@ -240,6 +240,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
     }
 
     if let Some(path) = &args.report {
+        let git_rev = crate::provenance::git_revision();
+        let dataset_hash = crate::provenance::dataset_hash(&args.facts).unwrap_or_default();
+        let stream = args.updates.as_deref().map(stem).unwrap_or_default();
+        for row in &mut rows {
+            row.git_rev.clone_from(&git_rev);
+            row.dataset_hash.clone_from(&dataset_hash);
+            row.stream.clone_from(&stream);
+        }
+        if outcome == Outcome::Mismatch {
+            if let Some(last) = rows.last().map(|r| r.batch) {
+                for row in rows.iter_mut().filter(|r| r.batch == last) {
+                    row.error = Some(format!("mismatch: models differ after batch {last}"));
+                }
+            }
+        }
         let mut w = csv::Writer::from_writer(Vec::new());
         for row in &rows {
             w.serialize(row)?;
@@ -344,6 +359,7 @@ fn row_for(
         instances: rep.instances,
         body_len: rep.body_len,
         membership_tests: rep.membership_tests,
+        ..ReportRow::default()
     }
 }
 

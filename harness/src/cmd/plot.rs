@@ -1,0 +1,368 @@
+//! `dredbench plot`: charts from report CSVs, as SVG and PNG.
+//!
+//! - `overdeletion`: over-deleted IDB facts against change size, log–log, one line per
+//!   dataset, program and engine (median over batches and seeds);
+//! - `overdeletion_ratio`: over-deleted / actually removed, against change size;
+//! - `time_<dataset>_<program>`: median time per batch against change size, one line per
+//!   engine, recomputation included, and the change size from which recomputing is cheaper
+//!   than each incremental engine, also written to `crossover.csv`.
+//!
+//! Text is drawn with an embedded DejaVu Sans, so PNGs render the same on a machine without
+//! fonts.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context};
+use clap::Args;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::regress::read_report;
+use crate::report::ReportRow;
+use crate::Outcome;
+
+/// Arguments of `dredbench plot`.
+#[derive(Debug, Clone, Args)]
+pub struct PlotArgs {
+    /// Report CSVs (from `run`, `sweep` or `study`).
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Directory for the SVG and PNG files.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The recomputation engine, drawn as the line to beat.
+    #[arg(long, default_value = "recompute")]
+    pub recompute_engine: String,
+}
+
+/// One line of a chart.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// Points, x ascending, both coordinates positive.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The change size of a row: the sweep's requested size, else the actual change.
+fn change_size(r: &ReportRow) -> usize {
+    r.size.unwrap_or(r.eff_del + r.eff_ins)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Groups rows by a series name and change size, takes the median of `value` (rows where it
+/// is `None` or not positive are left out: log scales cannot show them).
+fn series_by(
+    rows: &[&ReportRow],
+    name: impl Fn(&ReportRow) -> String,
+    value: impl Fn(&ReportRow) -> Option<f64>,
+) -> Vec<Series> {
+    let mut groups: BTreeMap<String, BTreeMap<usize, Vec<f64>>> = BTreeMap::new();
+    for r in rows {
+        let x = change_size(r);
+        if r.batch == 0 || x == 0 || r.error.is_some() {
+            continue;
+        }
+        if let Some(v) = value(r).filter(|v| *v > 0.0) {
+            groups
+                .entry(name(r))
+                .or_default()
+                .entry(x)
+                .or_default()
+                .push(v);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(name, pts)| Series {
+            name,
+            points: pts
+                .into_iter()
+                .map(|(x, v)| (x as f64, median(v)))
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect()
+}
+
+/// Draws a log–log line chart to `<stem>.svg` and `<stem>.png`; returns the two paths.
+pub fn line_chart(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> anyhow::Result<[PathBuf; 2]> {
+    register_font();
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    draw(
+        SVGBackend::new(&svg, (900, 600)).into_drawing_area(),
+        title,
+        x_label,
+        y_label,
+        series,
+    )
+    .with_context(|| format!("drawing {}", svg.display()))?;
+    draw(
+        BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
+        title,
+        x_label,
+        y_label,
+        series,
+    )
+    .with_context(|| format!("drawing {}", png.display()))?;
+    Ok([svg, png])
+}
+
+fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // The embedded font is valid; a failure would only lose text, never data.
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
+    });
+}
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> anyhow::Result<()> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e:?}");
+    root.fill(&WHITE).map_err(err)?;
+    let pts = series.iter().flat_map(|s| s.points.iter());
+    let (mut x_max, mut y_min, mut y_max) = (1.0f64, f64::MAX, 0.0f64);
+    for &(x, y) in pts {
+        x_max = x_max.max(x);
+        y_min = y_min.min(y);
+        y_max = y_max.max(y);
+    }
+    if y_max <= 0.0 {
+        y_min = 1.0;
+        y_max = 10.0;
+    }
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (0.8f64..x_max * 1.25).log_scale(),
+            (y_min * 0.8..y_max * 1.25).log_scale(),
+        )
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(err)?;
+    for (i, s) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(s.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(err)?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// For each incremental engine, the smallest change size at which recomputation's median
+/// time is no worse than the engine's; `None` if the engine is faster at every size.
+pub fn crossovers(time: &[Series], recompute: &str) -> Vec<(String, Option<f64>)> {
+    let Some(base) = time.iter().find(|s| s.name == recompute) else {
+        return Vec::new();
+    };
+    let base: BTreeMap<u64, f64> = base.points.iter().map(|&(x, y)| (x as u64, y)).collect();
+    time.iter()
+        .filter(|s| s.name != recompute)
+        .map(|s| {
+            let cross = s
+                .points
+                .iter()
+                .find(|&&(x, y)| base.get(&(x as u64)).is_some_and(|&b| b <= y))
+                .map(|&(x, _)| x);
+            (s.name.clone(), cross)
+        })
+        .collect()
+}
+
+fn file_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Draws every chart for these rows into `out`; returns the files written.
+pub fn plot_rows(rows: &[ReportRow], out: &Path, recompute: &str) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let all: Vec<&ReportRow> = rows.iter().collect();
+    let mut written = Vec::new();
+    let label = |r: &ReportRow| format!("{} / {} / {}", r.dataset, r.program, r.engine);
+    let over = series_by(&all, label, |r| r.overdeleted.map(|v| v as f64));
+    if !over.is_empty() {
+        written.extend(line_chart(
+            &out.join("overdeletion"),
+            "Over-deleted IDB facts vs change size",
+            "change size (EDB facts per batch)",
+            "over-deleted IDB facts (median)",
+            &over,
+        )?);
+        let ratio = series_by(&all, label, |r| {
+            r.overdeleted
+                .map(|o| o as f64 / (r.model_removed.max(1)) as f64)
+        });
+        written.extend(line_chart(
+            &out.join("overdeletion_ratio"),
+            "Over-deleted / actually removed",
+            "change size (EDB facts per batch)",
+            "over-deleted / removed (median)",
+            &ratio,
+        )?);
+    }
+    let cases: BTreeSet<(String, String)> = rows
+        .iter()
+        .map(|r| (r.dataset.clone(), r.program.clone()))
+        .collect();
+    let mut crossover_csv = String::from("dataset,program,engine,recompute_cheaper_from_size\n");
+    for (dataset, program) in cases {
+        let case_rows: Vec<&ReportRow> = rows
+            .iter()
+            .filter(|r| r.dataset == dataset && r.program == program)
+            .collect();
+        let time = series_by(&case_rows, |r| r.engine.clone(), |r| Some(r.time_us as f64));
+        if time.is_empty() {
+            continue;
+        }
+        for (engine, cross) in crossovers(&time, recompute) {
+            crossover_csv.push_str(&format!(
+                "{dataset},{program},{engine},{}\n",
+                cross.map_or(String::new(), |c| c.to_string())
+            ));
+        }
+        written.extend(line_chart(
+            &out.join(format!(
+                "time_{}_{}",
+                file_safe(&dataset),
+                file_safe(&program)
+            )),
+            &format!("Time per batch: {dataset} / {program}"),
+            "change size (EDB facts per batch)",
+            "time per batch, µs (median)",
+            &time,
+        )?);
+    }
+    let path = out.join("crossover.csv");
+    dred_core::io::write_atomic(&path, crossover_csv.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    written.push(path);
+    Ok(written)
+}
+
+/// Runs the command.
+pub fn run(args: &PlotArgs) -> anyhow::Result<Outcome> {
+    let mut rows = Vec::new();
+    for r in &args.reports {
+        rows.extend(read_report(r)?);
+    }
+    let written = plot_rows(&rows, &args.out, &args.recompute_engine)?;
+    for w in &written {
+        eprintln!("wrote {}", w.display());
+    }
+    Ok(Outcome::Agree)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossover_is_first_size_where_recompute_wins() {
+        let s = |name: &str, pts: &[(f64, f64)]| Series {
+            name: name.into(),
+            points: pts.to_vec(),
+        };
+        let time = vec![
+            s("recompute", &[(1.0, 100.0), (10.0, 100.0), (100.0, 110.0)]),
+            s("dred", &[(1.0, 1.0), (10.0, 60.0), (100.0, 500.0)]),
+            s("dd", &[(1.0, 2.0), (10.0, 3.0), (100.0, 4.0)]),
+        ];
+        let c = crossovers(&time, "recompute");
+        assert_eq!(c, vec![("dred".into(), Some(100.0)), ("dd".into(), None)]);
+    }
+
+    #[test]
+    fn writes_nonempty_svg_and_png() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut rows = Vec::new();
+        for (size, over, t) in [(1, 3, 10), (10, 40, 90), (100, 300, 900)] {
+            for engine in ["reference", "recompute"] {
+                rows.push(ReportRow {
+                    dataset: "seed".into(),
+                    program: "path".into(),
+                    engine: engine.into(),
+                    batch: 1,
+                    size: Some(size),
+                    overdeleted: (engine == "reference").then_some(over),
+                    model_removed: 2,
+                    time_us: if engine == "recompute" { 500 } else { t },
+                    ..ReportRow::default()
+                });
+            }
+        }
+        let files = plot_rows(&rows, tmp.path(), "recompute").expect("plots");
+        assert_eq!(files.len(), 7, "{files:?}");
+        for f in &files {
+            let len = std::fs::metadata(f).expect("exists").len();
+            assert!(len > 40, "{} is {len} bytes", f.display());
+        }
+        let svg = std::fs::read_to_string(tmp.path().join("overdeletion.svg")).expect("svg");
+        assert!(
+            svg.contains("seed / path / reference") && svg.contains("<polyline"),
+            "{svg}"
+        );
+        let crossover = std::fs::read_to_string(tmp.path().join("crossover.csv")).expect("csv");
+        assert!(crossover.contains("seed,path,reference,100"), "{crossover}");
+    }
+}

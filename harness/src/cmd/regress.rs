@@ -1,0 +1,303 @@
+//! `dredbench regress`: compares a report with a committed baseline and fails when a model
+//! mismatch appears, when a deterministic figure changes, or when an engine's time relative
+//! to a reference engine worsens past a tolerance.
+//!
+//! Rows are matched by (dataset, program, stream, kind, size, seed, engine, workers, batch).
+//! Deterministic figures are the ones set semantics fixes whatever the machine: the change
+//! after normalisation, over-deleted, rederived and inserted counts, and the model's size and
+//! net change. Times are never compared absolutely — machines differ and are shared — but as
+//! the median, over the batches of a case, of an engine's time divided by the reference
+//! engine's time on the same batch, measured side by side in the same run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::report::ReportRow;
+use crate::Outcome;
+
+/// Arguments of `dredbench regress`.
+#[derive(Debug, Clone, Args)]
+pub struct RegressArgs {
+    /// The committed baseline report.
+    #[arg(long)]
+    pub baseline: PathBuf,
+    /// The report to check.
+    #[arg(long)]
+    pub report: PathBuf,
+    /// Allowed relative worsening of an engine's median time ratio to the reference engine
+    /// (0.5 = up to 50% slower relative to it).
+    #[arg(long, default_value_t = 0.5)]
+    pub tolerance: f64,
+    /// The engine times are divided by.
+    #[arg(long, default_value = "recompute")]
+    pub reference_engine: String,
+    /// Batches whose reference time is below this many microseconds are left out of time
+    /// ratios: at that scale timer noise dominates.
+    #[arg(long, default_value_t = 200)]
+    pub min_time_us: u64,
+}
+
+/// Identifies one case of one engine across runs: everything but the batch.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct CaseKey {
+    dataset: String,
+    program: String,
+    stream: String,
+    kind: String,
+    size: Option<usize>,
+    seed: Option<u64>,
+    engine: String,
+    workers: usize,
+}
+
+impl CaseKey {
+    fn of(r: &ReportRow) -> Self {
+        CaseKey {
+            dataset: r.dataset.clone(),
+            program: r.program.clone(),
+            stream: r.stream.clone(),
+            kind: r.kind.clone(),
+            size: r.size,
+            seed: r.seed,
+            engine: r.engine.clone(),
+            workers: r.workers,
+        }
+    }
+
+    /// The same case without engine and workers: where engines are compared.
+    fn without_engine(mut self) -> Self {
+        self.engine.clear();
+        self.workers = 0;
+        self
+    }
+}
+
+/// Identifies one row across runs.
+type RowKey = (CaseKey, usize);
+
+fn key(r: &ReportRow) -> RowKey {
+    (CaseKey::of(r), r.batch)
+}
+
+/// Reads a report CSV written by `run` or `sweep`.
+pub fn read_report(path: &Path) -> anyhow::Result<Vec<ReportRow>> {
+    let mut rdr =
+        csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut rows = Vec::new();
+    for (i, r) in rdr.deserialize().enumerate() {
+        let row: ReportRow =
+            r.with_context(|| format!("{}:{}: malformed report row", path.display(), i + 2))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The deterministic figures of a row, named.
+fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 8] {
+    [
+        ("eff_del", Some(r.eff_del)),
+        ("eff_ins", Some(r.eff_ins)),
+        ("overdeleted", r.overdeleted),
+        ("rederived", r.rederived),
+        ("inserted", r.inserted),
+        ("model_removed", Some(r.model_removed)),
+        ("model_added", Some(r.model_added)),
+        ("model_size", Some(r.model_size)),
+    ]
+}
+
+/// Median time ratio engine / reference per case.
+fn time_ratios(rows: &[ReportRow], reference: &str, min_time_us: u64) -> BTreeMap<CaseKey, f64> {
+    let reference_time: BTreeMap<(CaseKey, usize), u64> = rows
+        .iter()
+        .filter(|r| r.engine == reference && r.batch > 0)
+        .map(|r| ((CaseKey::of(r).without_engine(), r.batch), r.time_us))
+        .collect();
+    let mut ratios: BTreeMap<CaseKey, Vec<f64>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.engine != reference && r.batch > 0) {
+        let k = (CaseKey::of(r).without_engine(), r.batch);
+        if let Some(&t) = reference_time.get(&k) {
+            if t >= min_time_us.max(1) {
+                ratios
+                    .entry(CaseKey::of(r))
+                    .or_default()
+                    .push(r.time_us as f64 / t as f64);
+            }
+        }
+    }
+    ratios
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort_by(f64::total_cmp);
+            (k, v[v.len() / 2])
+        })
+        .collect()
+}
+
+/// Everything that makes `report` a regression against `baseline`, as readable lines.
+pub fn find_regressions(
+    baseline: &[ReportRow],
+    report: &[ReportRow],
+    args: &RegressArgs,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for r in report {
+        if let Some(e) = &r.error {
+            problems.push(format!(
+                "{} {} batch {} engine {}: {e}",
+                r.dataset, r.program, r.batch, r.engine
+            ));
+        }
+    }
+    let new: BTreeMap<RowKey, &ReportRow> = report.iter().map(|r| (key(r), r)).collect();
+    for b in baseline {
+        let k = key(b);
+        let Some(r) = new.get(&k) else {
+            problems.push(format!(
+                "missing from the report: {} {} {} size {:?} seed {:?} engine {} batch {}",
+                b.dataset, b.program, b.kind, b.size, b.seed, b.engine, b.batch
+            ));
+            continue;
+        };
+        for ((name, old), (_, now)) in figures(b).into_iter().zip(figures(r)) {
+            if old != now {
+                problems.push(format!(
+                    "{name} changed: {} {} {} size {:?} seed {:?} engine {} batch {}: {} -> {}",
+                    b.dataset,
+                    b.program,
+                    b.kind,
+                    b.size,
+                    b.seed,
+                    b.engine,
+                    b.batch,
+                    old.map_or("-".into(), |v| v.to_string()),
+                    now.map_or("-".into(), |v| v.to_string())
+                ));
+            }
+        }
+    }
+    let old_ratios = time_ratios(baseline, &args.reference_engine, args.min_time_us);
+    let new_ratios = time_ratios(report, &args.reference_engine, args.min_time_us);
+    for (case, old) in &old_ratios {
+        if let Some(now) = new_ratios.get(case) {
+            if *now > old * (1.0 + args.tolerance) {
+                problems.push(format!(
+                    "time ratio worse: {} {} {} size {:?} engine {} vs {}: median {:.3} -> {:.3} (tolerance {:.0}%)",
+                    case.dataset,
+                    case.program,
+                    case.kind,
+                    case.size,
+                    case.engine,
+                    args.reference_engine,
+                    old,
+                    now,
+                    args.tolerance * 100.0
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Runs the command: prints every problem; `Mismatch` (exit 1) when there is one.
+pub fn run(args: &RegressArgs) -> anyhow::Result<Outcome> {
+    let baseline = read_report(&args.baseline)?;
+    let report = read_report(&args.report)?;
+    if baseline.is_empty() {
+        anyhow::bail!("{}: baseline has no rows", args.baseline.display());
+    }
+    let problems = find_regressions(&baseline, &report, args);
+    if problems.is_empty() {
+        eprintln!(
+            "regress: {} baseline row(s) matched; deterministic figures equal; time ratios within {:.0}%",
+            baseline.len(),
+            args.tolerance * 100.0
+        );
+        Ok(Outcome::Agree)
+    } else {
+        eprintln!("regress: {} problem(s):", problems.len());
+        for p in &problems {
+            eprintln!("  {p}");
+        }
+        Ok(Outcome::Mismatch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args() -> RegressArgs {
+        RegressArgs {
+            baseline: PathBuf::new(),
+            report: PathBuf::new(),
+            tolerance: 0.5,
+            reference_engine: "recompute".into(),
+            min_time_us: 0,
+        }
+    }
+
+    fn rows() -> Vec<ReportRow> {
+        let mut v = Vec::new();
+        for batch in 1..=3 {
+            for (engine, t) in [("recompute", 1000), ("dred", 100)] {
+                v.push(ReportRow {
+                    dataset: "g".into(),
+                    program: "tc".into(),
+                    engine: engine.into(),
+                    workers: 1,
+                    batch,
+                    eff_del: 1,
+                    overdeleted: (engine == "dred").then_some(5),
+                    model_size: 40,
+                    time_us: t,
+                    ..ReportRow::default()
+                });
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn identical_report_passes() {
+        assert!(find_regressions(&rows(), &rows(), &args()).is_empty());
+    }
+
+    #[test]
+    fn changed_figure_mismatch_and_slowdown_fail() {
+        let base = rows();
+        let mut r = rows();
+        r[1].overdeleted = Some(6);
+        let p = find_regressions(&base, &r, &args());
+        assert!(
+            p.len() == 1 && p[0].contains("overdeleted changed"),
+            "{p:?}"
+        );
+
+        let mut r = rows();
+        r[5].error = Some("mismatch: models differ after batch 3".into());
+        assert_eq!(find_regressions(&base, &r, &args()).len(), 1);
+
+        // Twice as slow relative to recompute on every batch: past a 50% tolerance.
+        let mut r = rows();
+        for row in r.iter_mut().filter(|x| x.engine == "dred") {
+            row.time_us = 200;
+        }
+        let p = find_regressions(&base, &r, &args());
+        assert!(p.len() == 1 && p[0].contains("time ratio worse"), "{p:?}");
+        // Uniformly slower machine: ratios unchanged, passes.
+        let mut r = rows();
+        for row in &mut r {
+            row.time_us *= 3;
+        }
+        assert!(find_regressions(&base, &r, &args()).is_empty());
+
+        let r = rows()[..4].to_vec();
+        assert!(find_regressions(&base, &r, &args())
+            .iter()
+            .any(|p| p.starts_with("missing")));
+    }
+}
