@@ -18,6 +18,7 @@ pub mod diagnostic;
 pub mod engine;
 pub mod eval;
 pub mod io;
+pub mod magic;
 pub mod oracle;
 pub mod plan;
 pub mod program;

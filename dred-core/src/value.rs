@@ -69,7 +69,7 @@ impl Symbols {
     pub fn display(&self, ty: Type, v: Value) -> String {
         match ty {
             Type::Number => v.to_string(),
-            Type::Symbol => format!("{:?}", self.name(v).unwrap_or("<unknown symbol>")),
+            Type::Symbol => quote(self.name(v).unwrap_or("<unknown symbol>")),
         }
     }
 
@@ -80,6 +80,24 @@ impl Symbols {
             Type::Symbol => self.name(v).unwrap_or("<unknown symbol>").to_string(),
         }
     }
+}
+
+/// A string as a program constant: in double quotes, with exactly the escapes the lexer reads
+/// (`\"`, `\\`, `\n`, `\t`), so that printing and parsing a program round-trip.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]

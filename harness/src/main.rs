@@ -24,6 +24,8 @@ enum Command {
     Regress(cmd::regress::RegressArgs),
     /// Draw charts (SVG and PNG) from report CSVs.
     Plot(cmd::plot::PlotArgs),
+    /// Print the magic-set program generated for a query.
+    Rewrite(cmd::rewrite::RewriteArgs),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(args),
         Command::Regress(args) => cmd::regress::run(args),
         Command::Plot(args) => cmd::plot::run(args),
+        Command::Rewrite(args) => cmd::rewrite::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

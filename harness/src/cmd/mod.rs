@@ -2,4 +2,5 @@
 
 pub mod plot;
 pub mod regress;
+pub mod rewrite;
 pub mod run;
