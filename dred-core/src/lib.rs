@@ -5,16 +5,24 @@
 //! 1. [`syntax::parse`] reads a program text into an AST;
 //! 2. [`check::check`] resolves, type-checks and stratifies it into a [`Program`];
 //! 3. [`io`] reads `.facts` into an [`Edb`] and update streams into [`RequestedBatch`]es;
-//! 4. an engine ([`Recompute`], [`Oracle`], …) materialises the model and applies each
-//!    [`Batch`] (normalised by [`Batch::normalise`]);
+//! 4. an engine ([`Recompute`], [`Reference`], [`Oracle`], …) materialises the model and
+//!    applies each [`Batch`] (normalised by [`Batch::normalise`]);
 //! 5. [`Engine::model`] gives the IDB, which [`io::write_outputs`] writes as `.csv`.
 //!
 //! The logical layer (syntax, check, program) never depends on storage or evaluation.
+//!
+//! The DRed engines live in [`dred`]. The [`Reference`] follows the seed step by step and
+//! stores every old successful ground instance: each batch costs C₀ + O(M + G + B) for the
+//! instance store and the over-delete queue, and O((d + 1)(G + B + 1)) for the rederive scans
+//! (M old facts, G old instances, B their total body length, d over-deleted IDB facts) — in
+//! proportion to the whole old model, not to the change, which is why it is a reference for
+//! small inputs and not the engine to use on large ones (see [`dred::reference`]).
 
 #![deny(missing_docs)]
 
 pub mod check;
 pub mod diagnostic;
+pub mod dred;
 pub mod engine;
 pub mod eval;
 pub mod io;
@@ -30,6 +38,7 @@ pub mod value;
 
 pub use check::{check, load_program};
 pub use diagnostic::{Diagnostic, SourceFile, Span};
+pub use dred::{Reference, WrongSupport};
 pub use engine::{
     Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Phase, RequestedBatch, Round,
 };

@@ -3,11 +3,18 @@
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use dred_core::{Engine, Oracle, Program, Recompute};
+use dred_core::{Engine, Oracle, Program, Recompute, Reference, WrongSupport};
 
 /// An engine selectable on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum)]
 pub enum EngineKind {
+    /// DRed exactly as the seed specifies, over a store of every old ground instance; reports
+    /// frontiers and counters; for small inputs.
+    Reference,
+    /// Negative control: strips only facts with no support in the current set, so it keeps
+    /// cyclically self-supporting facts and must fail the model check.
+    #[value(name = "wrong-support")]
+    WrongSupport,
     /// Semi-naive evaluation from scratch after every batch: the baseline to beat.
     Recompute,
     /// Naive evaluation by ground enumeration, independent of every other engine; slow.
@@ -18,6 +25,8 @@ impl EngineKind {
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
+            EngineKind::Reference => "reference",
+            EngineKind::WrongSupport => "wrong-support",
             EngineKind::Recompute => "recompute",
             EngineKind::Oracle => "oracle",
         }
@@ -25,12 +34,18 @@ impl EngineKind {
 
     /// The engines run when `--engines` is not given.
     pub fn default_set() -> Vec<EngineKind> {
-        vec![EngineKind::Recompute, EngineKind::Oracle]
+        vec![
+            EngineKind::Reference,
+            EngineKind::Recompute,
+            EngineKind::Oracle,
+        ]
     }
 
     /// Builds the engine for a program; `workers` is used by engines that run threads.
     pub fn build(self, program: Arc<Program>, _workers: usize) -> Box<dyn Engine> {
         match self {
+            EngineKind::Reference => Box::new(Reference::new(program)),
+            EngineKind::WrongSupport => Box::new(WrongSupport::new(program)),
             EngineKind::Recompute => Box::new(Recompute::new(program)),
             EngineKind::Oracle => Box::new(Oracle::new(program)),
         }

@@ -1,0 +1,14 @@
+//! DRed (Delete and Rederive) maintenance engines for positive recursive Datalog (SPEC §4–5).
+//!
+//! - [`reference`](mod@reference): the three phases exactly as the seed specifies, over a
+//!   store of every old successful ground instance; slow, exact, and instrumented
+//!   (frontiers, G, B, membership tests). See its docs for its cost and why it is not for
+//!   large inputs.
+//! - [`wrong_support`]: the negative control that keeps cyclically self-supporting facts, so
+//!   that the harness's model check is seen to fail.
+
+pub mod reference;
+pub mod wrong_support;
+
+pub use reference::Reference;
+pub use wrong_support::WrongSupport;
