@@ -39,7 +39,7 @@ impl Versions {
 
     /// Everything in `rel`, as a completed lower stratum.
     pub fn complete(rel: &Relation) -> Self {
-        let n = rel.len() as RowId;
+        let n = rel.end();
         Versions {
             old_end: n,
             delta_end: n,
@@ -71,9 +71,10 @@ impl Matcher<'_> {
     pub fn run(&self, plan: &RulePlan, out: &mut Vec<Value>) -> u64 {
         let mut vars = vec![0; plan.num_vars];
         let mut count = 0;
-        self.step(plan, 0, &mut vars, &mut |vars| {
+        self.step(plan, 0, None, &mut vars, &mut |vars| {
             count += 1;
             out.extend(plan.head.iter().map(|o| o.get(vars)));
+            true
         });
         count
     }
@@ -81,25 +82,54 @@ impl Matcher<'_> {
     /// Calls `emit` with the variable binding of every instance of `plan`.
     pub fn for_each<F: FnMut(&[Value])>(&self, plan: &RulePlan, emit: &mut F) {
         let mut vars = vec![0; plan.num_vars];
-        self.step(plan, 0, &mut vars, emit);
+        self.step(plan, 0, None, &mut vars, &mut |vars| {
+            emit(vars);
+            true
+        });
     }
 
-    fn step<F: FnMut(&[Value])>(
+    /// Calls `emit` with the variable binding of every instance of `plan` in which the seeded
+    /// atom (see [`crate::plan::PlanOptions::seeded`]) is `row`.
+    pub fn for_each_seeded<F: FnMut(&[Value])>(
+        &self,
+        plan: &RulePlan,
+        row: &[Value],
+        emit: &mut F,
+    ) {
+        let mut vars = vec![0; plan.num_vars];
+        self.step(plan, 0, Some(row), &mut vars, &mut |vars| {
+            emit(vars);
+            true
+        });
+    }
+
+    /// True when some instance of `plan` exists with the prebound variables (see
+    /// [`crate::plan::PlanOptions::prebound`]) set as in `vars`; stops at the first.
+    pub fn exists(&self, plan: &RulePlan, vars: &mut [Value]) -> bool {
+        let mut found = false;
+        self.step(plan, 0, None, vars, &mut |_| {
+            found = true;
+            false
+        });
+        found
+    }
+
+    /// Runs steps from `i`; `emit` returns false to stop everything. Returns false once
+    /// stopped.
+    fn step<F: FnMut(&[Value]) -> bool>(
         &self,
         plan: &RulePlan,
         i: usize,
+        seed: Option<&[Value]>,
         vars: &mut [Value],
         emit: &mut F,
-    ) {
+    ) -> bool {
         let Some(step) = plan.steps.get(i) else {
-            emit(vars);
-            return;
+            return emit(vars);
         };
         match step {
             Step::Compare(l, op, r) => {
-                if compare(l.get(vars), *op, r.get(vars)) {
-                    self.step(plan, i + 1, vars, emit);
-                }
+                !compare(l.get(vars), *op, r.get(vars)) || self.step(plan, i + 1, seed, vars, emit)
             }
             Step::Absent { rel, index, key } => {
                 let relation = &self.relations[*rel];
@@ -107,34 +137,46 @@ impl Matcher<'_> {
                 let key = fill_key(key, vars, &mut buf);
                 let present = match index {
                     None => relation.contains(&key),
-                    Some(ix) => !relation.lookup(*ix, &key).is_empty(),
+                    Some(ix) => relation
+                        .lookup(*ix, &key)
+                        .iter()
+                        .any(|&r| relation.is_live(r)),
                 };
-                if !present {
-                    self.step(plan, i + 1, vars, emit);
-                }
+                present || self.step(plan, i + 1, seed, vars, emit)
             }
             Step::Atom(a) => {
                 let relation = &self.relations[a.rel];
-                let range = self.versions[a.rel].range(a.version);
-                if range.is_empty() {
-                    return;
-                }
-                let mut visit = |row: &[Value], vars: &mut [Value]| {
+                let visit = |row: &[Value], vars: &mut [Value], emit: &mut F| -> bool {
                     // Bind first: a check may compare with a variable bound in this atom.
                     for &(c, v) in &a.binds {
                         vars[v] = row[c];
                     }
                     for &(c, op) in &a.checks {
                         if row[c] != op.get(vars) {
-                            return;
+                            return true;
                         }
                     }
-                    self.step(plan, i + 1, vars, emit);
+                    self.step(plan, i + 1, seed, vars, emit)
                 };
+                if plan.seed_step == Some(i) {
+                    if let Some(row) = seed {
+                        return visit(row, vars, emit);
+                    }
+                }
+                let range = self.versions[a.rel].range(a.version);
+                if range.is_empty() {
+                    return true;
+                }
+                // Tombstones are skipped; relations without any pay one branch per atom.
+                let check_live = relation.has_dead();
                 match a.index {
                     None => {
                         for r in range.lo..range.hi {
-                            visit(relation.row(r), vars);
+                            if (!check_live || relation.is_live(r))
+                                && !visit(relation.row(r), vars, emit)
+                            {
+                                return false;
+                            }
                         }
                     }
                     Some(ix) => {
@@ -150,10 +192,15 @@ impl Matcher<'_> {
                             if r >= range.hi {
                                 break;
                             }
-                            visit(relation.row(r), vars);
+                            if (!check_live || relation.is_live(r))
+                                && !visit(relation.row(r), vars, emit)
+                            {
+                                return false;
+                            }
                         }
                     }
                 }
+                true
             }
         }
     }
@@ -290,7 +337,7 @@ impl Evaluator {
             for &rel in &stratum.relations {
                 versions[rel] = Versions {
                     old_end: 0,
-                    delta_end: self.relations[rel].len() as RowId,
+                    delta_end: self.relations[rel].end(),
                 };
             }
             loop {
@@ -307,7 +354,7 @@ impl Evaluator {
                 let mut changed = false;
                 for &rel in &stratum.relations {
                     let v = &mut versions[rel];
-                    let len = self.relations[rel].len() as RowId;
+                    let len = self.relations[rel].end();
                     changed |= len > v.delta_end;
                     v.old_end = v.delta_end;
                     v.delta_end = len;

@@ -90,6 +90,8 @@ pub struct RulePlan {
     pub head: Vec<Operand>,
     /// Number of variables of the rule.
     pub num_vars: usize,
+    /// For a seeded plan, the step of the atom that is given one row instead of scanned.
+    pub seed_step: Option<usize>,
 }
 
 /// Evaluates a comparison of two words by the operator; symbols reach here only with `=` and
@@ -124,10 +126,49 @@ pub fn plan_rule(
     first: Option<usize>,
     relations: &mut [Relation],
 ) -> RulePlan {
+    plan_rule_with(
+        program,
+        rule_idx,
+        atom_versions,
+        first,
+        &PlanOptions::default(),
+        relations,
+    )
+}
+
+/// Variations on a plan used by incremental maintenance.
+#[derive(Clone, Debug, Default)]
+pub struct PlanOptions {
+    /// The `first` atom will be given exactly one row (a fact of a frontier), not scanned:
+    /// its constants and repeated variables become checks, and the plan records its step in
+    /// [`RulePlan::seed_step`].
+    pub seeded: bool,
+    /// Variables bound before the first step (the head's, when looking for a proof of a
+    /// given fact); the caller sets their values.
+    pub prebound: Vec<VarId>,
+}
+
+/// [`plan_rule`] with [`PlanOptions`].
+pub fn plan_rule_with(
+    program: &Program,
+    rule_idx: usize,
+    atom_versions: &[Version],
+    first: Option<usize>,
+    options: &PlanOptions,
+    relations: &mut [Relation],
+) -> RulePlan {
     let rule: &Rule = &program.rules[rule_idx];
     let atoms: Vec<&Atom> = rule.positive_atoms().collect();
     assert_eq!(atoms.len(), atom_versions.len());
+    assert!(
+        !options.seeded || first.is_some(),
+        "a seeded plan names its atom"
+    );
     let mut bound = vec![false; rule.num_vars()];
+    for &v in &options.prebound {
+        bound[v] = true;
+    }
+    let mut seed_step = None;
     let mut placed_atoms = vec![false; atoms.len()];
     let mut placed_other: Vec<bool> = rule
         .body
@@ -234,7 +275,11 @@ pub fn plan_rule(
         }
         // The delta atom is scanned: a delta is small, and an index would have to cover
         // rows of every version. Other atoms are probed on their bound columns.
-        let scan = version == Version::Delta || key_cols.is_empty();
+        let seeded_here = n == 0 && options.seeded;
+        if seeded_here {
+            seed_step = Some(steps.len());
+        }
+        let scan = version == Version::Delta || key_cols.is_empty() || seeded_here;
         let index = if scan {
             for (c, op) in key_cols.iter().zip(&key) {
                 checks.push((*c, *op));
@@ -271,5 +316,6 @@ pub fn plan_rule(
         head_rel: rule.head.rel,
         head,
         num_vars: rule.num_vars(),
+        seed_step,
     }
 }

@@ -4,11 +4,15 @@
 //!   store of every old successful ground instance; slow, exact, and instrumented
 //!   (frontiers, G, B, membership tests). See its docs for its cost and why it is not for
 //!   large inputs.
+//! - [`production`]: the engine to run on real data (`dred`): the same three phases and the
+//!   same frontiers, by delta rules over indexed relations, with no instance store.
 //! - [`wrong_support`]: the negative control that keeps cyclically self-supporting facts, so
 //!   that the harness's model check is seen to fail.
 
+pub mod production;
 pub mod reference;
 pub mod wrong_support;
 
+pub use production::Dred;
 pub use reference::Reference;
 pub use wrong_support::WrongSupport;

@@ -1,9 +1,14 @@
 //! A set of tuples of one arity stored row-major in one `Vec`, deduplicated by a hash table of
 //! row ids, with any number of hash indexes on column subsets.
 //!
-//! Invariants (checked by [`Relation::check_invariants`] in tests and debug builds):
-//! every row appears once in the set table; every index maps each key to the ascending list of
-//! all rows with that key; nothing is ever removed except by [`Relation::clear`].
+//! Removal leaves a tombstone: the row keeps its id (so index groups and semi-naive ranges
+//! stay valid) but is no longer *live*; readers skip dead rows. A dead row can be revived in
+//! place; inserting its tuple again instead appends a new row. [`Relation::compact`] drops
+//! tombstones when they are worth reclaiming, renumbering rows.
+//!
+//! Invariants (checked by [`Relation::check_invariants`] in tests and debug builds): every
+//! live row appears once in the set table and no dead row does; every index maps each key to
+//! the ascending list of all rows (live or dead) with that key.
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 use std::hash::BuildHasher;
@@ -52,7 +57,11 @@ struct Index {
 #[derive(Clone, Debug)]
 pub struct Relation {
     arity: usize,
+    /// Row ids issued (live and dead).
     len: usize,
+    /// One bit per row id; set for tombstones.
+    dead: Vec<u64>,
+    dead_count: usize,
     data: Vec<Value>,
     set: HashTable<RowId>,
     indexes: Vec<Index>,
@@ -65,6 +74,8 @@ impl Relation {
         Relation {
             arity,
             len: 0,
+            dead: Vec::new(),
+            dead_count: 0,
             data: Vec::new(),
             set: HashTable::new(),
             indexes: Vec::new(),
@@ -77,17 +88,39 @@ impl Relation {
         self.arity
     }
 
-    /// Number of rows.
+    /// Number of live rows: the size of the set.
     pub fn len(&self) -> usize {
-        self.len
+        self.len - self.dead_count
     }
 
-    /// True when there are no rows.
+    /// True when no row is live.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
-    /// All rows as a range.
+    /// One past the largest row id issued: the bound of every range over this relation.
+    pub fn end(&self) -> RowId {
+        self.len as RowId
+    }
+
+    /// Number of tombstones.
+    pub fn dead_count(&self) -> usize {
+        self.dead_count
+    }
+
+    /// True unless the row was removed (and not revived).
+    #[inline]
+    pub fn is_live(&self, r: RowId) -> bool {
+        self.dead_count == 0 || self.dead[r as usize / 64] & (1 << (r % 64)) == 0
+    }
+
+    /// True when some row may be dead: readers need to call [`Relation::is_live`] only then.
+    #[inline]
+    pub fn has_dead(&self) -> bool {
+        self.dead_count > 0
+    }
+
+    /// All row ids as a range (dead ones included; skip them with [`Relation::is_live`]).
     pub fn all(&self) -> RowRange {
         RowRange::new(0, self.len as RowId)
     }
@@ -99,9 +132,11 @@ impl Relation {
         &self.data[start..start + self.arity]
     }
 
-    /// Iterates the rows of a range.
+    /// Iterates the live rows of a range.
     pub fn rows(&self, range: RowRange) -> impl Iterator<Item = &[Value]> + '_ {
-        (range.lo..range.hi.min(self.len as RowId)).map(move |r| self.row(r))
+        (range.lo..range.hi.min(self.len as RowId))
+            .filter(move |&r| self.is_live(r))
+            .map(move |r| self.row(r))
     }
 
     #[inline]
@@ -175,33 +210,111 @@ impl Relation {
     /// True when the row is present.
     pub fn contains(&self, row: &[Value]) -> bool {
         debug_assert_eq!(row.len(), self.arity);
-        if self.arity == 0 {
-            return self.len > 0;
-        }
-        self.find(row).is_some()
+        self.row_id(row).is_some()
     }
 
-    /// The id of a present row.
+    /// The id of a live row with these values.
     pub fn row_id(&self, row: &[Value]) -> Option<RowId> {
         if self.arity == 0 {
-            return (self.len > 0).then_some(0);
+            return (0..self.len as RowId).find(|&r| self.is_live(r));
         }
         self.find(row)
+    }
+
+    fn set_dead(&mut self, r: RowId, dead: bool) {
+        let (w, b) = (r as usize / 64, r % 64);
+        if self.dead.len() <= w {
+            self.dead.resize(w + 1, 0);
+        }
+        let was = self.dead[w] & (1 << b) != 0;
+        if dead && !was {
+            self.dead[w] |= 1 << b;
+            self.dead_count += 1;
+        } else if !dead && was {
+            self.dead[w] &= !(1 << b);
+            self.dead_count -= 1;
+        }
+    }
+
+    /// Removes a live row, leaving a tombstone; returns its id, or `None` if absent.
+    pub fn remove(&mut self, row: &[Value]) -> Option<RowId> {
+        let r = self.row_id(row)?;
+        if self.arity > 0 {
+            let h = self.hasher.hash_one(row);
+            let (data, arity) = (&self.data, self.arity);
+            match self.set.find_entry(h, |&o| {
+                rows_equal(&data[o as usize * arity..(o as usize + 1) * arity], row)
+            }) {
+                Ok(e) => {
+                    e.remove();
+                }
+                Err(_) => unreachable!("a live row is in the set table"),
+            }
+        }
+        self.set_dead(r, true);
+        Some(r)
+    }
+
+    /// Makes a tombstone live again under its old id. Panics if the row is live or another
+    /// live row holds the same values (the caller revives only what it removed).
+    pub fn revive(&mut self, r: RowId) {
+        assert!(!self.is_live(r), "row {r} is live");
+        if self.arity > 0 {
+            let start = r as usize * self.arity;
+            let row = &self.data[start..start + self.arity];
+            assert!(self.find(row).is_none(), "a live copy of row {r} exists");
+            let h = self.hasher.hash_one(row);
+            let (data, hasher, arity) = (&self.data, &self.hasher, self.arity);
+            self.set.insert_unique(h, r, |&o| {
+                hasher.hash_one(&data[o as usize * arity..(o as usize + 1) * arity])
+            });
+        } else {
+            assert!(
+                self.row_id(&[]).is_none(),
+                "a live copy of the zero-arity fact exists"
+            );
+        }
+        self.set_dead(r, false);
+    }
+
+    /// Rebuilds the relation without tombstones (row ids change), keeping its indexes.
+    /// Returns false, doing nothing, when there are none.
+    pub fn compact(&mut self) -> bool {
+        if self.dead_count == 0 {
+            return false;
+        }
+        let live: Vec<Value> = (0..self.len as RowId)
+            .filter(|&r| self.is_live(r))
+            .flat_map(|r| self.row(r).to_vec())
+            .collect();
+        let live_rows = self.len - self.dead_count;
+        self.clear();
+        if self.arity == 0 {
+            if live_rows > 0 {
+                self.insert(&[]);
+            }
+        } else {
+            for row in live.chunks_exact(self.arity) {
+                self.insert(row);
+            }
+        }
+        true
     }
 
     /// Adds a row; returns false (and changes nothing) when it was already present.
     pub fn insert(&mut self, row: &[Value]) -> bool {
         assert_eq!(row.len(), self.arity, "row of the wrong arity");
         if self.arity == 0 {
-            if self.len > 0 {
+            if self.row_id(&[]).is_some() {
                 return false;
             }
-            self.len = 1;
+            let r = self.len as RowId;
+            self.len += 1;
             for ix in &mut self.indexes {
                 if ix.groups.is_empty() {
                     ix.groups.push(Vec::new());
                 }
-                ix.groups[0].push(0);
+                ix.groups[0].push(r);
             }
             return true;
         }
@@ -251,6 +364,8 @@ impl Relation {
     /// Removes every row, keeping the declared indexes (empty).
     pub fn clear(&mut self) {
         self.len = 0;
+        self.dead.clear();
+        self.dead_count = 0;
         self.data.clear();
         self.set.clear();
         for ix in &mut self.indexes {
@@ -263,15 +378,23 @@ impl Relation {
     /// the first disagreement. Linear time; for tests and debug assertions.
     pub fn check_invariants(&self) {
         assert_eq!(self.data.len(), self.len * self.arity);
+        let dead = (0..self.len as RowId).filter(|&r| !self.is_live(r)).count();
+        assert_eq!(dead, self.dead_count, "tombstone count");
         if self.arity > 0 {
-            assert_eq!(self.set.len(), self.len, "set table size");
+            assert_eq!(self.set.len(), self.len - self.dead_count, "set table size");
             for r in 0..self.len as RowId {
-                assert_eq!(
-                    self.find(self.row(r)),
-                    Some(r),
-                    "row {r} not found by value"
-                );
+                let found = self.find(self.row(r));
+                if self.is_live(r) {
+                    assert_eq!(found, Some(r), "live row {r} not found by value");
+                } else {
+                    assert_ne!(found, Some(r), "dead row {r} still in the set table");
+                }
             }
+        } else {
+            assert!(
+                self.len() <= 1,
+                "zero-arity relation holds at most one fact"
+            );
         }
         for ix in &self.indexes {
             let mut seen = 0;
@@ -361,6 +484,42 @@ mod tests {
         assert!(r.contains(&[]));
         assert_eq!(r.lookup(ix, &[]), &[0]);
         r.check_invariants();
+    }
+
+    #[test]
+    fn remove_revive_reinsert_compact() {
+        let mut r = Relation::new(2);
+        let ix = r.ensure_index(&[0]);
+        for i in 0..10 {
+            r.insert(&[i % 3, i]);
+        }
+        assert_eq!(r.remove(&[1, 4]), Some(4));
+        assert_eq!(r.remove(&[1, 4]), None);
+        assert!(!r.contains(&[1, 4]) && r.len() == 9 && r.end() == 10);
+        r.check_invariants();
+        // The index still lists the tombstone; readers skip it.
+        assert!(r.lookup(ix, &[1]).contains(&4) && !r.is_live(4));
+        r.revive(4);
+        assert!(r.contains(&[1, 4]) && r.len() == 10);
+        r.remove(&[1, 4]);
+        // Inserting the same values appends a new row.
+        assert!(r.insert(&[1, 4]));
+        assert_eq!(r.row_id(&[1, 4]), Some(10));
+        r.remove(&[0, 0]);
+        r.check_invariants();
+        assert!(r.compact());
+        assert_eq!((r.len(), r.end(), r.dead_count()), (9, 9, 0));
+        assert!(r.contains(&[1, 4]) && !r.contains(&[0, 0]));
+        assert_eq!(r.lookup(ix, &[1]).len(), 3);
+        r.check_invariants();
+
+        let mut z = Relation::new(0);
+        z.insert(&[]);
+        assert_eq!(z.remove(&[]), Some(0));
+        assert!(!z.contains(&[]));
+        assert!(z.insert(&[]));
+        assert_eq!(z.row_id(&[]), Some(1));
+        z.check_invariants();
     }
 
     #[test]

@@ -1,0 +1,317 @@
+//! The production DRed engine (`dred`): the three phases of SPEC §4 without materialising
+//! ground instances — delta rules evaluated over indexed relations.
+//!
+//! State between batches is only the model: one [`Relation`] per relation (EDB and IDB) with
+//! the indexes the plans need, kept up to date through all three phases instead of rebuilt.
+//! Deletion leaves tombstones (row ids stay valid while a batch runs); relations are compacted
+//! between batches once tombstones outnumber live rows.
+//!
+//! Per batch:
+//! 1. [`overdelete`]: from D- outwards, a rule fires when one body atom matches a frontier
+//!    fact and the others match the *old* relations — nothing is removed until the phase
+//!    ends, so the relations are the old ones throughout;
+//! 2. [`rederive`]: round 1 looks, for every over-deleted fact, for one instance with the
+//!    head bound whose body holds in the survivors; round k+1 only follows delta rules from
+//!    the facts restored in round k — an instance not available in round k must use one;
+//! 3. [`insert`]: semi-naive evaluation over the updated relations, the delta in any body
+//!    position (EDB atoms included), starting from A+.
+//!
+//! Rounds are Jacobi rounds — what a round finds becomes visible in the next — so the
+//! frontiers equal those of the reference engine fact for fact.
+//!
+//! Cost: phase 1 is proportional to the instances through over-deleted facts, phase 2 to
+//! one bounded search per over-deleted fact plus the instances through restored facts,
+//! phase 3 to the instances through new facts. Memory: the model, its indexes and, during a
+//! batch, the sets of that batch.
+
+pub mod insert;
+pub mod overdelete;
+pub mod rederive;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Round};
+use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
+use crate::program::{Program, RelId, Term};
+use crate::storage::{Relation, RowId};
+use crate::value::{Tuple, Value};
+
+/// A fact identified by its relation and row id, valid while a batch runs.
+pub type RowRef = (RelId, RowId);
+
+/// Plans made once per program.
+#[derive(Debug)]
+pub(crate) struct Plans {
+    /// For each relation, the plans of every (rule, positive body atom over it): the atom is
+    /// seeded with one fact, the other atoms match every live row.
+    pub(crate) seeded: Vec<Vec<RulePlan>>,
+    /// For each rule, a plan with the head's variables bound: "is there a proof of this
+    /// fact by this rule?"
+    pub(crate) head_bound: Vec<RulePlan>,
+    /// For each rule, one semi-naive plan per positive body atom as the delta.
+    pub(crate) semi_naive: Vec<Vec<RulePlan>>,
+}
+
+impl Plans {
+    fn new(program: &Program, relations: &mut [Relation]) -> Self {
+        let mut seeded = vec![Vec::new(); program.relations.len()];
+        let mut head_bound = Vec::new();
+        let mut semi_naive = Vec::new();
+        for (r, rule) in program.rules.iter().enumerate() {
+            let atoms: Vec<RelId> = rule.positive_atoms().map(|a| a.rel).collect();
+            let full = vec![Version::Full; atoms.len()];
+            let seed = PlanOptions {
+                seeded: true,
+                prebound: Vec::new(),
+            };
+            for (i, &rel) in atoms.iter().enumerate() {
+                seeded[rel].push(plan_rule_with(program, r, &full, Some(i), &seed, relations));
+            }
+            let prebound: Vec<usize> = rule
+                .head
+                .args
+                .iter()
+                .filter_map(|t| match t {
+                    Term::Var(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            let head = PlanOptions {
+                seeded: false,
+                prebound,
+            };
+            head_bound.push(plan_rule_with(program, r, &full, None, &head, relations));
+            let mut per_delta = Vec::new();
+            for p in 0..atoms.len() {
+                let versions: Vec<Version> = (0..atoms.len())
+                    .map(|j| match j.cmp(&p) {
+                        std::cmp::Ordering::Less => Version::Old,
+                        std::cmp::Ordering::Equal => Version::Delta,
+                        std::cmp::Ordering::Greater => Version::Full,
+                    })
+                    .collect();
+                per_delta.push(plan_rule_with(
+                    program,
+                    r,
+                    &versions,
+                    Some(p),
+                    &PlanOptions::default(),
+                    relations,
+                ));
+            }
+            semi_naive.push(per_delta);
+        }
+        Plans {
+            seeded,
+            head_bound,
+            semi_naive,
+        }
+    }
+}
+
+/// Binds the head of `rule` to `tuple` into `vars`; false when a constant or a repeated
+/// variable of the head disagrees with the tuple.
+pub(crate) fn bind_head(head: &[Term], tuple: &[Value], vars: &mut [Value]) -> bool {
+    let mut set: Vec<usize> = Vec::new();
+    for (t, &v) in head.iter().zip(tuple) {
+        match *t {
+            Term::Const(c) if c != v => return false,
+            Term::Var(x) => {
+                if set.contains(&x) {
+                    if vars[x] != v {
+                        return false;
+                    }
+                } else {
+                    vars[x] = v;
+                    set.push(x);
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The production DRed engine.
+#[derive(Debug)]
+pub struct Dred {
+    program: Arc<Program>,
+    relations: Vec<Relation>,
+    plans: Plans,
+    /// Program facts, which rederive through their empty-body instance.
+    program_facts: HashSet<(RelId, Tuple)>,
+    materialised: bool,
+}
+
+impl Dred {
+    /// A `dred` engine for a positive program.
+    pub fn new(program: Arc<Program>) -> Self {
+        let mut relations: Vec<Relation> = program
+            .relations
+            .iter()
+            .map(|d| Relation::new(d.arity()))
+            .collect();
+        let plans = Plans::new(&program, &mut relations);
+        let program_facts = program
+            .facts
+            .iter()
+            .map(|f| (f.rel, f.tuple.clone()))
+            .collect();
+        Dred {
+            program,
+            relations,
+            plans,
+            program_facts,
+            materialised: false,
+        }
+    }
+
+    fn check_supported(&self) -> Result<(), EngineError> {
+        if self.program.has_negation() {
+            return Err(EngineError::Unsupported {
+                engine: "dred".into(),
+                feature: "negation (DRed over stratified negation is a later extension)".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn fact(&self, (rel, r): RowRef) -> Fact {
+        Fact::new(rel, self.relations[rel].row(r).to_vec())
+    }
+
+    fn sorted_facts(&self, rows: &[RowRef]) -> Vec<Fact> {
+        let mut v: Vec<Fact> = rows.iter().map(|&rr| self.fact(rr)).collect();
+        v.sort();
+        v
+    }
+
+    /// Compacts relations whose tombstones outnumber their live rows.
+    fn compact(&mut self) {
+        for r in &mut self.relations {
+            if r.dead_count() > 1024 && r.dead_count() > r.len() {
+                r.compact();
+            }
+        }
+    }
+}
+
+impl Engine for Dred {
+    fn name(&self) -> &str {
+        "dred"
+    }
+
+    fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
+        self.check_supported()?;
+        for r in &mut self.relations {
+            r.clear();
+        }
+        // The initial model is phase 3 from an empty model, with the whole EDB and the program
+        // facts as the first delta.
+        let mut first: Vec<Fact> = edb.facts().collect();
+        first.extend(
+            self.program
+                .facts
+                .iter()
+                .map(|f| Fact::new(f.rel, f.tuple.clone())),
+        );
+        let t = Instant::now();
+        let outcome = insert::insert(&self.program, &mut self.relations, &self.plans, &first);
+        let mut report = BatchReport {
+            inserted: Some(outcome.inserted),
+            insert_us: Some(t.elapsed().as_micros() as u64),
+            ..BatchReport::default()
+        };
+        report.rounds = outcome.rounds;
+        self.materialised = true;
+        Ok(report)
+    }
+
+    fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
+        if !self.materialised {
+            return Err(EngineError::Misuse {
+                engine: "dred".into(),
+                message: "apply before materialise".into(),
+            });
+        }
+        let mut report = BatchReport::default();
+
+        let t = Instant::now();
+        let over = overdelete::overdelete(
+            &self.program,
+            &self.relations,
+            &self.plans,
+            &batch.deletions,
+        );
+        let mut rounds: Vec<Round> = over
+            .rounds
+            .iter()
+            .enumerate()
+            .map(|(i, rows)| Round {
+                phase: crate::engine::Phase::Overdelete,
+                round: i + 1,
+                facts: self.sorted_facts(rows),
+            })
+            .collect();
+        // D leaves the model; survivors are what stays live.
+        for &(rel, r) in &over.deleted {
+            let row = self.relations[rel].row(r).to_vec();
+            self.relations[rel].remove(&row);
+        }
+        report.overdeleted = Some(over.overdeleted_idb.len());
+        report.overdelete_us = Some(t.elapsed().as_micros() as u64);
+
+        let t = Instant::now();
+        let re = rederive::rederive(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            &self.program_facts,
+            &over.overdeleted_idb,
+        );
+        for (i, rows) in re.rounds.iter().enumerate() {
+            rounds.push(Round {
+                phase: crate::engine::Phase::Rederive,
+                round: i + 1,
+                facts: self.sorted_facts(rows),
+            });
+        }
+        report.rederived = Some(re.rederived);
+        report.rederive_us = Some(t.elapsed().as_micros() as u64);
+
+        let t = Instant::now();
+        let ins = insert::insert(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            &batch.insertions,
+        );
+        rounds.extend(ins.rounds);
+        report.inserted = Some(ins.inserted);
+        report.insert_us = Some(t.elapsed().as_micros() as u64);
+        report.rounds = rounds;
+
+        self.compact();
+        if cfg!(debug_assertions) {
+            for r in &self.relations {
+                r.check_invariants();
+            }
+        }
+        Ok(report)
+    }
+
+    fn model(&self) -> Model {
+        let mut m = Model::empty(&self.program);
+        for (rel, r) in self.relations.iter().enumerate() {
+            if self.program.is_idb(rel) {
+                m.relations[rel] = r.rows(r.all()).map(<[Value]>::to_vec).collect();
+            }
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,78 @@
+//! Phase 1 of `dred`: over-delete along old proofs, by delta rules.
+//!
+//! Input: the old relations I ∪ J (unchanged during the phase) and D- (present EDB facts).
+//! Output: D, every fact reachable from D- through an old successful instance (a rule fires
+//! when one body atom matches a frontier fact and the other atoms match old facts), in
+//! rounds: round 1 is D-, round k+1 the heads newly reached from round k, each fact once.
+//! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
+//! from its instance store; nothing is removed yet.
+
+use std::collections::HashSet;
+
+use super::{Plans, RowRef};
+use crate::engine::Fact;
+use crate::eval::{Matcher, Versions};
+use crate::program::Program;
+use crate::storage::Relation;
+
+/// The result of phase 1.
+#[derive(Debug, Default)]
+pub struct OverDeleted {
+    /// All of D: D- and every IDB fact reached, in the order reached.
+    pub deleted: Vec<RowRef>,
+    /// D ∩ J: the IDB part of D.
+    pub overdeleted_idb: Vec<RowRef>,
+    /// The frontiers: round 1 is D-, then the facts newly reached in each round.
+    pub rounds: Vec<Vec<RowRef>>,
+}
+
+/// Runs phase 1 over `relations` (the old model, all live).
+pub(crate) fn overdelete(
+    program: &Program,
+    relations: &[Relation],
+    plans: &Plans,
+    deletions: &[Fact],
+) -> OverDeleted {
+    let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+    let matcher = Matcher {
+        relations,
+        versions: &versions,
+    };
+    let mut in_d: HashSet<RowRef> = HashSet::new();
+    let mut frontier: Vec<RowRef> = Vec::new();
+    for f in deletions {
+        // D- is normalised against the EDB: every fact is present.
+        let r = relations[f.rel]
+            .row_id(&f.tuple)
+            .expect("a normalised deletion is present");
+        if in_d.insert((f.rel, r)) {
+            frontier.push((f.rel, r));
+        }
+    }
+    let mut out = OverDeleted::default();
+    let mut head = Vec::new();
+    while !frontier.is_empty() {
+        out.deleted.extend(&frontier);
+        out.overdeleted_idb
+            .extend(frontier.iter().filter(|(rel, _)| program.is_idb(*rel)));
+        let mut next = Vec::new();
+        for &(rel, r) in &frontier {
+            let row = relations[rel].row(r);
+            for plan in &plans.seeded[rel] {
+                // head :- ..., body_i = the frontier fact, ... (other atoms over old facts)
+                matcher.for_each_seeded(plan, row, &mut |vars| {
+                    head.clear();
+                    head.extend(plan.head.iter().map(|o| o.get(vars)));
+                    let h = relations[plan.head_rel]
+                        .row_id(&head)
+                        .expect("the old model is closed under the rules");
+                    if in_d.insert((plan.head_rel, h)) {
+                        next.push((plan.head_rel, h));
+                    }
+                });
+            }
+        }
+        out.rounds.push(std::mem::replace(&mut frontier, next));
+    }
+    out
+}

@@ -1,0 +1,188 @@
+//! The figures of SPEC §6, for `dred`.
+
+use std::sync::Arc;
+
+use super::Dred;
+use crate::engine::{Batch, Edb, Engine, Fact, Phase, RequestedBatch};
+use crate::{load_program, Program, SourceFile, Symbols};
+
+const EDGES: [(&str, &str); 9] = [
+    ("a", "b"),
+    ("b", "c"),
+    ("c", "b"),
+    ("c", "d"),
+    ("a", "e"),
+    ("e", "d"),
+    ("u", "v"),
+    ("v", "w"),
+    ("w", "u"),
+];
+
+fn setup(src: &str) -> (Arc<Program>, Symbols, Edb) {
+    let mut symbols = Symbols::new();
+    let program =
+        Arc::new(load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program"));
+    let edge = program.relation_id("edge").expect("edge");
+    let mut edb = Edb::empty(&program);
+    for (a, b) in EDGES {
+        edb.insert(Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]));
+    }
+    (program, symbols, edb)
+}
+
+fn delete_ab(program: &Program, symbols: &mut Symbols, edb: &Edb) -> Batch {
+    let edge = program.relation_id("edge").expect("edge");
+    let ab = Fact::new(edge, vec![symbols.intern("a"), symbols.intern("b")]);
+    Batch::normalise(
+        &RequestedBatch {
+            deletions: vec![ab],
+            insertions: vec![],
+        },
+        edb,
+    )
+}
+
+fn rounds(
+    program: &Program,
+    symbols: &Symbols,
+    report: &crate::BatchReport,
+    phase: Phase,
+) -> Vec<Vec<String>> {
+    report
+        .rounds
+        .iter()
+        .filter(|r| r.phase == phase)
+        .map(|r| {
+            r.facts
+                .iter()
+                .map(|f| program.fact_to_string(symbols, f.rel, &f.tuple))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn seed_path_program() {
+    let (program, mut symbols, edb) = setup(include_str!("../../../../datasets/seed/path.dl"));
+    let mut dred = Dred::new(program.clone());
+    dred.materialise(&edb).expect("materialise");
+    assert_eq!(dred.model().len(), 20);
+    let batch = delete_ab(&program, &mut symbols, &edb);
+    let report = dred.apply(&batch).expect("apply");
+    assert_eq!(
+        rounds(&program, &symbols, &report, Phase::Overdelete),
+        vec![
+            vec!["edge(\"a\", \"b\")"],
+            vec!["path(\"a\", \"b\")"],
+            vec!["path(\"a\", \"c\")", "path(\"a\", \"d\")"],
+        ]
+    );
+    assert_eq!(
+        rounds(&program, &symbols, &report, Phase::Rederive),
+        vec![vec!["path(\"a\", \"d\")".to_string()], vec![]]
+    );
+    assert_eq!(
+        (report.overdeleted, report.rederived, report.inserted),
+        (Some(3), Some(1), Some(0))
+    );
+    assert_eq!(dred.model().len(), 18);
+}
+
+#[test]
+fn seed_magic_program() {
+    let (program, mut symbols, edb) = setup(include_str!("../../../../datasets/seed/magic.dl"));
+    let mut dred = Dred::new(program.clone());
+    dred.materialise(&edb).expect("materialise");
+    let (q, m) = (
+        program.relation_id("q").expect("q"),
+        program.relation_id("m").expect("m"),
+    );
+    let model = dred.model();
+    assert_eq!(
+        (model.relations[q].len(), model.relations[m].len()),
+        (11, 5)
+    );
+    let batch = delete_ab(&program, &mut symbols, &edb);
+    let report = dred.apply(&batch).expect("apply");
+    let over: Vec<String> = rounds(&program, &symbols, &report, Phase::Overdelete)
+        .into_iter()
+        .skip(1)
+        .flatten()
+        .collect();
+    assert_eq!(
+        over.iter().filter(|f| f.starts_with("q(")).count(),
+        9,
+        "{over:?}"
+    );
+    assert_eq!(
+        over.iter().filter(|f| f.starts_with("m(")).count(),
+        3,
+        "{over:?}"
+    );
+    let mut rederived: Vec<String> = rounds(&program, &symbols, &report, Phase::Rederive)
+        .into_iter()
+        .flatten()
+        .collect();
+    rederived.sort();
+    assert_eq!(rederived, vec!["m(\"d\")", "q(\"a\", \"d\")"]);
+    let model = dred.model();
+    assert_eq!(model.len(), 6);
+    let answers: Vec<String> = model.relations[q]
+        .iter()
+        .map(|t| program.fact_to_string(&symbols, q, t))
+        .collect();
+    assert!(
+        answers.contains(&"q(\"a\", \"d\")".to_string())
+            && answers.contains(&"q(\"a\", \"e\")".to_string()),
+        "{answers:?}"
+    );
+}
+
+#[test]
+fn new_constants_and_nonlinear_inserts() {
+    let (program, mut symbols, mut edb) = setup(include_str!("../../../../datasets/seed/path.dl"));
+    let mut dred = Dred::new(program.clone());
+    let mut oracle = crate::Oracle::new(program.clone());
+    dred.materialise(&edb).expect("materialise");
+    oracle.materialise(&edb).expect("materialise");
+    let edge = program.relation_id("edge").expect("edge");
+    let e = |s: &mut Symbols, a: &str, b: &str| Fact::new(edge, vec![s.intern(a), s.intern(b)]);
+    let batches = vec![
+        RequestedBatch {
+            deletions: vec![],
+            insertions: vec![e(&mut symbols, "d", "fresh"), e(&mut symbols, "fresh", "a")],
+        },
+        // Both atoms of path(x, z) :- path(x, y), path(y, z) new at once.
+        RequestedBatch {
+            deletions: vec![],
+            insertions: vec![e(&mut symbols, "x1", "x2"), e(&mut symbols, "x2", "x3")],
+        },
+        RequestedBatch {
+            deletions: vec![e(&mut symbols, "d", "fresh"), e(&mut symbols, "zz", "zz")],
+            insertions: vec![e(&mut symbols, "d", "fresh"), e(&mut symbols, "a", "b")],
+        },
+        RequestedBatch {
+            deletions: vec![e(&mut symbols, "fresh", "a"), e(&mut symbols, "c", "b")],
+            insertions: vec![],
+        },
+        RequestedBatch::default(),
+    ];
+    for b in &batches {
+        let batch = Batch::normalise(b, &edb);
+        edb.apply(&batch);
+        let report = dred.apply(&batch).expect("apply");
+        oracle.apply(&batch).expect("apply");
+        assert_eq!(dred.model(), oracle.model());
+        if batch.is_empty() {
+            assert!(
+                report.rounds.iter().all(|r| r.facts.is_empty()),
+                "{report:?}"
+            );
+        }
+    }
+    let path = program.relation_id("path").expect("path");
+    let x = |s: &mut Symbols, a: &str, b: &str| vec![s.intern(a), s.intern(b)];
+    assert!(dred.model().contains(path, &x(&mut symbols, "x1", "x3")));
+    assert!(dred.model().contains(path, &x(&mut symbols, "d", "fresh")));
+    assert!(!dred.model().contains(path, &x(&mut symbols, "d", "d")));
+}
