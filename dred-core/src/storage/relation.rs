@@ -2,13 +2,15 @@
 //! row ids, with any number of hash indexes on column subsets.
 //!
 //! Removal leaves a tombstone: the row keeps its id (so index groups and semi-naive ranges
-//! stay valid) but is no longer *live*; readers skip dead rows. A dead row can be revived in
-//! place; inserting its tuple again instead appends a new row. [`Relation::compact`] drops
-//! tombstones when they are worth reclaiming, renumbering rows.
+//! stay valid) but is no longer *live*; readers skip dead rows. A tombstone stays findable by
+//! value ([`Relation::find_row`]) until its values are inserted again, which appends a new row
+//! and points the set table at it; it can be revived in place until then.
+//! [`Relation::compact`] drops tombstones when they are worth reclaiming, renumbering rows.
 //!
-//! Invariants (checked by [`Relation::check_invariants`] in tests and debug builds): every
-//! live row appears once in the set table and no dead row does; every index maps each key to
-//! the ascending list of all rows (live or dead) with that key.
+//! Invariants (checked by [`Relation::check_invariants`] in tests and debug builds): the set
+//! table holds each distinct value of the arena once, pointing at its newest row, and every
+//! live row is such a newest row; every index maps each key to the ascending list of all rows
+//! (live or dead) with that key.
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 use std::hash::BuildHasher;
@@ -111,7 +113,12 @@ impl Relation {
     /// True unless the row was removed (and not revived).
     #[inline]
     pub fn is_live(&self, r: RowId) -> bool {
-        self.dead_count == 0 || self.dead[r as usize / 64] & (1 << (r % 64)) == 0
+        // Rows appended after the last tombstone lie past the end of the bitset: live.
+        self.dead_count == 0
+            || self
+                .dead
+                .get(r as usize / 64)
+                .is_none_or(|w| w & (1 << (r % 64)) == 0)
     }
 
     /// True when some row may be dead: readers need to call [`Relation::is_live`] only then.
@@ -207,6 +214,14 @@ impl Relation {
         self.set.find(h, |&r| rows_equal(self.row(r), row)).copied()
     }
 
+    /// The newest row with these values, live or a tombstone.
+    pub fn find_row(&self, row: &[Value]) -> Option<RowId> {
+        if self.arity == 0 {
+            return self.len.checked_sub(1).map(|r| r as RowId);
+        }
+        self.find(row)
+    }
+
     /// True when the row is present.
     pub fn contains(&self, row: &[Value]) -> bool {
         debug_assert_eq!(row.len(), self.arity);
@@ -215,10 +230,7 @@ impl Relation {
 
     /// The id of a live row with these values.
     pub fn row_id(&self, row: &[Value]) -> Option<RowId> {
-        if self.arity == 0 {
-            return (0..self.len as RowId).find(|&r| self.is_live(r));
-        }
-        self.find(row)
+        self.find_row(row).filter(|&r| self.is_live(r))
     }
 
     fn set_dead(&mut self, r: RowId, dead: bool) {
@@ -239,41 +251,19 @@ impl Relation {
     /// Removes a live row, leaving a tombstone; returns its id, or `None` if absent.
     pub fn remove(&mut self, row: &[Value]) -> Option<RowId> {
         let r = self.row_id(row)?;
-        if self.arity > 0 {
-            let h = self.hasher.hash_one(row);
-            let (data, arity) = (&self.data, self.arity);
-            match self.set.find_entry(h, |&o| {
-                rows_equal(&data[o as usize * arity..(o as usize + 1) * arity], row)
-            }) {
-                Ok(e) => {
-                    e.remove();
-                }
-                Err(_) => unreachable!("a live row is in the set table"),
-            }
-        }
         self.set_dead(r, true);
         Some(r)
     }
 
-    /// Makes a tombstone live again under its old id. Panics if the row is live or another
-    /// live row holds the same values (the caller revives only what it removed).
+    /// Makes a tombstone live again under its old id. Panics if the row is live or its values
+    /// were inserted again since (the caller revives only what it removed in the same batch).
     pub fn revive(&mut self, r: RowId) {
         assert!(!self.is_live(r), "row {r} is live");
-        if self.arity > 0 {
-            let start = r as usize * self.arity;
-            let row = &self.data[start..start + self.arity];
-            assert!(self.find(row).is_none(), "a live copy of row {r} exists");
-            let h = self.hasher.hash_one(row);
-            let (data, hasher, arity) = (&self.data, &self.hasher, self.arity);
-            self.set.insert_unique(h, r, |&o| {
-                hasher.hash_one(&data[o as usize * arity..(o as usize + 1) * arity])
-            });
-        } else {
-            assert!(
-                self.row_id(&[]).is_none(),
-                "a live copy of the zero-arity fact exists"
-            );
-        }
+        assert_eq!(
+            self.find_row(self.row(r)),
+            Some(r),
+            "row {r} was superseded by a newer copy"
+        );
         self.set_dead(r, false);
     }
 
@@ -305,7 +295,7 @@ impl Relation {
     pub fn insert(&mut self, row: &[Value]) -> bool {
         assert_eq!(row.len(), self.arity, "row of the wrong arity");
         if self.arity == 0 {
-            if self.row_id(&[]).is_some() {
+            if self.len > 0 && self.is_live(self.len as RowId - 1) {
                 return false;
             }
             let r = self.len as RowId;
@@ -322,13 +312,27 @@ impl Relation {
         let arity = self.arity;
         let r = self.len as RowId;
         let (data, hasher) = (&self.data, &self.hasher);
-        // One probe: the entry is either the existing row or the slot for the new one.
+        // One probe: the entry is the existing row (live: nothing to do; a tombstone: the new
+        // row supersedes it) or the slot for the new one.
+        let dead = (&self.dead, self.dead_count);
+        let is_live = |o: RowId| {
+            dead.1 == 0
+                || dead
+                    .0
+                    .get(o as usize / 64)
+                    .is_none_or(|w| w & (1 << (o % 64)) == 0)
+        };
         match self.set.entry(
             h,
             |&o| rows_equal(&data[o as usize * arity..(o as usize + 1) * arity], row),
             |&o| hasher.hash_one(&data[o as usize * arity..(o as usize + 1) * arity]),
         ) {
-            hashbrown::hash_table::Entry::Occupied(_) => return false,
+            hashbrown::hash_table::Entry::Occupied(mut e) => {
+                if is_live(*e.get()) {
+                    return false;
+                }
+                *e.get_mut() = r;
+            }
             hashbrown::hash_table::Entry::Vacant(v) => {
                 v.insert(r);
             }
@@ -381,13 +385,16 @@ impl Relation {
         let dead = (0..self.len as RowId).filter(|&r| !self.is_live(r)).count();
         assert_eq!(dead, self.dead_count, "tombstone count");
         if self.arity > 0 {
-            assert_eq!(self.set.len(), self.len - self.dead_count, "set table size");
+            let distinct: std::collections::HashSet<&[Value]> =
+                (0..self.len as RowId).map(|r| self.row(r)).collect();
+            assert_eq!(self.set.len(), distinct.len(), "set table size");
             for r in 0..self.len as RowId {
-                let found = self.find(self.row(r));
+                let found = self
+                    .find(self.row(r))
+                    .expect("every value is in the set table");
+                assert!(found >= r, "row {r}: the set table points at an older copy");
                 if self.is_live(r) {
-                    assert_eq!(found, Some(r), "live row {r} not found by value");
-                } else {
-                    assert_ne!(found, Some(r), "dead row {r} still in the set table");
+                    assert_eq!(found, r, "live row {r} is not the newest copy");
                 }
             }
         } else {
@@ -511,6 +518,17 @@ mod tests {
         assert_eq!((r.len(), r.end(), r.dead_count()), (9, 9, 0));
         assert!(r.contains(&[1, 4]) && !r.contains(&[0, 0]));
         assert_eq!(r.lookup(ix, &[1]).len(), 3);
+        r.check_invariants();
+
+        // Rows appended after a tombstone, far past the bitset's end.
+        for i in 100..300 {
+            r.insert(&[i, i]);
+        }
+        r.remove(&[100, 100]);
+        for i in 300..500 {
+            r.insert(&[i, i]);
+        }
+        assert!(r.is_live(r.end() - 1) && r.contains(&[499, 499]));
         r.check_invariants();
 
         let mut z = Relation::new(0);

@@ -7,8 +7,6 @@
 //! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
 //! from its instance store; nothing is removed yet.
 
-use std::collections::HashSet;
-
 use super::{Plans, RowRef};
 use crate::engine::Fact;
 use crate::eval::{Matcher, Versions};
@@ -38,7 +36,7 @@ pub(crate) fn overdelete(
         relations,
         versions: &versions,
     };
-    let mut in_d: HashSet<RowRef> = HashSet::new();
+    let mut in_d: hashbrown::HashSet<RowRef> = hashbrown::HashSet::new();
     let mut frontier: Vec<RowRef> = Vec::new();
     for f in deletions {
         // D- is normalised against the EDB: every fact is present.

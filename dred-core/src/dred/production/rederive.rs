@@ -11,12 +11,12 @@
 //! Postcondition: the live rows are exactly the facts of the new least model that were in
 //! the old one (the new model is contained in the old one after deletions only).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::{bind_head, Plans, RowRef};
 use crate::eval::{Matcher, Versions};
 use crate::program::{Program, RelId};
-use crate::storage::{Relation, RowId};
+use crate::storage::Relation;
 use crate::value::{Tuple, Value};
 
 /// The result of phase 2.
@@ -40,11 +40,8 @@ pub(crate) fn rederive(
     for (i, rule) in program.rules.iter().enumerate() {
         rules_by_head[rule.head.rel].push(i);
     }
-    // Over-deleted facts not restored yet, by value (their rows are tombstones).
-    let mut pending: HashMap<(RelId, Tuple), RowId> = overdeleted_idb
-        .iter()
-        .map(|&(rel, r)| ((rel, relations[rel].row(r).to_vec()), r))
-        .collect();
+    // Over-deleted facts not restored yet (their rows are tombstones, still found by value).
+    let mut pending: hashbrown::HashSet<RowRef> = overdeleted_idb.iter().copied().collect();
 
     // Round 1: one bounded search per over-deleted fact.
     let mut restored: Vec<RowRef> = Vec::new();
@@ -78,8 +75,7 @@ pub(crate) fn rederive(
     let mut head = Vec::new();
     loop {
         for &(rel, r) in &restored {
-            let tuple = relations[rel].row(r).to_vec();
-            pending.remove(&(rel, tuple));
+            pending.remove(&(rel, r));
             relations[rel].revive(r);
         }
         out.rederived += restored.len();
@@ -93,7 +89,7 @@ pub(crate) fn rederive(
             relations,
             versions: &versions,
         };
-        let mut seen: HashSet<RowRef> = HashSet::new();
+        let mut seen: hashbrown::HashSet<RowRef> = hashbrown::HashSet::new();
         let last = out.rounds.last().expect("a round was just pushed");
         for &(rel, r) in last {
             let row = relations[rel].row(r);
@@ -102,8 +98,9 @@ pub(crate) fn rederive(
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     head.clear();
                     head.extend(plan.head.iter().map(|o| o.get(vars)));
-                    if let Some(&h) = pending.get(&(plan.head_rel, head.clone())) {
-                        if seen.insert((plan.head_rel, h)) {
+                    if let Some(h) = relations[plan.head_rel].find_row(&head) {
+                        if pending.contains(&(plan.head_rel, h)) && seen.insert((plan.head_rel, h))
+                        {
                             restored.push((plan.head_rel, h));
                         }
                     }
