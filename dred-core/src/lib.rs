@@ -38,7 +38,7 @@ pub mod value;
 
 pub use check::{check, load_program};
 pub use diagnostic::{Diagnostic, SourceFile, Span};
-pub use dred::{Reference, WrongSupport};
+pub use dred::{Dred, Reference, WrongSupport};
 pub use engine::{
     Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Phase, RequestedBatch, Round,
 };

@@ -7,7 +7,8 @@
 //! with a body in S plus the facts restored up to round k — such an instance must use a fact
 //! restored in round k, so only delta rules seeded with those facts are run. Facts restored in
 //! a round become visible at the next (Jacobi rounds), and a fact still in D is never
-//! evidence. The last round is empty.
+//! evidence. The phase stops after a round that restores nothing (that empty round is
+//! reported) or once every over-deleted fact is back — the rounds of the reference engine.
 //! Postcondition: the live rows are exactly the facts of the new least model that were in
 //! the old one (the new model is contained in the old one after deletions only).
 
@@ -24,7 +25,7 @@ use crate::value::{Tuple, Value};
 pub struct Rederived {
     /// Facts restored in all rounds.
     pub rederived: usize,
-    /// The facts restored in each round; the last round is empty.
+    /// The facts restored in each round.
     pub rounds: Vec<Vec<RowRef>>,
 }
 
@@ -72,6 +73,9 @@ pub(crate) fn rederive(
     }
 
     let mut out = Rederived::default();
+    if overdeleted_idb.is_empty() {
+        return out;
+    }
     let mut head = Vec::new();
     loop {
         for &(rel, r) in &restored {
@@ -79,7 +83,9 @@ pub(crate) fn rederive(
             relations[rel].revive(r);
         }
         out.rederived += restored.len();
-        let done = restored.is_empty();
+        // As the reference: stop after a round that restores nothing, or once every
+        // over-deleted fact is back (no further, empty round then).
+        let done = restored.is_empty() || pending.is_empty();
         out.rounds.push(std::mem::take(&mut restored));
         if done {
             break;
