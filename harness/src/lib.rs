@@ -5,9 +5,11 @@
 
 pub mod cmd;
 pub mod compare;
+pub mod datasets;
 pub mod engines;
 pub mod provenance;
 pub mod report;
+pub mod updates;
 
 /// How a command ended, mapped to the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

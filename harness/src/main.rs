@@ -26,6 +26,10 @@ enum Command {
     Plot(cmd::plot::PlotArgs),
     /// Print the magic-set program generated for a query.
     Rewrite(cmd::rewrite::RewriteArgs),
+    /// List, fetch, generate and import datasets.
+    Datasets(cmd::datasets::DatasetsArgs),
+    /// Generate a seeded update stream (deletions, insertions, targeted) from a dataset.
+    Updates(cmd::updates::UpdatesArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +39,8 @@ fn main() -> ExitCode {
         Command::Regress(args) => cmd::regress::run(args),
         Command::Plot(args) => cmd::plot::run(args),
         Command::Rewrite(args) => cmd::rewrite::run(args),
+        Command::Datasets(args) => cmd::datasets::run(args),
+        Command::Updates(args) => cmd::updates::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

@@ -1,6 +1,8 @@
 //! One module per `dredbench` subcommand, each exposing `run`.
 
+pub mod datasets;
 pub mod plot;
 pub mod regress;
 pub mod rewrite;
 pub mod run;
+pub mod updates;
