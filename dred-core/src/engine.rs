@@ -212,8 +212,24 @@ pub struct Round {
     pub phase: Phase,
     /// From 1.
     pub round: usize,
-    /// The facts, sorted.
+    /// Number of facts in the round.
+    pub size: usize,
+    /// The facts, sorted; empty when the engine was told not to trace facts
+    /// ([`Engine::set_trace_facts`]).
     pub facts: Vec<Fact>,
+}
+
+impl Round {
+    /// A round with its facts (sorted here).
+    pub fn with_facts(phase: Phase, round: usize, mut facts: Vec<Fact>) -> Self {
+        facts.sort();
+        Round {
+            phase,
+            round,
+            size: facts.len(),
+            facts,
+        }
+    }
 }
 
 /// What an engine reports about one batch (or the initial materialisation). Figures an engine
@@ -279,6 +295,11 @@ pub trait Engine {
 
     /// The current IDB, every derived relation.
     fn model(&self) -> Model;
+
+    /// Whether reports list the facts of every round (`true`, the default) or only their
+    /// number: listing them costs time in proportion to the rounds' sizes, which timed runs
+    /// should not pay unless a trace asks for the facts.
+    fn set_trace_facts(&mut self, _on: bool) {}
 }
 
 #[cfg(test)]

@@ -3,11 +3,18 @@
 use std::sync::Arc;
 
 use clap::ValueEnum;
-use dred_core::{Engine, Oracle, Program, Recompute, Reference, WrongSupport};
+use dred_core::{Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
+
+/// EDBs up to this many facts count as small: the default engine set then includes the
+/// instance-enumerating `reference` and `oracle`.
+pub const SMALL_EDB: usize = 2_000;
 
 /// An engine selectable on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum)]
 pub enum EngineKind {
+    /// Production DRed: the same phases and frontiers as `reference`, by delta rules over
+    /// indexed relations, without an instance store; the engine for real data.
+    Dred,
     /// DRed exactly as the seed specifies, over a store of every old ground instance; reports
     /// frontiers and counters; for small inputs.
     Reference,
@@ -25,6 +32,7 @@ impl EngineKind {
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
+            EngineKind::Dred => "dred",
             EngineKind::Reference => "reference",
             EngineKind::WrongSupport => "wrong-support",
             EngineKind::Recompute => "recompute",
@@ -32,18 +40,30 @@ impl EngineKind {
         }
     }
 
-    /// The engines run when `--engines` is not given.
-    pub fn default_set() -> Vec<EngineKind> {
-        vec![
-            EngineKind::Reference,
-            EngineKind::Recompute,
-            EngineKind::Oracle,
-        ]
+    /// The engines run when `--engines` is not given: every engine that supports the
+    /// program, with `reference` and `oracle` (which enumerate ground instances) only when the
+    /// EDB has at most [`SMALL_EDB`] facts.
+    pub fn default_for(program: &Program, edb_facts: usize) -> Vec<EngineKind> {
+        let small = edb_facts <= SMALL_EDB;
+        let positive = !program.has_negation();
+        let mut v = Vec::new();
+        if positive {
+            v.push(EngineKind::Dred);
+            if small {
+                v.push(EngineKind::Reference);
+            }
+        }
+        v.push(EngineKind::Recompute);
+        if small {
+            v.push(EngineKind::Oracle);
+        }
+        v
     }
 
     /// Builds the engine for a program; `workers` is used by engines that run threads.
     pub fn build(self, program: Arc<Program>, _workers: usize) -> Box<dyn Engine> {
         match self {
+            EngineKind::Dred => Box::new(Dred::new(program)),
             EngineKind::Reference => Box::new(Reference::new(program)),
             EngineKind::WrongSupport => Box::new(WrongSupport::new(program)),
             EngineKind::Recompute => Box::new(Recompute::new(program)),

@@ -9,6 +9,7 @@ pub mod datasets;
 pub mod engines;
 pub mod provenance;
 pub mod report;
+pub mod runner;
 pub mod updates;
 
 /// How a command ended, mapped to the process exit code.

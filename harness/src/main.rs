@@ -24,6 +24,10 @@ enum Command {
     Regress(cmd::regress::RegressArgs),
     /// Draw charts (SVG and PNG) from report CSVs.
     Plot(cmd::plot::PlotArgs),
+    /// Run engines over datasets × programs × kinds × sizes × seeds; one report CSV.
+    Sweep(cmd::sweep::SweepArgs),
+    /// The main job: a fixed set of sweeps, with report, plots and summary in results/.
+    Study(cmd::study::StudyArgs),
     /// Print the magic-set program generated for a query.
     Rewrite(cmd::rewrite::RewriteArgs),
     /// List, fetch, generate and import datasets.
@@ -39,6 +43,8 @@ fn main() -> ExitCode {
         Command::Regress(args) => cmd::regress::run(args),
         Command::Plot(args) => cmd::plot::run(args),
         Command::Rewrite(args) => cmd::rewrite::run(args),
+        Command::Sweep(args) => cmd::sweep::run(args),
+        Command::Study(args) => cmd::study::run(args),
         Command::Datasets(args) => cmd::datasets::run(args),
         Command::Updates(args) => cmd::updates::run(args),
     };

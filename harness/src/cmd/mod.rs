@@ -5,4 +5,6 @@ pub mod plot;
 pub mod regress;
 pub mod rewrite;
 pub mod run;
+pub mod study;
+pub mod sweep;
 pub mod updates;

@@ -3,17 +3,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use clap::Args;
-use dred_core::{
-    io, load_program, Batch, BatchReport, Edb, Engine, Model, Program, RequestedBatch, SourceFile,
-    Symbols,
-};
+use dred_core::{io, load_program, magic, Edb, Program, RequestedBatch, SourceFile, Symbols};
 
-use crate::compare::describe_difference;
 use crate::engines::EngineKind;
-use crate::report::{ReportRow, TraceLine};
+use crate::runner::{run_case, write_report, Case, Labels};
 use crate::{BadInput, Outcome};
 
 /// Arguments of `dredbench run`.
@@ -29,7 +24,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub updates: Option<PathBuf>,
     /// Engines to run, comma-separated; the first one's model is written by `--out`.
-    #[arg(long, value_delimiter = ',', default_values_t = EngineKind::default_set())]
+    /// Default: every engine that supports the program, the slow `reference` and `oracle`
+    /// only on small EDBs.
+    #[arg(long, value_delimiter = ',')]
     pub engines: Vec<EngineKind>,
     /// Write the final model of each `.output` relation as `<relation>.csv` here.
     #[arg(long)]
@@ -46,6 +43,11 @@ pub struct RunArgs {
     /// Worker threads for engines that use them.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub workers: u64,
+    /// Maintain the magic-set rewrite of the program for this query (e.g. `path("a", y)`)
+    /// instead of the whole program; `--out` then holds every generated IDB relation and the
+    /// query's answers as `answers.csv`.
+    #[arg(long)]
+    pub query: Option<String>,
     /// Dataset name in reports (default: the facts directory's name).
     #[arg(long)]
     pub dataset: Option<String>,
@@ -68,6 +70,8 @@ pub struct Inputs {
     pub edb: Edb,
     /// The update stream's batches, in order.
     pub batches: Vec<RequestedBatch>,
+    /// With `--query`: the rewrite, whose program is `program`.
+    pub magic: Option<magic::MagicProgram>,
 }
 
 fn located(e: io::InputError) -> BadInput {
@@ -82,13 +86,24 @@ pub fn read_inputs(
     program: &Path,
     facts: &Path,
     updates: Option<&Path>,
+    query: Option<&str>,
 ) -> Result<Inputs, BadInput> {
     let text = std::fs::read_to_string(program)
         .map_err(|e| BadInput::Other(format!("{}: {e}", program.display())))?;
     let mut symbols = Symbols::new();
     let source = SourceFile::new(program.display().to_string(), text);
-    let program =
-        Arc::new(load_program(&source, &mut symbols).map_err(|d| BadInput::Located(d.render()))?);
+    let diag = |d: dred_core::Diagnostic| BadInput::Located(d.render());
+    let mut program = load_program(&source, &mut symbols).map_err(diag)?;
+    let mut magic = None;
+    if let Some(q) = query {
+        let query = magic::parse_query(q, &program, &mut symbols).map_err(diag)?;
+        let rewritten = magic::rewrite(&program, &query, &mut symbols).map_err(diag)?;
+        // Facts and updates are read against the generated program, which declares the same
+        // input relations.
+        program = rewritten.program.clone();
+        magic = Some(rewritten);
+    }
+    let program = Arc::new(program);
     let edb = io::read_facts_dir(facts, &program, &mut symbols).map_err(located)?;
     let batches = match updates {
         Some(u) => io::read_updates(u, &program, &mut symbols).map_err(located)?,
@@ -99,13 +114,8 @@ pub fn read_inputs(
         symbols,
         edb,
         batches,
+        magic,
     })
-}
-
-struct Running {
-    kind: EngineKind,
-    engine: Box<dyn Engine>,
-    model: Model,
 }
 
 fn stem(p: &Path) -> String {
@@ -127,145 +137,56 @@ fn dataset_name(facts: &Path) -> String {
 
 /// Runs the command; returns whether the engines agreed.
 pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
-    let inputs = read_inputs(&args.program, &args.facts, args.updates.as_deref())?;
-    let Inputs {
-        program,
-        symbols,
-        mut edb,
-        batches,
-    } = inputs;
+    let inputs = read_inputs(
+        &args.program,
+        &args.facts,
+        args.updates.as_deref(),
+        args.query.as_deref(),
+    )?;
     let workers = args.workers as usize;
-    let dataset = args
-        .dataset
-        .clone()
-        .unwrap_or_else(|| dataset_name(&args.facts));
-    let program_name = stem(&args.program);
     let mut kinds = Vec::new();
-    for k in &args.engines {
-        if !kinds.contains(k) {
-            kinds.push(*k);
+    let requested = if args.engines.is_empty() {
+        EngineKind::default_for(&inputs.program, inputs.edb.len())
+    } else {
+        args.engines.clone()
+    };
+    for k in requested {
+        if !kinds.contains(&k) {
+            kinds.push(k);
         }
     }
     if kinds.is_empty() {
         return Err(BadInput::Other("--engines names no engine".into()).into());
     }
-
-    let mut rows: Vec<ReportRow> = Vec::new();
-    let mut trace: Vec<TraceLine> = Vec::new();
-    let mut running: Vec<Running> = Vec::new();
-    let mut outcome = Outcome::Agree;
-
-    let empty = Model::empty(&program);
-    for &kind in &kinds {
-        let mut engine = kind.build(program.clone(), workers);
-        let t = Instant::now();
-        let rep = engine
-            .materialise(&edb)
-            .map_err(|e| BadInput::Other(e.to_string()))?;
-        let time_us = t.elapsed().as_micros() as u64;
-        let model = engine.model();
-        let row = row_for(
-            &dataset,
-            &program_name,
-            kind,
-            workers,
-            0,
-            &Batch::default(),
-            &rep,
-            &empty,
-            &model,
-            time_us,
-        );
-        rows.push(row);
-        collect_trace(
-            &mut trace,
-            &program,
-            &symbols,
-            kind,
-            0,
-            &rep,
-            args.trace_facts,
-        );
-        running.push(Running {
-            kind,
-            engine,
-            model,
-        });
-    }
-    if !check_agreement(&program, &symbols, &running, 0) {
-        outcome = Outcome::Mismatch;
-    }
-
-    if outcome == Outcome::Agree {
-        for (i, requested) in batches.iter().enumerate() {
-            let batch_no = i + 1;
-            let batch = Batch::normalise(requested, &edb);
-            edb.apply(&batch);
-            for r in &mut running {
-                let t = Instant::now();
-                let rep = r
-                    .engine
-                    .apply(&batch)
-                    .map_err(|e| BadInput::Other(e.to_string()))?;
-                let time_us = t.elapsed().as_micros() as u64;
-                let model = r.engine.model();
-                rows.push(row_for(
-                    &dataset,
-                    &program_name,
-                    r.kind,
-                    workers,
-                    batch_no,
-                    &batch,
-                    &rep,
-                    &r.model,
-                    &model,
-                    time_us,
-                ));
-                collect_trace(
-                    &mut trace,
-                    &program,
-                    &symbols,
-                    r.kind,
-                    batch_no,
-                    &rep,
-                    args.trace_facts,
-                );
-                r.model = model;
-            }
-            if !check_agreement(&program, &symbols, &running, batch_no) {
-                outcome = Outcome::Mismatch;
-                break;
-            }
-        }
-    }
+    let labels = Labels {
+        dataset: args
+            .dataset
+            .clone()
+            .unwrap_or_else(|| dataset_name(&args.facts)),
+        program: stem(&args.program),
+        stream: args.updates.as_deref().map(stem).unwrap_or_default(),
+        git_rev: crate::provenance::git_revision(),
+        dataset_hash: crate::provenance::dataset_hash(&args.facts).unwrap_or_default(),
+        ..Labels::default()
+    };
+    let case = Case {
+        program: &inputs.program,
+        symbols: &inputs.symbols,
+        edb: &inputs.edb,
+        batches: &inputs.batches,
+        labels,
+    };
+    let program = inputs.program.clone();
+    let mut build = |k: EngineKind| k.build(program.clone(), workers);
+    let outcome = run_case(&case, &kinds, workers, &mut build, args.trace_facts, |_| {})
+        .map_err(|e| BadInput::Other(e.to_string()))?;
 
     if let Some(path) = &args.report {
-        let git_rev = crate::provenance::git_revision();
-        let dataset_hash = crate::provenance::dataset_hash(&args.facts).unwrap_or_default();
-        let stream = args.updates.as_deref().map(stem).unwrap_or_default();
-        for row in &mut rows {
-            row.git_rev.clone_from(&git_rev);
-            row.dataset_hash.clone_from(&dataset_hash);
-            row.stream.clone_from(&stream);
-        }
-        if outcome == Outcome::Mismatch {
-            if let Some(last) = rows.last().map(|r| r.batch) {
-                for row in rows.iter_mut().filter(|r| r.batch == last) {
-                    row.error = Some(format!("mismatch: models differ after batch {last}"));
-                }
-            }
-        }
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for row in &rows {
-            w.serialize(row)?;
-        }
-        let bytes = w.into_inner()?;
-        io::write_atomic(path, &bytes)
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        write_report(path, &outcome.rows)?;
     }
     if let Some(path) = &args.trace {
         let mut text = String::new();
-        for line in &trace {
+        for line in &outcome.trace {
             text.push_str(&serde_json::to_string(line)?);
             text.push('\n');
         }
@@ -273,119 +194,43 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
     }
     if let Some(dir) = &args.out {
-        io::write_outputs(dir, &program, &running[0].model, &edb, &symbols)
+        io::write_outputs(dir, &program, &outcome.model, &outcome.edb, &inputs.symbols)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
-    }
-    let last = &running[0].model;
-    let names: Vec<&str> = running.iter().map(|r| r.kind.name()).collect();
-    if outcome == Outcome::Agree {
-        eprintln!(
-            "{} batch(es); engines {} agree after every batch; final IDB has {} fact(s)",
-            batches.len(),
-            names.join(", "),
-            last.len()
-        );
-        for (rel, decl) in program.relations.iter().enumerate() {
-            if program.is_idb(rel) && decl.output {
-                eprintln!("  {}: {}", decl.name, last.relations[rel].len());
+        if let Some(m) = &inputs.magic {
+            let types = &m.program.relations[m.answer_rel].types;
+            let answers = m.answers(&outcome.model);
+            let mut text = String::new();
+            for t in io::sorted_for_output(types, &answers, &inputs.symbols) {
+                text.push_str(&io::format_tuple_raw(types, t, &inputs.symbols));
+                text.push('\n');
             }
+            let path = dir.join("answers.csv");
+            io::write_atomic(&path, text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
         }
     }
-    Ok(outcome)
-}
-
-/// Compares every engine with the first; prints each difference; true when all agree.
-fn check_agreement(
-    program: &Program,
-    symbols: &Symbols,
-    running: &[Running],
-    batch: usize,
-) -> bool {
-    let mut agree = true;
-    let first = &running[0];
-    for other in &running[1..] {
-        if let Some(diff) = describe_difference(
-            program,
-            symbols,
-            first.kind.name(),
-            &first.model,
-            other.kind.name(),
-            &other.model,
-        ) {
-            eprintln!(
-                "MISMATCH after batch {batch}: engines `{}` and `{}` disagree\n{diff}",
-                first.kind.name(),
-                other.kind.name()
-            );
-            agree = false;
+    if let Some(m) = &outcome.mismatch {
+        eprintln!("MISMATCH {m}");
+        return Ok(Outcome::Mismatch);
+    }
+    if let Some(m) = &inputs.magic {
+        eprintln!(
+            "query {}: {} answer(s)",
+            m.query.text,
+            m.answers(&outcome.model).len()
+        );
+    }
+    let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+    eprintln!(
+        "{} batch(es); engines {} agree after every batch; final IDB has {} fact(s)",
+        inputs.batches.len(),
+        names.join(", "),
+        outcome.model.len()
+    );
+    for (rel, decl) in program.relations.iter().enumerate() {
+        if program.is_idb(rel) && decl.output {
+            eprintln!("  {}: {}", decl.name, outcome.model.relations[rel].len());
         }
     }
-    agree
-}
-
-#[allow(clippy::too_many_arguments)]
-fn row_for(
-    dataset: &str,
-    program: &str,
-    kind: EngineKind,
-    workers: usize,
-    batch_no: usize,
-    batch: &Batch,
-    rep: &BatchReport,
-    before: &Model,
-    after: &Model,
-    time_us: u64,
-) -> ReportRow {
-    ReportRow {
-        dataset: dataset.to_string(),
-        program: program.to_string(),
-        engine: kind.name().to_string(),
-        workers: kind.workers(workers),
-        batch: batch_no,
-        req_del: batch.requested_deletions,
-        req_ins: batch.requested_insertions,
-        eff_del: batch.deletions.len(),
-        eff_ins: batch.insertions.len(),
-        overdeleted: rep.overdeleted,
-        rederived: rep.rederived,
-        inserted: rep.inserted,
-        model_removed: before.minus(after).values().map(Vec::len).sum(),
-        model_added: after.minus(before).values().map(Vec::len).sum(),
-        model_size: after.len(),
-        time_us,
-        overdelete_us: rep.overdelete_us,
-        rederive_us: rep.rederive_us,
-        insert_us: rep.insert_us,
-        instances: rep.instances,
-        body_len: rep.body_len,
-        membership_tests: rep.membership_tests,
-        ..ReportRow::default()
-    }
-}
-
-fn collect_trace(
-    trace: &mut Vec<TraceLine>,
-    program: &Program,
-    symbols: &Symbols,
-    kind: EngineKind,
-    batch: usize,
-    rep: &BatchReport,
-    with_facts: bool,
-) {
-    for round in &rep.rounds {
-        trace.push(TraceLine {
-            engine: kind.name().to_string(),
-            batch,
-            phase: round.phase.name(),
-            round: round.round,
-            size: round.facts.len(),
-            facts: with_facts.then(|| {
-                round
-                    .facts
-                    .iter()
-                    .map(|f| program.fact_to_string(symbols, f.rel, &f.tuple))
-                    .collect()
-            }),
-        });
-    }
+    Ok(Outcome::Agree)
 }

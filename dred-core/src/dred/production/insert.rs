@@ -28,6 +28,7 @@ pub(crate) fn insert(
     relations: &mut [Relation],
     plans: &Plans,
     additions: &[Fact],
+    trace_facts: bool,
 ) -> Inserted {
     let start: Vec<RowId> = relations.iter().map(Relation::end).collect();
     let mut added: Vec<Fact> = Vec::new();
@@ -36,15 +37,20 @@ pub(crate) fn insert(
             added.push(f.clone());
         }
     }
-    added.sort();
     let mut out = Inserted::default();
     if added.is_empty() {
         return out;
     }
-    out.rounds.push(Round {
-        phase: Phase::Insert,
-        round: 1,
-        facts: added,
+    let first = added.len();
+    out.rounds.push(if trace_facts {
+        Round::with_facts(Phase::Insert, 1, added)
+    } else {
+        Round {
+            phase: Phase::Insert,
+            round: 1,
+            size: first,
+            facts: Vec::new(),
+        }
     });
     let mut versions: Vec<Versions> = relations
         .iter()
@@ -78,24 +84,32 @@ pub(crate) fn insert(
             }
         }
         let mut facts = Vec::new();
+        let mut size = 0;
         for (rel, r) in relations.iter().enumerate() {
             let v = &mut versions[rel];
             v.old_end = v.delta_end;
             v.delta_end = r.end();
-            facts.extend(
-                (v.old_end..v.delta_end)
-                    .filter(|&row| r.is_live(row))
-                    .map(|row| Fact::new(rel, r.row(row).to_vec())),
-            );
+            // Rows appended in phase 3 are live: nothing is removed in this phase.
+            size += (v.delta_end - v.old_end) as usize;
+            if trace_facts {
+                facts.extend(
+                    (v.old_end..v.delta_end).map(|row| Fact::new(rel, r.row(row).to_vec())),
+                );
+            }
         }
-        if facts.is_empty() {
+        if size == 0 {
             break;
         }
-        facts.sort();
-        out.rounds.push(Round {
-            phase: Phase::Insert,
-            round: out.rounds.len() + 1,
-            facts,
+        let round = out.rounds.len() + 1;
+        out.rounds.push(if trace_facts {
+            Round::with_facts(Phase::Insert, round, facts)
+        } else {
+            Round {
+                phase: Phase::Insert,
+                round,
+                size,
+                facts,
+            }
         });
     }
     out.inserted = relations

@@ -32,7 +32,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Round};
+use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Phase, Round};
 use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowId};
@@ -143,6 +143,7 @@ pub struct Dred {
     /// Program facts, which rederive through their empty-body instance.
     program_facts: HashSet<(RelId, Tuple)>,
     materialised: bool,
+    trace_facts: bool,
 }
 
 impl Dred {
@@ -165,6 +166,7 @@ impl Dred {
             plans,
             program_facts,
             materialised: false,
+            trace_facts: true,
         }
     }
 
@@ -182,10 +184,17 @@ impl Dred {
         Fact::new(rel, self.relations[rel].row(r).to_vec())
     }
 
-    fn sorted_facts(&self, rows: &[RowRef]) -> Vec<Fact> {
-        let mut v: Vec<Fact> = rows.iter().map(|&rr| self.fact(rr)).collect();
-        v.sort();
-        v
+    fn round(&self, phase: Phase, round: usize, rows: &[RowRef]) -> Round {
+        if self.trace_facts {
+            Round::with_facts(phase, round, rows.iter().map(|&rr| self.fact(rr)).collect())
+        } else {
+            Round {
+                phase,
+                round,
+                size: rows.len(),
+                facts: Vec::new(),
+            }
+        }
     }
 
     /// Compacts relations whose tombstones outnumber their live rows.
@@ -218,7 +227,13 @@ impl Engine for Dred {
                 .map(|f| Fact::new(f.rel, f.tuple.clone())),
         );
         let t = Instant::now();
-        let outcome = insert::insert(&self.program, &mut self.relations, &self.plans, &first);
+        let outcome = insert::insert(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            &first,
+            self.trace_facts,
+        );
         // As the reference, batch 0 leaves `inserted` empty: the model's size says it all.
         let _ = outcome.inserted;
         let mut report = BatchReport {
@@ -250,11 +265,7 @@ impl Engine for Dred {
             .rounds
             .iter()
             .enumerate()
-            .map(|(i, rows)| Round {
-                phase: crate::engine::Phase::Overdelete,
-                round: i + 1,
-                facts: self.sorted_facts(rows),
-            })
+            .map(|(i, rows)| self.round(Phase::Overdelete, i + 1, rows))
             .collect();
         // D leaves the model; survivors are what stays live.
         for &(rel, r) in &over.deleted {
@@ -273,11 +284,7 @@ impl Engine for Dred {
             &over.overdeleted_idb,
         );
         for (i, rows) in re.rounds.iter().enumerate() {
-            rounds.push(Round {
-                phase: crate::engine::Phase::Rederive,
-                round: i + 1,
-                facts: self.sorted_facts(rows),
-            });
+            rounds.push(self.round(Phase::Rederive, i + 1, rows));
         }
         report.rederived = Some(re.rederived);
         report.rederive_us = Some(t.elapsed().as_micros() as u64);
@@ -288,6 +295,7 @@ impl Engine for Dred {
             &mut self.relations,
             &self.plans,
             &batch.insertions,
+            self.trace_facts,
         );
         rounds.extend(ins.rounds);
         report.inserted = Some(ins.inserted);
@@ -301,6 +309,10 @@ impl Engine for Dred {
             }
         }
         Ok(report)
+    }
+
+    fn set_trace_facts(&mut self, on: bool) {
+        self.trace_facts = on;
     }
 
     fn model(&self) -> Model {

@@ -107,18 +107,18 @@ impl Engine for Reference {
 
         let mut rounds = Vec::new();
         for (i, frontier) in overdeleted.frontiers().iter().enumerate() {
-            rounds.push(Round {
-                phase: Phase::Overdelete,
-                round: i + 1,
-                facts: facts.sorted_facts(frontier.0.iter().copied()),
-            });
+            rounds.push(Round::with_facts(
+                Phase::Overdelete,
+                i + 1,
+                facts.sorted_facts(frontier.0.iter().copied()),
+            ));
         }
         for (i, restored) in rederived.rounds.iter().enumerate() {
-            rounds.push(Round {
-                phase: Phase::Rederive,
-                round: i + 1,
-                facts: facts.sorted_facts(restored.iter().copied()),
-            });
+            rounds.push(Round::with_facts(
+                Phase::Rederive,
+                i + 1,
+                facts.sorted_facts(restored.iter().copied()),
+            ));
         }
         let mut report = BatchReport {
             overdeleted: Some(overdeleted.idb().len()),
@@ -356,11 +356,9 @@ impl Core {
         report.insert_us = Some(micros(start));
         report.inserted = Some(inserted.idb_added);
         for (i, facts) in inserted.rounds.into_iter().enumerate() {
-            report.rounds.push(Round {
-                phase: Phase::Insert,
-                round: i + 1,
-                facts,
-            });
+            report
+                .rounds
+                .push(Round::with_facts(Phase::Insert, i + 1, facts));
         }
         if cfg!(debug_assertions) {
             for r in &self.relations {

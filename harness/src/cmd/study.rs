@@ -1,0 +1,313 @@
+//! `dredbench study`: the main job. A fixed set of sweeps over the shipped and generated
+//! datasets that runs in minutes on a 2-core machine, written to `results/<name>/`: the
+//! report CSV, the plots, and `summary.md` with the key table (per dataset, program, kind
+//! and change size: median over-deleted / actually removed, and time against recomputation).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::sweep::{progress_bar, run_one, SweepCase};
+use crate::engines::EngineKind;
+use crate::report::ReportRow;
+use crate::runner::write_report;
+use crate::updates::{StreamSpec, UpdateKind};
+use crate::Outcome;
+
+/// Arguments of `dredbench study`.
+#[derive(Debug, Clone, Args)]
+pub struct StudyArgs {
+    /// Output directory.
+    #[arg(long, default_value = "results/study")]
+    pub out: PathBuf,
+    /// Batches per stream.
+    #[arg(long, default_value_t = 10)]
+    pub batches: usize,
+    /// Also run on the fetched datasets (`dredbench datasets fetch NAME` first): the GO
+    /// biological-process graph, WordNet hypernyms, Debian dependencies, C. elegans.
+    #[arg(long)]
+    pub with_fetched: bool,
+    /// Engines compared; recomputation is always included as the line to beat.
+    #[arg(long, value_delimiter = ',', default_value = "dred,recompute")]
+    pub engines: Vec<EngineKind>,
+    /// Smaller study for CI: fewer datasets, sizes and batches.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// One workload of the study: a dataset, the programs run on it, the kinds of change and the
+/// change sizes.
+type Workload = (String, Vec<&'static str>, Vec<UpdateKind>, Vec<usize>);
+
+/// The study's workloads; every change size fits its dataset, so no case fails for want of
+/// facts.
+fn workloads(args: &StudyArgs) -> Vec<Workload> {
+    use UpdateKind::*;
+    let tc = "datasets/programs/tc_linear.dl";
+    let reach = "datasets/programs/reach.dl";
+    let magic = "datasets/programs/magic_path_source.dl";
+    let mut w: Vec<Workload> = if args.quick {
+        vec![
+            (
+                "seed".into(),
+                vec![tc, reach],
+                vec![Delete, Insert],
+                vec![1],
+            ),
+            (
+                "gen:layered?layers=6&width=40&fanout=3&seed=1".into(),
+                vec![tc, reach],
+                vec![Delete, Mixed],
+                vec![1, 10],
+            ),
+            (
+                "gen:cliques?count=4&size=12&density=60&seed=1".into(),
+                vec![tc],
+                vec![SccDelete],
+                vec![1, 10],
+            ),
+        ]
+    } else {
+        vec![
+            (
+                "seed".into(),
+                vec![tc, reach],
+                vec![Delete, Insert],
+                vec![1],
+            ),
+            (
+                "go-cc".into(),
+                vec![tc, reach, magic],
+                vec![Delete, Insert, Mixed, BridgeDelete],
+                vec![1, 10, 100],
+            ),
+            (
+                "go-mf".into(),
+                vec![tc, reach],
+                vec![Delete, Insert, Mixed],
+                vec![1, 10, 100],
+            ),
+            (
+                "gen:layered".into(),
+                vec![tc, reach],
+                vec![Delete, Insert, Mixed],
+                vec![1, 10, 100],
+            ),
+            (
+                "gen:rmat?n=1024&m=3072&seed=1".into(),
+                vec![reach],
+                vec![Delete, Insert, SccDelete],
+                vec![1, 10, 100],
+            ),
+            (
+                "gen:cliques?count=6&size=20&density=60&seed=1".into(),
+                vec![tc, reach],
+                vec![Delete, SccDelete],
+                vec![1, 10, 100],
+            ),
+        ]
+    };
+    if args.with_fetched {
+        for d in ["go-bp", "wordnet", "celegans", "debian-deps"] {
+            w.push((
+                d.into(),
+                vec![reach, tc],
+                vec![Delete, Insert, Mixed],
+                vec![1, 10, 100],
+            ));
+        }
+    }
+    w
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// The key table as Markdown: per case, median over-deleted / removed for each DRed engine
+/// and each engine's median time per batch against recomputation on the same batches.
+pub fn summary(rows: &[ReportRow]) -> String {
+    type Key = (String, String, String, usize);
+    let mut by_case: BTreeMap<Key, Vec<&ReportRow>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.batch > 0 && r.error.is_none()) {
+        by_case
+            .entry((
+                r.dataset.clone(),
+                r.program.clone(),
+                r.kind.clone(),
+                r.size.unwrap_or(0),
+            ))
+            .or_default()
+            .push(r);
+    }
+    let mut engines: Vec<String> = rows.iter().map(|r| r.engine.clone()).collect();
+    engines.sort();
+    engines.dedup();
+    engines.retain(|e| e != "recompute" && !e.is_empty());
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "| dataset | program | change | k | model | over-deleted / removed |"
+    );
+    for e in &engines {
+        let _ = write!(s, " {e} µs | recompute / {e} |");
+    }
+    s.push_str(" recompute µs |\n|---|---|---|---|---|---|");
+    for _ in &engines {
+        s.push_str("---|---|");
+    }
+    s.push_str("---|\n");
+    for ((dataset, program, kind, size), case) in &by_case {
+        let model = case.iter().map(|r| r.model_size).max().unwrap_or(0);
+        let ratio = median(
+            case.iter()
+                .filter(|r| {
+                    r.engine == "dred"
+                        || (r.engine == "reference" && !engines.contains(&"dred".to_string()))
+                })
+                .filter_map(|r| {
+                    r.overdeleted
+                        .map(|o| o as f64 / r.model_removed.max(1) as f64)
+                })
+                .collect(),
+        );
+        let time_of = |engine: &str| -> BTreeMap<usize, u64> {
+            case.iter()
+                .filter(|r| r.engine == engine)
+                .map(|r| (r.batch, r.time_us))
+                .collect()
+        };
+        let recompute = time_of("recompute");
+        let _ = write!(
+            s,
+            "| {dataset} | {program} | {kind} | {size} | {model} | {} |",
+            ratio.map_or("–".into(), |v| format!("{v:.2}"))
+        );
+        for e in &engines {
+            let t = time_of(e);
+            let med = median(t.values().map(|&v| v as f64).collect());
+            let speedup = median(
+                t.iter()
+                    .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
+                    .collect(),
+            );
+            let _ = write!(
+                s,
+                " {} | {} |",
+                med.map_or("–".into(), |v| format!("{v:.0}")),
+                speedup.map_or("–".into(), |v| format!("{v:.1}×"))
+            );
+        }
+        let med = median(recompute.values().map(|&v| v as f64).collect());
+        let _ = writeln!(s, " {} |", med.map_or("–".into(), |v| format!("{v:.0}")));
+    }
+    s
+}
+
+/// Runs the study and writes its results.
+pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
+    let mut engines = args.engines.clone();
+    if !engines.contains(&EngineKind::Recompute) {
+        engines.push(EngineKind::Recompute);
+    }
+    let batches = if args.quick {
+        args.batches.min(4)
+    } else {
+        args.batches
+    };
+    let mut cases = Vec::new();
+    for (dataset, programs, kinds, sizes) in workloads(args) {
+        for program in programs {
+            for &kind in &kinds {
+                for &size in &sizes {
+                    cases.push(SweepCase {
+                        dataset: dataset.clone(),
+                        program: PathBuf::from(program),
+                        spec: StreamSpec {
+                            kind,
+                            size,
+                            batches,
+                            seed: 1,
+                            relation: None,
+                            revert: false,
+                        },
+                    });
+                }
+            }
+        }
+    }
+    let progress = progress_bar(cases.len() as u64 * (batches as u64 + 1));
+    let git_rev = crate::provenance::git_revision();
+    let started = std::time::Instant::now();
+    let mut rows = Vec::new();
+    for case in &cases {
+        progress.set_message(format!(
+            "{} / {} / {} k={}",
+            case.dataset,
+            case.program.display(),
+            case.spec.kind.name(),
+            case.spec.size
+        ));
+        rows.extend(run_one(case, &engines, 1, &git_rev, &progress));
+    }
+    progress.finish_and_clear();
+    std::fs::create_dir_all(&args.out)?;
+    let report = args.out.join("report.csv");
+    write_report(&report, &rows)?;
+    let plots = super::plot::plot_rows(&rows, &args.out.join("plots"), "recompute")?;
+    let failed = rows.iter().filter(|r| r.error.is_some()).count();
+    let mut md =
+        format!(
+        "# dredbench study\n\nRevision `{git_rev}`, {} case(s), {} batch(es) each, engines {}; \
+         {:.0} s on this machine. Rows with an error: {failed}.\n\n\
+         Times are medians per batch in µs, measured side by side in one run; `recompute / X` is \
+         the median over batches of recomputation's time divided by X's on the same batch. \
+         `over-deleted / removed` is DRed's over-deleted IDB facts divided by the IDB facts the \
+         batch really removed (median; ∞-free: a batch that removed nothing counts as 1).\n\n",
+        cases.len(),
+        batches,
+        engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
+        started.elapsed().as_secs_f64()
+    );
+    md.push_str(&summary(&rows));
+    md.push_str("\nPlots: ");
+    md.push_str(
+        &plots
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "png"))
+            .filter_map(|p| {
+                p.file_name()
+                    .map(|n| format!("[{0}](plots/{0})", n.to_string_lossy()))
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    md.push('\n');
+    let summary_path = args.out.join("summary.md");
+    dred_core::io::write_atomic(&summary_path, md.as_bytes())?;
+    eprintln!(
+        "study: {} case(s) in {:.0} s; wrote {}, {} and {} plot file(s) under {}",
+        cases.len(),
+        started.elapsed().as_secs_f64(),
+        report.display(),
+        summary_path.display(),
+        plots.len(),
+        args.out.display()
+    );
+    Ok(if failed == 0 {
+        Outcome::Agree
+    } else {
+        Outcome::Mismatch
+    })
+}

@@ -1,0 +1,159 @@
+//! End-to-end: `dredbench study --quick`, `sweep` (a failed case is a row, the sweep goes
+//! on), and `regress` on the study's own report (passes) and on tampered copies (fails).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn dredbench(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dredbench"))
+        .args(args)
+        .current_dir(repo())
+        .env("DREDBENCH_CACHE", cache)
+        .output()
+        .expect("dredbench runs")
+}
+
+#[test]
+fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("study");
+    let o = dredbench(
+        &["study", "--quick", "--out", out.to_str().expect("utf-8")],
+        tmp.path(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.md")).expect("summary");
+    assert!(summary.contains("| gen:layered"), "{summary}");
+    assert!(summary.contains("recompute / dred"), "{summary}");
+    let png = std::fs::metadata(out.join("plots/overdeletion.png")).expect("plot");
+    assert!(png.len() > 10_000, "a real picture, not an empty file");
+    let report = out.join("report.csv");
+
+    let regress = |path: &Path| {
+        dredbench(
+            &[
+                "regress",
+                "--baseline",
+                report.to_str().expect("utf-8"),
+                "--report",
+                path.to_str().expect("utf-8"),
+                "--tolerance",
+                "1000",
+            ],
+            tmp.path(),
+        )
+    };
+    assert_eq!(regress(&report).status.code(), Some(0));
+
+    // Tamper with one deterministic figure: the over-deleted count of the first dred row
+    // that has one.
+    let text = std::fs::read_to_string(&report).expect("report");
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let headers = rdr.headers().expect("headers").clone();
+    let col = headers
+        .iter()
+        .position(|h| h == "overdeleted")
+        .expect("column");
+    let mut rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    let i = rows
+        .iter()
+        .position(|r| !r[col].is_empty() && &r[col] != "0")
+        .expect("some batch over-deleted");
+    let mut fields: Vec<String> = rows[i].iter().map(str::to_string).collect();
+    fields[col] = (fields[col].parse::<u64>().expect("number") + 1).to_string();
+    rows[i] = csv::StringRecord::from(fields);
+    let write = |name: &str, rows: &[csv::StringRecord]| {
+        let path = tmp.path().join(name);
+        let mut w = csv::Writer::from_path(&path).expect("writer");
+        w.write_record(&headers).expect("headers");
+        for r in rows {
+            w.write_record(r).expect("row");
+        }
+        w.flush().expect("flush");
+        path
+    };
+    let tampered = write("tampered.csv", &rows);
+    let o = regress(&tampered);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("overdeleted changed"));
+
+    // An injected mismatch.
+    let err_col = headers
+        .iter()
+        .position(|h| h == "error")
+        .expect("error column");
+    let mut rows: Vec<csv::StringRecord> = csv::Reader::from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.expect("row"))
+        .collect();
+    let mut fields: Vec<String> = rows[3].iter().map(str::to_string).collect();
+    fields[err_col] = "mismatch: models differ after batch 1".into();
+    rows[3] = csv::StringRecord::from(fields);
+    let o = regress(&write("mismatch.csv", &rows));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("mismatch"));
+}
+
+#[test]
+fn a_failed_case_is_a_row_and_the_sweep_goes_on() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("sweep.csv");
+    let o = dredbench(
+        &[
+            "sweep",
+            "--datasets",
+            "seed",
+            "--programs",
+            "datasets/programs/tc_linear.dl",
+            "--kinds",
+            "delete",
+            "--sizes",
+            "1,50",
+            "--batches",
+            "3",
+            "--engines",
+            "dred,recompute,oracle",
+            "--report",
+            report.to_str().expect("utf-8"),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = std::fs::read_to_string(&report).expect("report");
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |n: &str| headers.iter().position(|h| h == n).expect(n);
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    let ok: Vec<_> = rows.iter().filter(|r| r[col("error")].is_empty()).collect();
+    let failed: Vec<_> = rows
+        .iter()
+        .filter(|r| !r[col("error")].is_empty())
+        .collect();
+    // k = 1: three engines × (batch 0 + 3 batches); k = 50: one error row.
+    assert_eq!(ok.len(), 12, "{text}");
+    assert_eq!(failed.len(), 1, "{text}");
+    assert!(
+        failed[0][col("error")].contains("cannot delete 50"),
+        "{text}"
+    );
+    assert!(ok
+        .iter()
+        .all(|r| &r[col("size")] == "1" && &r[col("kind")] == "delete"));
+}
