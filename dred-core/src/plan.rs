@@ -3,7 +3,8 @@
 //! check variables. Planned once per program; evaluation only follows the plan.
 //!
 //! Order: the delta atom first (it is the smallest input in a semi-naive round), then
-//! greedily the atom with most bound columns, ties by source order. Comparisons and negated
+//! greedily fully bound atoms, then the atom with most bound columns, ties to lower strata
+//! and then source order. Comparisons and negated
 //! atoms run as soon as all their variables are bound.
 
 use crate::program::{Atom, Literal, Program, RelId, Rule, Term, VarId};
@@ -234,7 +235,10 @@ pub fn plan_rule_with(
         let pick = if let (0, Some(first)) = (n, first) {
             first
         } else {
-            // Most bound columns first; ties by source order.
+            // Fully bound atoms first (membership tests), then most bound columns; ties go
+            // to relations of lower strata — EDB and lower strata are usually far smaller
+            // than the recursive relation being derived — then to source order.
+            let head_stratum = program.stratum_of[rule.head.rel];
             (0..atoms.len())
                 .filter(|&i| !placed_atoms[i])
                 .max_by_key(|&i| {
@@ -243,7 +247,9 @@ pub fn plan_rule_with(
                         .iter()
                         .filter(|t| operand(**t, &bound).is_some())
                         .count();
-                    (b, std::cmp::Reverse(i))
+                    let all = b == atoms[i].args.len();
+                    let lower = program.stratum_of[atoms[i].rel] != head_stratum;
+                    (all, b, lower, std::cmp::Reverse(i))
                 })
                 .expect("an unplaced atom remains")
         };
