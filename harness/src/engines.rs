@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use clap::ValueEnum;
+use dd_baseline::{Cluster, DdConfig, DdEngine};
 use dred_core::{Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
 
 /// EDBs up to this many facts count as small: the default engine set then includes the
@@ -26,6 +27,9 @@ pub enum EngineKind {
     Recompute,
     /// Naive evaluation by ground enumeration, independent of every other engine; slow.
     Oracle,
+    /// The same program compiled to differential-dataflow on timely: `--workers` threads per
+    /// process, and a cluster of processes with `--processes`, `--process`, `--hostfile`.
+    Dd,
 }
 
 impl EngineKind {
@@ -37,11 +41,12 @@ impl EngineKind {
             EngineKind::WrongSupport => "wrong-support",
             EngineKind::Recompute => "recompute",
             EngineKind::Oracle => "oracle",
+            EngineKind::Dd => "dd",
         }
     }
 
     /// The engines run when `--engines` is not given: every engine that supports the
-    /// program, with `reference` and `oracle` (which enumerate ground instances) only when the
+    /// program (`dd` included), with `reference` and `oracle` (which enumerate ground instances) only when the
     /// EDB has at most [`SMALL_EDB`] facts.
     pub fn default_for(program: &Program, edb_facts: usize) -> Vec<EngineKind> {
         let small = edb_facts <= SMALL_EDB;
@@ -53,6 +58,7 @@ impl EngineKind {
                 v.push(EngineKind::Reference);
             }
         }
+        v.push(EngineKind::Dd);
         v.push(EngineKind::Recompute);
         if small {
             v.push(EngineKind::Oracle);
@@ -60,19 +66,33 @@ impl EngineKind {
         v
     }
 
-    /// Builds the engine for a program; `workers` is used by engines that run threads.
-    pub fn build(self, program: Arc<Program>, _workers: usize) -> Box<dyn Engine> {
+    /// Builds the engine for a program; `workers` is used by engines that run threads,
+    /// `cluster` by engines that run on several processes (`dd`, which starts its workers
+    /// here: with a cluster, this returns once every process has connected).
+    pub fn build(
+        self,
+        program: Arc<Program>,
+        workers: usize,
+        cluster: &Cluster,
+    ) -> Box<dyn Engine> {
         match self {
             EngineKind::Dred => Box::new(Dred::new(program)),
             EngineKind::Reference => Box::new(Reference::new(program)),
             EngineKind::WrongSupport => Box::new(WrongSupport::new(program)),
             EngineKind::Recompute => Box::new(Recompute::new(program)),
             EngineKind::Oracle => Box::new(Oracle::new(program)),
+            EngineKind::Dd => Box::new(DdEngine::new(
+                program,
+                DdConfig::new(workers, cluster.clone()),
+            )),
         }
     }
 
     /// Worker threads the engine actually uses, as reported.
-    pub fn workers(self, _requested: usize) -> usize {
-        1
+    pub fn workers(self, requested: usize) -> usize {
+        match self {
+            EngineKind::Dd => requested,
+            _ => 1,
+        }
     }
 }

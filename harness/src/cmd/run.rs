@@ -43,6 +43,17 @@ pub struct RunArgs {
     /// Worker threads for engines that use them.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub workers: u64,
+    /// Processes of a timely cluster for the `dd` engine; start the same command once per
+    /// process, each with its own `--process`.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub processes: u64,
+    /// This process's index in the cluster, from 0.
+    #[arg(long, default_value_t = 0)]
+    pub process: u64,
+    /// File whose first `--processes` lines are the processes' `host:port` addresses
+    /// (default: localhost:2101, localhost:2102, …).
+    #[arg(long)]
+    pub hostfile: Option<PathBuf>,
     /// Maintain the magic-set rewrite of the program for this query (e.g. `path("a", y)`)
     /// instead of the whole program; `--out` then holds every generated IDB relation and the
     /// query's answers as `answers.csv`.
@@ -144,6 +155,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         args.query.as_deref(),
     )?;
     let workers = args.workers as usize;
+    let cluster = dd_baseline::Cluster::from_flags(
+        args.processes as usize,
+        args.process as usize,
+        args.hostfile.as_deref(),
+    )
+    .map_err(|e| BadInput::Other(e.to_string()))?;
     let mut kinds = Vec::new();
     let requested = if args.engines.is_empty() {
         EngineKind::default_for(&inputs.program, inputs.edb.len())
@@ -177,7 +194,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         labels,
     };
     let program = inputs.program.clone();
-    let mut build = |k: EngineKind| k.build(program.clone(), workers);
+    let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);
     let outcome = run_case(&case, &kinds, workers, &mut build, args.trace_facts, |_| {})
         .map_err(|e| BadInput::Other(e.to_string()))?;
 

@@ -173,7 +173,8 @@ pub fn run_one(
         labels: labels.clone(),
     };
     let program = inputs.program.clone();
-    let mut build = |k: EngineKind| k.build(program.clone(), workers);
+    let cluster = dd_baseline::Cluster::single();
+    let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);
     match run_case(&run, engines, workers, &mut build, false, |_| {
         progress.inc(1)
     }) {

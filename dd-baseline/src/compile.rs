@@ -1,0 +1,487 @@
+//! From a checked [`Program`] (planned by [`crate::plan`]) to one timely dataflow per worker.
+//!
+//! The dataflow, in the outer scope whose timestamp is the batch number:
+//!
+//! - one input collection per `.input` relation, and one constant input holding the program's
+//!   facts (fed at time 0, then closed);
+//! - per stratum, in dependency order, one iterative scope (`u64` round counter, so recursion
+//!   deeper than 2^16 rounds is fine). Its recursive relations are [`Variable`]s; every relation of
+//!   the stratum is `distinct(facts ∪ rules)` *inside* the loop, so the loop converges and set
+//!   semantics hold. A non-recursive stratum uses the same code path and converges in one round;
+//! - every atom that takes part in a join is read through a shared arrangement ([`ArrSpec`]):
+//!   arrangements of lower strata are built once in the outer scope and entered into every loop
+//!   that reads them; arrangements of a stratum's own relations are built once inside its loop and
+//!   used by all its rules (a rule with a single positive atom just maps over the relation);
+//! - the read-back: every derived relation, tagged with its id, consolidated (leaving a loop
+//!   merges all rounds into one outer time, so updates and their cancellations both arrive),
+//!   inspected into a per-worker buffer, and probed.
+//!
+//! Aggregates (not yet accepted by the checker) would be one more step kind after negations: a
+//! `reduce` over the rule's rows keyed by the grouping variables, like negation reading only lower
+//! strata.
+//!
+//! Pitfalls this module guards against: `antijoin` needs a right side of multiplicities 0/1
+//! (negated bindings with `_` columns are made distinct); `distinct` must be inside the loop; every
+//! input must be advanced and flushed by every worker each batch (the engine does that).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use differential_dataflow::collection::concatenate;
+use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::operators::iterate::{Variable, VecVariable};
+use differential_dataflow::trace::implementations::ValSpine;
+use differential_dataflow::trace::wrappers::enter::TraceEnter;
+use differential_dataflow::{AsCollection, VecCollection};
+use dred_core::program::Stratum;
+use dred_core::{Program, RelId};
+use timely::dataflow::operators::probe::Handle as ProbeHandle;
+use timely::dataflow::operators::Exchange;
+use timely::dataflow::Scope;
+use timely::order::Product;
+use timely::worker::Worker;
+
+use crate::plan::{gather, ArrSpec, Pattern, ProgramPlan, RulePlan, Start, StepLogic};
+use crate::row::{Diff, Row, Time};
+
+/// Timestamp inside a stratum's loop: (batch, round).
+type Iter = Product<Time, u64>;
+type OuterColl<'s> = VecCollection<'s, Time, Row, Diff>;
+type InnerColl<'s> = VecCollection<'s, Iter, Row, Diff>;
+type Spine<T> = ValSpine<Row, Row, T, Diff>;
+type OuterArr<'s> = Arranged<'s, TraceAgent<Spine<Time>>>;
+type LocalArr<'s> = Arranged<'s, TraceAgent<Spine<Iter>>>;
+type EnteredArr<'s> = Arranged<'s, TraceEnter<TraceAgent<Spine<Time>>, Iter>>;
+
+/// An arrangement usable inside a loop: built there, or built outside and entered.
+#[derive(Clone)]
+enum InnerArr<'s> {
+    Local(LocalArr<'s>),
+    Entered(EnteredArr<'s>),
+}
+
+/// How results reach the engine that drives this process's workers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Gather {
+    /// Processes in the cluster.
+    pub processes: usize,
+    /// Worker threads per process.
+    pub threads: usize,
+}
+
+/// What a worker keeps to drive its copy of the dataflow.
+pub(crate) struct Dataflow {
+    /// Per relation id: the input of an `.input` relation, `None` for derived relations.
+    pub inputs: Vec<Option<InputSession<Time, Row, Diff>>>,
+    /// The program's facts as `(relation, tuple)`; dropped (closed) after time 0.
+    pub facts: Option<InputSession<Time, (RelId, Row), Diff>>,
+    /// Passes a time once every derived relation is final for it on every worker.
+    pub probe: ProbeHandle<Time>,
+    /// Net changes of derived relations seen by this worker since last taken.
+    pub changes: Rc<RefCell<Vec<(RelId, Row, Diff)>>>,
+}
+
+/// Builds the program's dataflow on `worker`.
+pub(crate) fn build(
+    worker: &mut Worker,
+    program: &Program,
+    plan: &ProgramPlan,
+    gather_to: Gather,
+) -> Dataflow {
+    let local = worker.index() % gather_to.threads.max(1);
+    let probe = ProbeHandle::new();
+    let changes = Rc::new(RefCell::new(Vec::new()));
+    let sink = changes.clone();
+    let (inputs, facts) = worker.dataflow::<Time, _, _>(|scope| {
+        let n = program.relations.len();
+        let mut inputs: Vec<Option<InputSession<Time, Row, Diff>>> = (0..n).map(|_| None).collect();
+        let mut rels: Vec<Option<OuterColl<'_>>> = (0..n).map(|_| None).collect();
+        for (rel, decl) in program.relations.iter().enumerate() {
+            if decl.input {
+                let (handle, coll) = scope.new_collection::<Row, Diff>();
+                inputs[rel] = Some(handle);
+                rels[rel] = Some(coll);
+            }
+        }
+        let (facts_in, facts) = scope.new_collection::<(RelId, Row), Diff>();
+        let mut outer = Outer {
+            program,
+            scope,
+            rels,
+            arrs: HashMap::new(),
+            negs: HashMap::new(),
+            facts,
+        };
+        for (stratum, plans) in program.strata.iter().zip(&plan.strata) {
+            outer.stratum(stratum, plans);
+        }
+
+        // Read-back: every derived relation, net change per batch.
+        let derived: Vec<VecCollection<'_, Time, (RelId, Row), Diff>> = (0..n)
+            .filter(|&rel| program.is_idb(rel))
+            .map(|rel| outer.rel(rel).map(move |row| (rel, row)))
+            .collect();
+        let all = concatenate(scope, derived).consolidate();
+        if gather_to.processes > 1 {
+            // Every process gets the whole change: a copy to the worker with this worker's
+            // local index in each process.
+            let (processes, threads) = (gather_to.processes, gather_to.threads);
+            all.flat_map(move |x| (0..processes).map(move |p| (p, x.clone())))
+                .inner
+                .exchange(move |((p, _), _, _)| (p * threads + local) as u64)
+                .as_collection()
+                .inspect_batch(move |_, data| {
+                    let mut out = sink.borrow_mut();
+                    out.extend(
+                        data.iter()
+                            .map(|((_, (rel, row)), _, d)| (*rel, row.clone(), *d)),
+                    );
+                })
+                .probe_with(&probe);
+        } else {
+            all.inspect_batch(move |_, data| {
+                let mut out = sink.borrow_mut();
+                out.extend(
+                    data.iter()
+                        .map(|((rel, row), _, d)| (*rel, row.clone(), *d)),
+                );
+            })
+            .probe_with(&probe);
+        }
+        (inputs, facts_in)
+    });
+    Dataflow {
+        inputs,
+        facts: Some(facts),
+        probe,
+        changes,
+    }
+}
+
+/// The outer scope while strata are added: each relation's collection once computed, and the
+/// shared arrangements of lower strata.
+struct Outer<'a, 's> {
+    program: &'a Program,
+    scope: Scope<'s, Time>,
+    rels: Vec<Option<OuterColl<'s>>>,
+    arrs: HashMap<ArrSpec, OuterArr<'s>>,
+    /// Negated bindings (distinct when the pattern has `_`), keyed by the whole row.
+    negs: HashMap<Pattern, OuterArr<'s>>,
+    facts: VecCollection<'s, Time, (RelId, Row), Diff>,
+}
+
+impl<'s> Outer<'_, 's> {
+    /// A relation already computed: inputs, or derived relations of earlier strata.
+    fn rel(&self, rel: RelId) -> OuterColl<'s> {
+        self.rels[rel]
+            .clone()
+            .expect("strata come in dependency order, inputs exist from the start")
+    }
+
+    /// The shared arrangement `spec` of a lower relation, built on first use.
+    fn arrangement(&mut self, spec: &ArrSpec) -> OuterArr<'s> {
+        if let Some(a) = self.arrs.get(spec) {
+            return a.clone();
+        }
+        let name = format!("arrange {}", spec.describe(self.program));
+        let val = spec.val();
+        let s = spec.clone();
+        let arr = self
+            .rel(spec.pattern.rel)
+            .flat_map(move |row| s.pattern.bind(&row).map(|b| s.split(&b, &val)))
+            .arrange_by_key_named(&name);
+        self.arrs.insert(spec.clone(), arr.clone());
+        arr
+    }
+
+    /// The bindings of a negated atom as a set keyed by the whole binding row.
+    fn negation(&mut self, pattern: &Pattern) -> OuterArr<'s> {
+        if !pattern.has_wildcard() {
+            // Without `_` distinct tuples give distinct bindings: already a set.
+            return self.arrangement(&ArrSpec {
+                pattern: pattern.clone(),
+                key: (0..pattern.width).collect(),
+            });
+        }
+        if let Some(a) = self.negs.get(pattern) {
+            return a.clone();
+        }
+        let name = format!("arrange distinct {}", pattern.describe(self.program));
+        let p = pattern.clone();
+        let arr = self
+            .rel(pattern.rel)
+            .flat_map(move |row| p.bind(&row))
+            .distinct()
+            .map(|b| (b, Row::new()))
+            .arrange_by_key_named(&name);
+        self.negs.insert(pattern.clone(), arr.clone());
+        arr
+    }
+
+    /// Adds one stratum: an iterative scope computing its relations from lower ones.
+    fn stratum(&mut self, stratum: &Stratum, plans: &[RulePlan]) {
+        let here = |rel: RelId| stratum.relations.contains(&rel);
+        // Everything read from lower strata is prepared outside the loop, so that it is shared
+        // with other strata and entered rather than rebuilt.
+        let mut lower_arrs = HashMap::new();
+        let mut lower_negs = HashMap::new();
+        let mut lower_rels = HashMap::new();
+        for plan in plans {
+            for spec in plan.arrangements() {
+                if !here(spec.pattern.rel) && !lower_arrs.contains_key(spec) {
+                    lower_arrs.insert(spec.clone(), self.arrangement(spec));
+                }
+            }
+            for neg in &plan.negations {
+                if !lower_negs.contains_key(&neg.pattern) {
+                    lower_negs.insert(neg.pattern.clone(), self.negation(&neg.pattern));
+                }
+            }
+            if let Start::Scan { pattern, .. } = &plan.start {
+                if !here(pattern.rel) {
+                    lower_rels.insert(pattern.rel, self.rel(pattern.rel));
+                }
+            }
+        }
+        let facts: Vec<(RelId, OuterColl<'s>)> = stratum
+            .relations
+            .iter()
+            .filter(|&&rel| {
+                stratum
+                    .facts
+                    .iter()
+                    .any(|&f| self.program.facts[f].rel == rel)
+            })
+            .map(|&rel| {
+                let coll = self
+                    .facts
+                    .clone()
+                    .filter(move |(r, _)| *r == rel)
+                    .map(|(_, row)| row);
+                (rel, coll)
+            })
+            .collect();
+
+        let program = self.program;
+        let outer = self.scope;
+        let results: Vec<(RelId, OuterColl<'s>)> = outer.iterative::<u64, _, _>(|inner| {
+            let mut ctx = Inner {
+                program,
+                scope: inner,
+                here: stratum.relations.clone(),
+                current: HashMap::new(),
+                lower_arrs,
+                lower_negs,
+                lower_rels,
+                local: HashMap::new(),
+                entered: HashMap::new(),
+                entered_rels: HashMap::new(),
+            };
+            let mut variables: HashMap<RelId, VecVariable<'_, Iter, Row, Diff>> = HashMap::new();
+            if stratum.recursive {
+                for &rel in &stratum.relations {
+                    // Each round reads the previous round's relation: one step of the round counter.
+                    let (var, coll) = Variable::new(inner, Product::new(0, 1));
+                    ctx.current.insert(rel, coll);
+                    variables.insert(rel, var);
+                }
+            }
+            let mut parts: HashMap<RelId, Vec<InnerColl<'_>>> = HashMap::new();
+            for plan in plans {
+                let derived = ctx.rule(plan);
+                parts.entry(plan.head_rel).or_default().push(derived);
+            }
+            for (rel, coll) in facts {
+                parts.entry(rel).or_default().push(coll.enter(inner));
+            }
+            let mut out = Vec::new();
+            for &rel in &stratum.relations {
+                let name = format!("distinct {}", program.relations[rel].name);
+                // rel = distinct(facts ∪ every rule's derivations), inside the loop.
+                let result = concatenate(inner, parts.remove(&rel).unwrap_or_default())
+                    .threshold_named(&name, |_, _| 1 as Diff);
+                if let Some(var) = variables.remove(&rel) {
+                    var.set(result.clone());
+                }
+                out.push((rel, result.leave(outer)));
+            }
+            out
+        });
+        for (rel, coll) in results {
+            self.rels[rel] = Some(coll);
+        }
+    }
+}
+
+/// One stratum's loop while its rules are added.
+struct Inner<'a, 'i, 's> {
+    program: &'a Program,
+    scope: Scope<'i, Iter>,
+    /// The stratum's relations.
+    here: Vec<RelId>,
+    /// The stratum's recursive relations as of the previous round.
+    current: HashMap<RelId, InnerColl<'i>>,
+    lower_arrs: HashMap<ArrSpec, OuterArr<'s>>,
+    lower_negs: HashMap<Pattern, OuterArr<'s>>,
+    lower_rels: HashMap<RelId, OuterColl<'s>>,
+    local: HashMap<ArrSpec, LocalArr<'i>>,
+    entered: HashMap<ArrSpec, EnteredArr<'i>>,
+    entered_rels: HashMap<RelId, InnerColl<'i>>,
+}
+
+impl<'i> Inner<'_, 'i, '_> {
+    /// The relation's tuples inside the loop.
+    fn tuples(&mut self, rel: RelId) -> InnerColl<'i> {
+        if let Some(c) = self.current.get(&rel) {
+            return c.clone();
+        }
+        if let Some(c) = self.entered_rels.get(&rel) {
+            return c.clone();
+        }
+        let coll = self.lower_rels[&rel].clone().enter(self.scope);
+        self.entered_rels.insert(rel, coll.clone());
+        coll
+    }
+
+    /// The bindings of an atom.
+    fn bindings(&mut self, pattern: &Pattern) -> InnerColl<'i> {
+        let tuples = self.tuples(pattern.rel);
+        if pattern.is_identity() {
+            tuples
+        } else {
+            let p = pattern.clone();
+            tuples.flat_map(move |row| p.bind(&row))
+        }
+    }
+
+    /// The shared arrangement `spec`: built once per loop for the stratum's own relations,
+    /// entered from outside for lower ones.
+    fn arrangement(&mut self, spec: &ArrSpec) -> InnerArr<'i> {
+        if !self.here.contains(&spec.pattern.rel) {
+            if let Some(a) = self.entered.get(spec) {
+                return InnerArr::Entered(a.clone());
+            }
+            let arr = self.lower_arrs[spec].clone().enter(self.scope);
+            self.entered.insert(spec.clone(), arr.clone());
+            return InnerArr::Entered(arr);
+        }
+        if let Some(a) = self.local.get(spec) {
+            return InnerArr::Local(a.clone());
+        }
+        let name = format!("arrange {}", spec.describe(self.program));
+        let val = spec.val();
+        let s = spec.clone();
+        let arr = self
+            .tuples(spec.pattern.rel)
+            .flat_map(move |row| s.pattern.bind(&row).map(|b| s.split(&b, &val)))
+            .arrange_by_key_named(&name);
+        self.local.insert(spec.clone(), arr.clone());
+        InnerArr::Local(arr)
+    }
+
+    /// The derivations of one rule in this round. The comments give the general rule shape
+    /// each code path implements; the rule's own text names its operators.
+    fn rule(&mut self, plan: &RulePlan) -> InnerColl<'i> {
+        let mut rows = match &plan.start {
+            // H :- A, C1, ..., Ck.  (one positive atom: scan its bindings, filter, project)
+            Start::Scan { pattern, logic } => {
+                let bindings = self.bindings(pattern);
+                if logic.is_identity(pattern.width) {
+                    bindings
+                } else {
+                    let logic = logic.clone();
+                    bindings.flat_map(move |b| logic.apply(&[], &b, &[]))
+                }
+            }
+            // H :- A1(k, u), A2(k, w), ...  (join A1 and A2 on their shared variables k, both
+            // through shared arrangements keyed by k)
+            Start::Join { left, right, logic } => {
+                let l = self.arrangement(left);
+                let r = self.arrangement(right);
+                join(l, r, logic.clone())
+            }
+        };
+        for step in &plan.joins {
+            // ..., B(k, w), ...  (the rule's bindings so far, keyed by the variables k they
+            // share with B, joined with B's shared arrangement keyed by k)
+            let name = format!(
+                "[{}] bindings by {:?} for {}",
+                plan.text,
+                step.key,
+                step.right.pattern.describe(self.program)
+            );
+            let (key, val) = (step.key.clone(), step.val.clone());
+            let keyed = rows
+                .map(move |b| (gather(&b, &key), gather(&b, &val)))
+                .arrange_by_key_named(&name);
+            let right = self.arrangement(&step.right);
+            rows = join(InnerArr::Local(keyed), right, step.logic.clone());
+        }
+        for neg in &plan.negations {
+            // ..., !N(k), ...  (antijoin: bindings minus those whose k is in N; N is a lower
+            // stratum, so a set constant within this loop)
+            let set = self.negation(&neg.pattern);
+            let name = format!(
+                "[{}] bindings by {:?} against !{}",
+                plan.text,
+                neg.key,
+                neg.pattern.describe(self.program)
+            );
+            let key = neg.key.clone();
+            let keyed = rows
+                .clone()
+                .map(move |b| (gather(&b, &key), b))
+                .arrange_by_key_named(&name);
+            let blocked = keyed.join_core(set, |_k: &Row, b: &Row, _: &Row| Some(b.clone()));
+            rows = rows.concat(blocked.negate());
+        }
+        // H(t1, ..., tn) :- ...  (project onto the head's variables and constants)
+        let head = StepLogic {
+            filters: Vec::new(),
+            output: plan.head.clone(),
+        };
+        if head.is_identity(plan.head.len()) && rows_width(plan) == plan.head.len() {
+            rows
+        } else {
+            rows.map(move |b| head.apply(&[], &b, &[]).unwrap_or_default())
+        }
+    }
+
+    fn negation(&mut self, pattern: &Pattern) -> EnteredArr<'i> {
+        self.lower_negs[pattern].clone().enter(self.scope)
+    }
+}
+
+/// Width of a rule's rows before the head projection.
+fn rows_width(plan: &RulePlan) -> usize {
+    let last = match plan.joins.last() {
+        Some(j) => &j.logic,
+        None => match &plan.start {
+            Start::Scan { pattern, logic } => {
+                if logic.is_identity(pattern.width) {
+                    return pattern.width;
+                }
+                logic
+            }
+            Start::Join { logic, .. } => logic,
+        },
+    };
+    last.output.len()
+}
+
+/// Joins two arrangements keyed alike; `logic` makes each output row from (key, left, right).
+fn join<'i>(left: InnerArr<'i>, right: InnerArr<'i>, logic: StepLogic) -> InnerColl<'i> {
+    macro_rules! go {
+        ($l:expr, $r:expr) => {
+            $l.join_core($r, move |k: &Row, l: &Row, r: &Row| logic.apply(k, l, r))
+        };
+    }
+    match (left, right) {
+        (InnerArr::Local(l), InnerArr::Local(r)) => go!(l, r),
+        (InnerArr::Local(l), InnerArr::Entered(r)) => go!(l, r),
+        (InnerArr::Entered(l), InnerArr::Local(r)) => go!(l, r),
+        (InnerArr::Entered(l), InnerArr::Entered(r)) => go!(l, r),
+    }
+}

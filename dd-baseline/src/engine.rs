@@ -1,0 +1,464 @@
+//! The `dd` engine: drives the compiled dataflow through the synchronous [`Engine`] interface.
+//!
+//! The engine *is* worker 0 of its process: that worker and its dataflow live on the engine's
+//! own thread, so with one worker a batch involves no thread hand-off at all. Further workers
+//! of the process run on threads of their own and take commands through channels. Each batch:
+//!
+//! 1. becomes the next timestamp; every local worker gets the same list of updates and feeds
+//!    its share (update `i` goes to global worker `i mod peers`, so every process, holding the
+//!    same stream, feeds each update exactly once in the cluster);
+//! 2. every worker advances and flushes every input — even with nothing to feed, or the
+//!    computation would wait for it forever — and steps until the probe passes the batch;
+//! 3. each worker hands over the consolidated net changes of derived relations it saw; the
+//!    engine applies them to its copy of the model, so [`Engine::model`] never asks the dataflow
+//!    and no batch scans the whole model.
+//!
+//! Waiting workers park rather than spin (the machines are small and shared), and a worker
+//! thread that panics sets a flag the engine checks while waiting, so a failure becomes an
+//! error rather than a hang.
+//!
+//! Timely's `execute` runs every worker on a thread of its own; to keep worker 0 here, the
+//! engine builds the communication allocators itself (the same steps as `execute_from`).
+
+use std::any::Any;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use dred_core::{Batch, BatchReport, Edb, Engine, EngineError, Model, Program, RelId, Tuple};
+use timely::communication::allocator::{Allocator, AllocatorBuilder, Thread};
+use timely::worker::Worker;
+use timely::WorkerConfig;
+
+use crate::compile::{self, Dataflow, Gather};
+use crate::config::DdConfig;
+use crate::plan::ProgramPlan;
+use crate::row::{row, Diff, Row, Time};
+
+/// The engine's name on the command line and in reports.
+pub const NAME: &str = "dd";
+
+/// How long a waiting worker parks before it looks again (messages wake it earlier).
+const PARK: Duration = Duration::from_millis(1);
+
+/// How long the engine waits for a reply before checking whether a worker failed.
+const POLL: Duration = Duration::from_millis(50);
+
+/// One update as fed to an input: relation, tuple, +1 or -1.
+type Update = (RelId, Row, Diff);
+
+/// A batch for the worker threads: feed these updates at `time`, complete it, reply with the
+/// net changes. Dropping the sender shuts the worker down.
+struct Command {
+    time: Time,
+    updates: Arc<Vec<Update>>,
+}
+
+/// This process's timely workers: worker 0 here, the others on threads.
+struct Runtime {
+    worker: Worker,
+    /// Worker 0's dataflow handles; `None` once shut down.
+    dataflow: Option<Dataflow>,
+    program: Arc<Program>,
+    /// One sender per worker thread; cleared to shut them down.
+    commands: Vec<Sender<Command>>,
+    replies: Receiver<Vec<Update>>,
+    failed: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+    /// Network threads of a cluster; dropped after the workers.
+    comms: Option<Box<dyn Any + Send>>,
+}
+
+/// Sets the shared flag when the worker thread holding it unwinds.
+struct FailFlag(Arc<AtomicBool>);
+
+impl Drop for FailFlag {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+fn misuse(message: impl Into<String>) -> EngineError {
+    EngineError::Misuse {
+        engine: NAME.into(),
+        message: message.into(),
+    }
+}
+
+/// The allocator of one worker; must run on the thread that will host the worker.
+fn allocator(builder: AllocatorBuilder) -> Allocator {
+    match builder {
+        AllocatorBuilder::Thread(_) => Allocator::Thread(Thread::default()),
+        AllocatorBuilder::Process(p) => Allocator::Process(p.build()),
+        AllocatorBuilder::Tcp(t) => Allocator::Tcp(t.build()),
+    }
+}
+
+/// Feeds one worker's share of a batch at `time` and advances every input past it.
+fn feed(
+    worker: &Worker,
+    dataflow: &mut Dataflow,
+    program: &Program,
+    time: Time,
+    updates: &[Update],
+) {
+    let index = worker.index();
+    let peers = worker.peers();
+    for (i, (rel, tuple, diff)) in updates.iter().enumerate() {
+        if i % peers == index {
+            if let Some(Some(input)) = dataflow.inputs.get_mut(*rel) {
+                input.update(tuple.clone(), *diff);
+            }
+        }
+    }
+    let next = time + 1;
+    if let Some(facts) = dataflow.facts.as_mut() {
+        if index == 0 {
+            for f in &program.facts {
+                facts.insert((f.rel, row(&f.tuple)));
+            }
+        }
+        facts.advance_to(next);
+        facts.flush();
+    }
+    // Program facts never change: closing their input lets it drop out of progress tracking.
+    dataflow.facts = None;
+    for input in dataflow.inputs.iter_mut().flatten() {
+        input.advance_to(next);
+        input.flush();
+    }
+}
+
+/// A worker thread's life: build the dataflow, serve batches until the engine hangs up, then
+/// step until every worker has shut down.
+fn serve(
+    builder: AllocatorBuilder,
+    program: &Program,
+    plan: &ProgramPlan,
+    gather_to: Gather,
+    commands: &Receiver<Command>,
+    replies: &Sender<Vec<Update>>,
+) {
+    let mut worker = Worker::new(
+        WorkerConfig::default(),
+        allocator(builder),
+        Some(Instant::now()),
+    );
+    let mut dataflow = compile::build(&mut worker, program, plan, gather_to);
+    while let Ok(Command { time, updates }) = commands.recv() {
+        feed(&worker, &mut dataflow, program, time, &updates);
+        let next = time + 1;
+        let probe = dataflow.probe.clone();
+        worker.step_or_park_while(Some(PARK), || probe.less_than(&next));
+        let changes = std::mem::take(&mut *dataflow.changes.borrow_mut());
+        if replies.send(changes).is_err() {
+            break;
+        }
+    }
+    drop(dataflow);
+    while worker.has_dataflows() {
+        worker.step_or_park(Some(PARK));
+    }
+}
+
+impl Runtime {
+    /// Starts the workers of this process; with a cluster, returns once every process is
+    /// connected.
+    fn start(program: Arc<Program>, config: &DdConfig) -> Result<Runtime, EngineError> {
+        let plan = Arc::new(ProgramPlan::new(&program));
+        let gather_to = Gather {
+            processes: config.cluster().processes(),
+            threads: config.workers(),
+        };
+        let (builders, comms) = config
+            .timely()
+            .communication
+            .try_build()
+            .map_err(|e| misuse(format!("cannot start timely: {e}")))?;
+        let mut builders = builders.into_iter();
+        let first = builders
+            .next()
+            .ok_or_else(|| misuse("timely configured no worker"))?;
+        let failed = Arc::new(AtomicBool::new(false));
+        let (reply_tx, replies) = channel();
+        let mut commands = Vec::new();
+        let mut threads = Vec::new();
+        for (i, builder) in builders.enumerate() {
+            let (tx, rx) = channel::<Command>();
+            let (program, plan, replies, flag) = (
+                program.clone(),
+                plan.clone(),
+                reply_tx.clone(),
+                failed.clone(),
+            );
+            let handle = std::thread::Builder::new()
+                .name(format!("timely:work-{}", i + 1))
+                .spawn(move || {
+                    let _flag = FailFlag(flag);
+                    serve(builder, &program, &plan, gather_to, &rx, &replies);
+                })
+                .map_err(|e| misuse(format!("cannot start a worker thread: {e}")))?;
+            commands.push(tx);
+            threads.push(handle);
+        }
+        let mut worker = Worker::new(
+            WorkerConfig::default(),
+            allocator(first),
+            Some(Instant::now()),
+        );
+        let dataflow = compile::build(&mut worker, &program, &plan, gather_to);
+        Ok(Runtime {
+            worker,
+            dataflow: Some(dataflow),
+            program,
+            commands,
+            replies,
+            failed,
+            threads,
+            comms: Some(comms),
+        })
+    }
+
+    /// Runs one timestamp on every local worker; returns their changes, concatenated.
+    fn step(&mut self, time: Time, updates: Vec<Update>) -> Result<Vec<Update>, EngineError> {
+        let dataflow = self
+            .dataflow
+            .as_mut()
+            .ok_or_else(|| misuse("the dataflow has shut down"))?;
+        let updates = Arc::new(updates);
+        for tx in &self.commands {
+            tx.send(Command {
+                time,
+                updates: updates.clone(),
+            })
+            .map_err(|_| misuse("a timely worker has stopped"))?;
+        }
+        feed(&self.worker, dataflow, &self.program, time, &updates);
+        let next = time + 1;
+        let alone = self.worker.peers() == 1;
+        while dataflow.probe.less_than(&next) {
+            if alone {
+                self.worker.step();
+            } else {
+                if self.failed.load(Ordering::SeqCst) {
+                    return Err(misuse("a timely worker panicked"));
+                }
+                self.worker.step_or_park(Some(PARK));
+            }
+        }
+        let mut all = std::mem::take(&mut *dataflow.changes.borrow_mut());
+        let mut pending = self.commands.len();
+        while pending > 0 {
+            match self.replies.recv_timeout(POLL) {
+                Ok(mut changes) => {
+                    all.append(&mut changes);
+                    pending -= 1;
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if self.failed.load(Ordering::SeqCst) {
+                        return Err(misuse("a timely worker panicked"));
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(misuse("every timely worker thread has stopped"));
+                }
+            }
+        }
+        Ok(all)
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        // Hanging up tells the worker threads to close their inputs; closing ours too lets
+        // the dataflow drain on every worker.
+        self.commands.clear();
+        self.dataflow = None;
+        while self.worker.has_dataflows() && !self.failed.load(Ordering::SeqCst) {
+            self.worker.step_or_park(Some(PARK));
+        }
+        if self.failed.load(Ordering::SeqCst) {
+            // Surviving workers may wait forever for the failed one: join nothing.
+            for t in self.threads.drain(..) {
+                std::mem::forget(t);
+            }
+            std::mem::forget(self.comms.take());
+            return;
+        }
+        for t in self.threads.drain(..) {
+            // A panic was already reported through the flag.
+            let _ = t.join();
+        }
+    }
+}
+
+/// The differential-dataflow engine. See the crate documentation for how it is built and fed.
+pub struct DdEngine {
+    program: Arc<Program>,
+    config: DdConfig,
+    /// Workers started ahead of materialisation (so that connecting a cluster is not timed), or
+    /// why they could not start.
+    runtime: Option<Result<Runtime, EngineError>>,
+    /// True once the runtime has run a timestamp: a new materialisation needs a fresh one.
+    used: bool,
+    time: Time,
+    model: Model,
+    last: (usize, usize),
+}
+
+impl std::fmt::Debug for DdEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DdEngine")
+            .field("config", &self.config)
+            .field("time", &self.time)
+            .field("model_size", &self.model.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl DdEngine {
+    /// An engine for `program` with `config`. The workers start now (with a cluster: this waits
+    /// until every process is connected); a failure to start is reported by
+    /// [`Engine::materialise`].
+    pub fn new(program: Arc<Program>, config: DdConfig) -> Self {
+        let runtime = Some(Runtime::start(program.clone(), &config));
+        DdEngine {
+            model: Model::empty(&program),
+            program,
+            config,
+            runtime,
+            used: false,
+            time: 0,
+            last: (0, 0),
+        }
+    }
+
+    /// As [`DdEngine::new`], but failing at once when the workers cannot start.
+    pub fn start(program: Arc<Program>, config: DdConfig) -> Result<Self, EngineError> {
+        let mut engine = DdEngine::new(program, config);
+        match engine.runtime.take() {
+            Some(Err(e)) => Err(e),
+            other => {
+                engine.runtime = other;
+                Ok(engine)
+            }
+        }
+    }
+
+    /// The configuration the engine runs with.
+    pub fn config(&self) -> &DdConfig {
+        &self.config
+    }
+
+    /// Facts (removed, added) in the derived relations by the last batch or materialisation.
+    pub fn last_change(&self) -> (usize, usize) {
+        self.last
+    }
+
+    /// Runs one timestamp and applies its net changes to the model.
+    fn run(&mut self, time: Time, updates: Vec<Update>) -> Result<(), EngineError> {
+        let runtime = match self.runtime.as_mut() {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => return Err(misuse(e.to_string())),
+            None => return Err(misuse("batch applied before materialisation")),
+        };
+        let changes = runtime.step(time, updates)?;
+        self.used = true;
+        self.last = apply_changes(&mut self.model, changes)?;
+        Ok(())
+    }
+}
+
+/// Applies net changes to the model; each must add an absent fact or remove a present one.
+/// Returns (removed, added).
+fn apply_changes(model: &mut Model, changes: Vec<Update>) -> Result<(usize, usize), EngineError> {
+    let mut added: Vec<Vec<Tuple>> = vec![Vec::new(); model.relations.len()];
+    let mut removed: Vec<Vec<Row>> = vec![Vec::new(); model.relations.len()];
+    for (rel, tuple, diff) in changes {
+        match diff {
+            1 => added[rel].push(tuple.to_vec()),
+            -1 => removed[rel].push(tuple),
+            d => {
+                return Err(misuse(format!(
+                    "internal: derived fact of relation {rel} changed by {d}, not by ±1"
+                )))
+            }
+        }
+    }
+    let (mut n_removed, mut n_added) = (0, 0);
+    for (rel, (adds, rems)) in added.into_iter().zip(removed).enumerate() {
+        let set = &mut model.relations[rel];
+        for t in &rems {
+            if !set.remove(&t[..]) {
+                return Err(misuse(format!(
+                    "internal: removal of absent fact {t:?} of relation {rel}"
+                )));
+            }
+        }
+        n_removed += rems.len();
+        n_added += adds.len();
+        if set.is_empty() {
+            // Bulk build (sorted once) when filling an empty relation, as at materialisation.
+            let expected = adds.len();
+            *set = adds.into_iter().collect::<BTreeSet<Tuple>>();
+            if set.len() != expected {
+                return Err(misuse(format!(
+                    "internal: a fact of relation {rel} was added twice"
+                )));
+            }
+        } else {
+            for t in adds {
+                if !set.insert(t) {
+                    return Err(misuse(format!(
+                        "internal: addition of a present fact of relation {rel}"
+                    )));
+                }
+            }
+        }
+    }
+    Ok((n_removed, n_added))
+}
+
+impl Engine for DdEngine {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
+        if self.used || self.runtime.is_none() {
+            // A second materialisation starts from an empty dataflow.
+            self.runtime = None;
+            self.runtime = Some(Runtime::start(self.program.clone(), &self.config));
+            self.used = false;
+        }
+        self.model = Model::empty(&self.program);
+        self.time = 0;
+        let updates = edb.facts().map(|f| (f.rel, row(&f.tuple), 1)).collect();
+        self.run(0, updates)?;
+        Ok(BatchReport::default())
+    }
+
+    fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
+        if !self.used {
+            return Err(misuse("batch applied before materialisation"));
+        }
+        let updates = batch
+            .deletions
+            .iter()
+            .map(|f| (f.rel, row(&f.tuple), -1))
+            .chain(batch.insertions.iter().map(|f| (f.rel, row(&f.tuple), 1)))
+            .collect();
+        self.time += 1;
+        self.run(self.time, updates)?;
+        Ok(BatchReport::default())
+    }
+
+    fn model(&self) -> Model {
+        self.model.clone()
+    }
+}
