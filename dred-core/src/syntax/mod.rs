@@ -1,6 +1,6 @@
 //! The Soufflé subset as text: tokens, parsing, and the untyped abstract syntax tree.
 //!
-//! Nothing here knows which relations exist; [`crate::check`] turns an [`ast::Program`] into a
+//! Nothing here knows which relations exist; [`check`](mod@crate::check) turns an [`ast::Program`] into a
 //! checked [`crate::Program`].
 
 pub mod ast;
