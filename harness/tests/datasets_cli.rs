@@ -3,33 +3,10 @@
 //! are reproducible by seed; malformed input is refused with `file:line`. Nothing here uses
 //! the network: each command runs with an empty temporary cache.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{dredbench_in_cache as dredbench, stderr, stdout};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn dredbench(cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dredbench"))
-        .args(args)
-        .current_dir(repo())
-        .env("DREDBENCH_CACHE", cache)
-        .env_remove("DREDBENCH_DATASETS")
-        .output()
-        .expect("dredbench runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use std::path::Path;
 
 /// `dredbench datasets path NAME`.
 fn facts_of(cache: &Path, name: &str) -> String {

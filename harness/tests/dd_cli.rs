@@ -3,33 +3,17 @@
 //! the same model as one process. Every child process runs under a timeout, so a cluster that
 //! fails to connect fails the test instead of hanging CI.
 
+mod common;
+use common::{dredbench, repo, stderr};
+
 use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// Longest a cluster run may take before its processes are killed.
 const CLUSTER_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn dredbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dredbench"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("dredbench runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")

@@ -1,22 +1,7 @@
 //! `dredbench run --query` and `dredbench rewrite` on the seed query of SPEC §6.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn dredbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dredbench"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("dredbench runs")
-}
+mod common;
+use common::dredbench;
 
 #[test]
 fn seed_query_is_maintained_with_its_demand() {

@@ -2,27 +2,10 @@
 //! the seed's figures in the report and the trace (SPEC §6), and the negative control
 //! failing the model check with exit 1.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{dredbench, stderr};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn dredbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dredbench"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("dredbench runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::path::Path;
 
 /// The report row of one engine and batch, as (column name → value).
 fn row(report: &Path, engine: &str, batch: &str) -> Row {

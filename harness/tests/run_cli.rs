@@ -1,27 +1,10 @@
 //! End-to-end tests of `dredbench run`: the seed figures, outputs, exit codes, and located
 //! errors for every kind of bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{dredbench, stderr};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn dredbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dredbench"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("dredbench runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::path::Path;
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);

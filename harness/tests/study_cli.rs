@@ -1,32 +1,18 @@
 //! End-to-end: `dredbench study --quick`, `sweep` (a failed case is a row, the sweep goes
 //! on), and `regress` on the study's own report (passes) and on tampered copies (fails).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::dredbench_in_cache;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn dredbench(args: &[&str], cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dredbench"))
-        .args(args)
-        .current_dir(repo())
-        .env("DREDBENCH_CACHE", cache)
-        .output()
-        .expect("dredbench runs")
-}
+use std::path::Path;
 
 #[test]
 fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
     let tmp = tempfile::tempdir().expect("tmp");
     let out = tmp.path().join("study");
-    let o = dredbench(
-        &["study", "--quick", "--out", out.to_str().expect("utf-8")],
+    let o = dredbench_in_cache(
         tmp.path(),
+        &["study", "--quick", "--out", out.to_str().expect("utf-8")],
     );
     assert_eq!(
         o.status.code(),
@@ -42,7 +28,8 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
     let report = out.join("report.csv");
 
     let regress = |path: &Path| {
-        dredbench(
+        dredbench_in_cache(
+            tmp.path(),
             &[
                 "regress",
                 "--baseline",
@@ -52,7 +39,6 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
                 "--tolerance",
                 "1000",
             ],
-            tmp.path(),
         )
     };
     assert_eq!(regress(&report).status.code(), Some(0));
@@ -110,7 +96,8 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
 fn a_failed_case_is_a_row_and_the_sweep_goes_on() {
     let tmp = tempfile::tempdir().expect("tmp");
     let report = tmp.path().join("sweep.csv");
-    let o = dredbench(
+    let o = dredbench_in_cache(
+        tmp.path(),
         &[
             "sweep",
             "--datasets",
@@ -128,7 +115,6 @@ fn a_failed_case_is_a_row_and_the_sweep_goes_on() {
             "--report",
             report.to_str().expect("utf-8"),
         ],
-        tmp.path(),
     );
     assert_eq!(
         o.status.code(),

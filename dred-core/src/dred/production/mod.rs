@@ -235,7 +235,6 @@ impl Engine for Dred {
             self.trace_facts,
         );
         // As the reference, batch 0 leaves `inserted` empty: the model's size says it all.
-        let _ = outcome.inserted;
         let mut report = BatchReport {
             insert_us: Some(t.elapsed().as_micros() as u64),
             ..BatchReport::default()
