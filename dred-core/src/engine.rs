@@ -232,6 +232,25 @@ impl Round {
     }
 }
 
+/// Work done by one phase, counted as it runs (not estimated): deterministic for a given
+/// program, plan and input, so it explains and compares costs where wall time is noisy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Hash probes into stored relations: one per index lookup, membership test or row
+    /// insertion. Bookkeeping sets of a batch (D, pending) are not counted.
+    pub probes: u64,
+    /// Stored rows visited by joins (every candidate row an index lookup or scan yields,
+    /// tombstones included) plus rows removed or revived.
+    pub touched: u64,
+}
+
+impl std::ops::AddAssign for Work {
+    fn add_assign(&mut self, other: Work) {
+        self.probes += other.probes;
+        self.touched += other.touched;
+    }
+}
+
 /// What an engine reports about one batch (or the initial materialisation). Figures an engine
 /// does not compute stay `None` and are left empty in reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -254,6 +273,12 @@ pub struct BatchReport {
     pub body_len: Option<u64>,
     /// Body-membership tests made in phase 2.
     pub membership_tests: Option<u64>,
+    /// Work counted in phase 1 (engines that count it).
+    pub overdelete_work: Option<Work>,
+    /// Work counted in phase 2.
+    pub rederive_work: Option<Work>,
+    /// Work counted in phase 3; for `recompute`, the whole evaluation.
+    pub insert_work: Option<Work>,
     /// Per-round frontiers of each phase, in order; empty for engines without phases.
     pub rounds: Vec<Round>,
 }

@@ -8,9 +8,10 @@
 //! repeated across rounds. Rows derived during a round have ids past every visible range, so
 //! they can be inserted at once without being seen until the next round.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
-use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model};
+use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model, Work};
 use crate::plan::{compare, plan_rule, Operand, RulePlan, Step, Version};
 use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowId, RowRange};
@@ -56,13 +57,44 @@ struct StratumPlan {
     recursive: Vec<RulePlan>,
 }
 
-/// Runs rule plans over a set of relations with given visible ranges.
+/// Counts [`Work`] while relations are borrowed immutably by a [`Matcher`] (hence cells).
+#[derive(Debug, Default)]
+pub struct WorkCounter {
+    probes: Cell<u64>,
+    touched: Cell<u64>,
+}
+
+impl WorkCounter {
+    /// Counts `n` hash probes.
+    #[inline]
+    pub fn probe(&self, n: u64) {
+        self.probes.set(self.probes.get() + n);
+    }
+
+    /// Counts `n` stored rows visited or written.
+    #[inline]
+    pub fn touch(&self, n: u64) {
+        self.touched.set(self.touched.get() + n);
+    }
+
+    /// The work counted so far.
+    pub fn total(&self) -> Work {
+        Work {
+            probes: self.probes.get(),
+            touched: self.touched.get(),
+        }
+    }
+}
+
+/// Runs rule plans over a set of relations with given visible ranges, counting its work.
 #[derive(Debug)]
 pub struct Matcher<'a> {
     /// All relations, indexed by id.
     pub relations: &'a [Relation],
     /// Visible ranges, indexed by relation id.
     pub versions: &'a [Versions],
+    /// Where index lookups, membership tests and visited rows are counted.
+    pub work: &'a WorkCounter,
 }
 
 impl Matcher<'_> {
@@ -135,6 +167,7 @@ impl Matcher<'_> {
                 let relation = &self.relations[*rel];
                 let mut buf = [0; 8];
                 let key = fill_key(key, vars, &mut buf);
+                self.work.probe(1);
                 let present = match index {
                     None => relation.contains(&key),
                     Some(ix) => relation
@@ -160,6 +193,7 @@ impl Matcher<'_> {
                 };
                 if plan.seed_step == Some(i) {
                     if let Some(row) = seed {
+                        self.work.touch(1);
                         return visit(row, vars, emit);
                     }
                 }
@@ -175,29 +209,36 @@ impl Matcher<'_> {
                             if (!check_live || relation.is_live(r))
                                 && !visit(relation.row(r), vars, emit)
                             {
+                                self.work.touch((r - range.lo + 1) as u64);
                                 return false;
                             }
                         }
+                        self.work.touch((range.hi - range.lo) as u64);
                     }
                     Some(ix) => {
                         let mut buf = [0; 8];
                         let key = fill_key(&a.key, vars, &mut buf);
+                        self.work.probe(1);
                         let rows = relation.lookup(ix, &key);
                         let start = if range.lo == 0 {
                             0
                         } else {
                             rows.partition_point(|&r| r < range.lo)
                         };
+                        let mut visited = 0;
                         for &r in &rows[start..] {
                             if r >= range.hi {
                                 break;
                             }
+                            visited += 1;
                             if (!check_live || relation.is_live(r))
                                 && !visit(relation.row(r), vars, emit)
                             {
+                                self.work.touch(visited);
                                 return false;
                             }
                         }
+                        self.work.touch(visited);
                     }
                 }
                 true
@@ -231,6 +272,9 @@ pub struct Evaluator {
     plans: Vec<StratumPlan>,
     /// Instances matched in the last [`Evaluator::evaluate`] (a work measure).
     pub instances_matched: u64,
+    /// Work of the last [`Evaluator::evaluate`]: joins, plus one probe per EDB row loaded
+    /// and per derived head inserted.
+    pub work: Work,
 }
 
 impl Evaluator {
@@ -284,6 +328,7 @@ impl Evaluator {
             relations,
             plans,
             instances_matched: 0,
+            work: Work::default(),
         }
     }
 
@@ -302,7 +347,9 @@ impl Evaluator {
         for r in &mut self.relations {
             r.clear();
         }
+        let work = WorkCounter::default();
         for (rel, tuple) in edb {
+            work.probe(1);
             self.relations[rel].insert(tuple);
         }
         self.instances_matched = 0;
@@ -322,9 +369,11 @@ impl Evaluator {
                 let n = Matcher {
                     relations: &self.relations,
                     versions: &versions,
+                    work: &work,
                 }
                 .run(plan, &mut out);
                 self.instances_matched += n;
+                work.probe(n);
                 insert_flat(&mut self.relations[plan.head_rel], &out, n);
             }
             if self.plans[s].recursive.is_empty() {
@@ -346,9 +395,11 @@ impl Evaluator {
                     let n = Matcher {
                         relations: &self.relations,
                         versions: &versions,
+                        work: &work,
                     }
                     .run(plan, &mut out);
                     self.instances_matched += n;
+                    work.probe(n);
                     insert_flat(&mut self.relations[plan.head_rel], &out, n);
                 }
                 let mut changed = false;
@@ -367,6 +418,7 @@ impl Evaluator {
                 versions[rel] = Versions::complete(&self.relations[rel]);
             }
         }
+        self.work = work.total();
         if cfg!(debug_assertions) {
             for r in &self.relations {
                 r.check_invariants();
@@ -427,7 +479,10 @@ impl Recompute {
             .enumerate()
             .flat_map(|(rel, ts)| ts.iter().map(move |t| (rel, t.as_slice())));
         self.evaluator.evaluate(facts);
-        BatchReport::default()
+        BatchReport {
+            insert_work: Some(self.evaluator.work),
+            ..BatchReport::default()
+        }
     }
 }
 

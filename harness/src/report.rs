@@ -54,6 +54,24 @@ pub struct ReportRow {
     pub body_len: Option<u64>,
     /// Body-membership tests in phase 2.
     pub membership_tests: Option<u64>,
+    /// Phase 1 hash probes into stored relations (index lookups, membership tests, inserts).
+    #[serde(default)]
+    pub overdelete_probes: Option<u64>,
+    /// Phase 1 stored rows visited by joins, removed or revived.
+    #[serde(default)]
+    pub overdelete_touched: Option<u64>,
+    /// Phase 2 hash probes.
+    #[serde(default)]
+    pub rederive_probes: Option<u64>,
+    /// Phase 2 rows touched.
+    #[serde(default)]
+    pub rederive_touched: Option<u64>,
+    /// Phase 3 hash probes; for `recompute`, those of the whole evaluation.
+    #[serde(default)]
+    pub insert_probes: Option<u64>,
+    /// Phase 3 rows touched; for `recompute`, those of the whole evaluation.
+    #[serde(default)]
+    pub insert_touched: Option<u64>,
     /// Git revision of the code that produced the row (`unknown` outside a checkout).
     #[serde(default)]
     pub git_rev: String,

@@ -255,11 +255,22 @@ impl Relation {
         Some(r)
     }
 
-    /// Makes a tombstone live again under its old id. Panics if the row is live or its values
-    /// were inserted again since (the caller revives only what it removed in the same batch).
+    /// Removes the live row `r`, leaving a tombstone: [`Relation::remove`] for a caller that
+    /// already holds the id, without its hash probe. Panics if `r` is not a live row.
+    pub fn remove_id(&mut self, r: RowId) {
+        assert!(
+            (r as usize) < self.len && self.is_live(r),
+            "row {r} is not live"
+        );
+        self.set_dead(r, true);
+    }
+
+    /// Makes a tombstone live again under its old id. Panics if the row is live; in debug
+    /// builds also if its values were inserted again since (the caller revives only what it
+    /// removed in the same batch, so release builds skip that hash probe).
     pub fn revive(&mut self, r: RowId) {
         assert!(!self.is_live(r), "row {r} is live");
-        assert_eq!(
+        debug_assert_eq!(
             self.find_row(self.row(r)),
             Some(r),
             "row {r} was superseded by a newer copy"
@@ -494,6 +505,15 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "is not live")]
+    fn remove_id_of_a_tombstone_panics() {
+        let mut r = Relation::new(1);
+        r.insert(&[7]);
+        r.remove_id(0);
+        r.remove_id(0);
+    }
+
+    #[test]
     fn remove_revive_reinsert_compact() {
         let mut r = Relation::new(2);
         let ix = r.ensure_index(&[0]);
@@ -512,7 +532,8 @@ mod tests {
         // Inserting the same values appends a new row.
         assert!(r.insert(&[1, 4]));
         assert_eq!(r.row_id(&[1, 4]), Some(10));
-        r.remove(&[0, 0]);
+        r.remove_id(0);
+        assert!(!r.contains(&[0, 0]) && r.find_row(&[0, 0]) == Some(0));
         r.check_invariants();
         assert!(r.compact());
         assert_eq!((r.len(), r.end(), r.dead_count()), (9, 9, 0));

@@ -7,7 +7,10 @@
 //! after normalisation, over-deleted, rederived and inserted counts, and the model's size and
 //! net change. Times are never compared absolutely — machines differ and are shared — but as
 //! the median, over the batches of a case, of an engine's time divided by the reference
-//! engine's time on the same batch, measured side by side in the same run.
+//! engine's time on the same batch, measured side by side in the same run. Work counters
+//! (probes and rows touched) are deterministic for a given plan, so growth of an engine's
+//! total work on a case past a small tolerance fails too, with no noise to allow for;
+//! baselines written before the counters existed skip this check.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +41,10 @@ pub struct RegressArgs {
     /// ratios: at that scale timer noise dominates.
     #[arg(long, default_value_t = 200)]
     pub min_time_us: u64,
+    /// Allowed relative growth of an engine's total work (probes plus rows touched, summed
+    /// over a case's batches).
+    #[arg(long, default_value_t = 0.1)]
+    pub work_tolerance: f64,
 }
 
 /// Identifies one case of one engine across runs: everything but the batch.
@@ -107,6 +114,26 @@ fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 8] {
         ("model_added", Some(r.model_added)),
         ("model_size", Some(r.model_size)),
     ]
+}
+
+/// Total work (probes plus rows touched, all phases, all batches) per case, for engines
+/// that count it.
+fn work_totals(rows: &[ReportRow]) -> BTreeMap<CaseKey, u64> {
+    let mut totals: BTreeMap<CaseKey, u64> = BTreeMap::new();
+    for r in rows {
+        let counters = [
+            r.overdelete_probes,
+            r.overdelete_touched,
+            r.rederive_probes,
+            r.rederive_touched,
+            r.insert_probes,
+            r.insert_touched,
+        ];
+        if counters.iter().any(Option::is_some) {
+            *totals.entry(CaseKey::of(r)).or_default() += counters.iter().flatten().sum::<u64>();
+        }
+    }
+    totals
 }
 
 /// Median time ratio engine / reference per case.
@@ -179,6 +206,24 @@ pub fn find_regressions(
             }
         }
     }
+    let new_work = work_totals(report);
+    for (case, old) in work_totals(baseline) {
+        if let Some(&now) = new_work.get(&case) {
+            if now as f64 > old as f64 * (1.0 + args.work_tolerance) {
+                problems.push(format!(
+                    "work grew: {} {} {} size {:?} engine {}: {} -> {} probes + rows touched (tolerance {:.0}%)",
+                    case.dataset,
+                    case.program,
+                    case.kind,
+                    case.size,
+                    case.engine,
+                    old,
+                    now,
+                    args.work_tolerance * 100.0
+                ));
+            }
+        }
+    }
     let old_ratios = time_ratios(baseline, &args.reference_engine, args.min_time_us);
     let new_ratios = time_ratios(report, &args.reference_engine, args.min_time_us);
     for (case, old) in &old_ratios {
@@ -237,6 +282,7 @@ mod tests {
             tolerance: 0.5,
             reference_engine: "recompute".into(),
             min_time_us: 0,
+            work_tolerance: 0.1,
         }
     }
 
@@ -252,6 +298,8 @@ mod tests {
                     batch,
                     eff_del: 1,
                     overdeleted: (engine == "dred").then_some(5),
+                    overdelete_probes: (engine == "dred").then_some(50),
+                    insert_touched: Some(200),
                     model_size: 40,
                     time_us: t,
                     ..ReportRow::default()
@@ -294,6 +342,18 @@ mod tests {
             row.time_us *= 3;
         }
         assert!(find_regressions(&base, &r, &args()).is_empty());
+
+        // Work is deterministic: 5% more passes, 20% more fails, less passes.
+        for (factor, fails) in [(1.05, false), (1.2, true), (0.5, false)] {
+            let mut r = rows();
+            for row in r.iter_mut().filter(|x| x.engine == "dred") {
+                row.overdelete_probes = Some((50.0 * factor) as u64);
+                row.insert_touched = Some((200.0 * factor) as u64);
+            }
+            let p = find_regressions(&base, &r, &args());
+            assert_eq!(p.len(), usize::from(fails), "{factor}: {p:?}");
+            assert!(!fails || p[0].contains("work grew"), "{p:?}");
+        }
 
         let r = rows()[..4].to_vec();
         assert!(find_regressions(&base, &r, &args())

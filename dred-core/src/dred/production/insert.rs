@@ -7,8 +7,8 @@
 //! Postcondition: the live rows are the least model of the program on I' = (I \ D-) ∪ A+.
 
 use super::Plans;
-use crate::engine::{Fact, Phase, Round};
-use crate::eval::{insert_flat, Matcher, Versions};
+use crate::engine::{Fact, Phase, Round, Work};
+use crate::eval::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
 use crate::storage::{Relation, RowId};
 use crate::value::Value;
@@ -20,6 +20,8 @@ pub struct Inserted {
     pub inserted: usize,
     /// Round 1 is A+; round k+1 the facts first derived in round k.
     pub rounds: Vec<Round>,
+    /// Work of the phase (joins, one probe per fact of A+ and per instance's head).
+    pub work: Work,
 }
 
 /// Runs phase 3, appending to `relations`.
@@ -31,6 +33,8 @@ pub(crate) fn insert(
     trace_facts: bool,
 ) -> Inserted {
     let start: Vec<RowId> = relations.iter().map(Relation::end).collect();
+    let work = WorkCounter::default();
+    work.probe(additions.len() as u64);
     let mut added: Vec<Fact> = Vec::new();
     for f in additions {
         if relations[f.rel].insert(&f.tuple) {
@@ -39,6 +43,7 @@ pub(crate) fn insert(
     }
     let mut out = Inserted::default();
     if added.is_empty() {
+        out.work = work.total();
         return out;
     }
     let first = added.len();
@@ -78,8 +83,10 @@ pub(crate) fn insert(
                 let n = Matcher {
                     relations,
                     versions: &versions,
+                    work: &work,
                 }
                 .run(plan, &mut buf);
+                work.probe(n);
                 insert_flat(&mut relations[plan.head_rel], &buf, n);
             }
         }
@@ -118,5 +125,6 @@ pub(crate) fn insert(
         .filter(|(rel, _)| program.is_idb(*rel))
         .map(|(rel, r)| (start[rel]..r.end()).filter(|&row| r.is_live(row)).count())
         .sum();
+    out.work = work.total();
     out
 }

@@ -42,7 +42,7 @@ use crate::value::{Tuple, Value};
 pub type RowRef = (RelId, RowId);
 
 /// Plans made once per program.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Plans {
     /// For each relation, the plans of every (rule, positive body atom over it): the atom is
     /// seeded with one fact, the other atoms match every live row.
@@ -114,18 +114,19 @@ impl Plans {
 /// Binds the head of `rule` to `tuple` into `vars`; false when a constant or a repeated
 /// variable of the head disagrees with the tuple.
 pub(crate) fn bind_head(head: &[Term], tuple: &[Value], vars: &mut [Value]) -> bool {
-    let mut set: Vec<usize> = Vec::new();
-    for (t, &v) in head.iter().zip(tuple) {
+    for (i, (t, &v)) in head.iter().zip(tuple).enumerate() {
         match *t {
             Term::Const(c) if c != v => return false,
             Term::Var(x) => {
-                if set.contains(&x) {
+                // A variable repeated in the head was bound at its first position. Heads are
+                // short, so rescanning them beats allocating a set per call (once per
+                // over-deleted fact and rule).
+                if head[..i].contains(&Term::Var(x)) {
                     if vars[x] != v {
                         return false;
                     }
                 } else {
                     vars[x] = v;
-                    set.push(x);
                 }
             }
             _ => {}
@@ -134,8 +135,9 @@ pub(crate) fn bind_head(head: &[Term], tuple: &[Value], vars: &mut [Value]) -> b
     true
 }
 
-/// The production DRed engine.
-#[derive(Debug)]
+/// The production DRed engine. Cloning copies the whole model (benchmarks use it to replay
+/// one batch from the same state).
+#[derive(Clone, Debug)]
 pub struct Dred {
     program: Arc<Program>,
     relations: Vec<Relation>,
@@ -197,7 +199,48 @@ impl Dred {
         }
     }
 
-    /// Compacts relations whose tombstones outnumber their live rows.
+    /// Phase 1 on the current model: D from `deletions` (the D- of a normalised batch, so
+    /// every fact is present), then D removed. Call [`Dred::rederive`] with the result next:
+    /// until then the model lacks every over-deleted fact. Panics before
+    /// [`Engine::materialise`].
+    pub fn overdelete(&mut self, deletions: &[Fact]) -> overdelete::OverDeleted {
+        assert!(self.materialised, "dred: overdelete before materialise");
+        let mut over =
+            overdelete::overdelete(&self.program, &self.relations, &self.plans, deletions);
+        // D leaves the model by row id; survivors are what stays live.
+        for &(rel, r) in &over.deleted {
+            self.relations[rel].remove_id(r);
+        }
+        over.work.touched += over.deleted.len() as u64;
+        over
+    }
+
+    /// Phase 2: restores the over-deleted facts that still have a proof. `over` must be the
+    /// result of the [`Dred::overdelete`] just before (its row ids index this model).
+    pub fn rederive(&mut self, over: &overdelete::OverDeleted) -> rederive::Rederived {
+        rederive::rederive(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            &self.program_facts,
+            &over.overdeleted_idb,
+        )
+    }
+
+    /// Phase 3: adds `insertions` (the A+ of a normalised batch) and what follows from them.
+    /// Afterwards the model is the least model of the program on the updated EDB.
+    pub fn insert(&mut self, insertions: &[Fact]) -> insert::Inserted {
+        assert!(self.materialised, "dred: insert before materialise");
+        insert::insert(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            insertions,
+            self.trace_facts,
+        )
+    }
+
+    /// Between batches: compacts relations whose tombstones outnumber their live rows.
     fn compact(&mut self) {
         for r in &mut self.relations {
             if r.dead_count() > 1024 && r.dead_count() > r.len() {
@@ -226,22 +269,16 @@ impl Engine for Dred {
                 .iter()
                 .map(|f| Fact::new(f.rel, f.tuple.clone())),
         );
-        let t = Instant::now();
-        let outcome = insert::insert(
-            &self.program,
-            &mut self.relations,
-            &self.plans,
-            &first,
-            self.trace_facts,
-        );
-        // As the reference, batch 0 leaves `inserted` empty: the model's size says it all.
-        let mut report = BatchReport {
-            insert_us: Some(t.elapsed().as_micros() as u64),
-            ..BatchReport::default()
-        };
-        report.rounds = outcome.rounds;
         self.materialised = true;
-        Ok(report)
+        let t = Instant::now();
+        let outcome = self.insert(&first);
+        // As the reference, batch 0 leaves `inserted` empty: the model's size says it all.
+        Ok(BatchReport {
+            insert_us: Some(t.elapsed().as_micros() as u64),
+            insert_work: Some(outcome.work),
+            rounds: outcome.rounds,
+            ..BatchReport::default()
+        })
     }
 
     fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
@@ -254,51 +291,32 @@ impl Engine for Dred {
         let mut report = BatchReport::default();
 
         let t = Instant::now();
-        let over = overdelete::overdelete(
-            &self.program,
-            &self.relations,
-            &self.plans,
-            &batch.deletions,
-        );
+        let over = self.overdelete(&batch.deletions);
+        report.overdelete_us = Some(t.elapsed().as_micros() as u64);
+        report.overdeleted = Some(over.overdeleted_idb.len());
+        report.overdelete_work = Some(over.work);
         let mut rounds: Vec<Round> = over
             .rounds
             .iter()
             .enumerate()
             .map(|(i, rows)| self.round(Phase::Overdelete, i + 1, rows))
             .collect();
-        // D leaves the model; survivors are what stays live.
-        for &(rel, r) in &over.deleted {
-            let row = self.relations[rel].row(r).to_vec();
-            self.relations[rel].remove(&row);
-        }
-        report.overdeleted = Some(over.overdeleted_idb.len());
-        report.overdelete_us = Some(t.elapsed().as_micros() as u64);
 
         let t = Instant::now();
-        let re = rederive::rederive(
-            &self.program,
-            &mut self.relations,
-            &self.plans,
-            &self.program_facts,
-            &over.overdeleted_idb,
-        );
+        let re = self.rederive(&over);
+        report.rederive_us = Some(t.elapsed().as_micros() as u64);
+        report.rederived = Some(re.rederived);
+        report.rederive_work = Some(re.work);
         for (i, rows) in re.rounds.iter().enumerate() {
             rounds.push(self.round(Phase::Rederive, i + 1, rows));
         }
-        report.rederived = Some(re.rederived);
-        report.rederive_us = Some(t.elapsed().as_micros() as u64);
 
         let t = Instant::now();
-        let ins = insert::insert(
-            &self.program,
-            &mut self.relations,
-            &self.plans,
-            &batch.insertions,
-            self.trace_facts,
-        );
-        rounds.extend(ins.rounds);
-        report.inserted = Some(ins.inserted);
+        let ins = self.insert(&batch.insertions);
         report.insert_us = Some(t.elapsed().as_micros() as u64);
+        report.inserted = Some(ins.inserted);
+        report.insert_work = Some(ins.work);
+        rounds.extend(ins.rounds);
         report.rounds = rounds;
 
         self.compact();

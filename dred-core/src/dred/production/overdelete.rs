@@ -8,8 +8,8 @@
 //! from its instance store; nothing is removed yet.
 
 use super::{Plans, RowRef};
-use crate::engine::Fact;
-use crate::eval::{Matcher, Versions};
+use crate::engine::{Fact, Work};
+use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::program::Program;
 use crate::storage::Relation;
 
@@ -22,6 +22,8 @@ pub struct OverDeleted {
     pub overdeleted_idb: Vec<RowRef>,
     /// The frontiers: round 1 is D-, then the facts newly reached in each round.
     pub rounds: Vec<Vec<RowRef>>,
+    /// Work of the phase (joins, one probe per deletion and per instance's head).
+    pub work: Work,
 }
 
 /// Runs phase 1 over `relations` (the old model, all live).
@@ -32,14 +34,17 @@ pub(crate) fn overdelete(
     deletions: &[Fact],
 ) -> OverDeleted {
     let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+    let work = WorkCounter::default();
     let matcher = Matcher {
         relations,
         versions: &versions,
+        work: &work,
     };
     let mut in_d: hashbrown::HashSet<RowRef> = hashbrown::HashSet::new();
     let mut frontier: Vec<RowRef> = Vec::new();
     for f in deletions {
         // D- is normalised against the EDB: every fact is present.
+        work.probe(1);
         let r = relations[f.rel]
             .row_id(&f.tuple)
             .expect("a normalised deletion is present");
@@ -61,6 +66,7 @@ pub(crate) fn overdelete(
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     head.clear();
                     head.extend(plan.head.iter().map(|o| o.get(vars)));
+                    work.probe(1);
                     let h = relations[plan.head_rel]
                         .row_id(&head)
                         .expect("the old model is closed under the rules");
@@ -72,5 +78,6 @@ pub(crate) fn overdelete(
         }
         out.rounds.push(std::mem::replace(&mut frontier, next));
     }
+    out.work = work.total();
     out
 }

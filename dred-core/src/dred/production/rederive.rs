@@ -15,7 +15,8 @@
 use std::collections::HashSet;
 
 use super::{bind_head, Plans, RowRef};
-use crate::eval::{Matcher, Versions};
+use crate::engine::Work;
+use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::program::{Program, RelId};
 use crate::storage::Relation;
 use crate::value::{Tuple, Value};
@@ -27,6 +28,9 @@ pub struct Rederived {
     pub rederived: usize,
     /// The facts restored in each round.
     pub rounds: Vec<Vec<RowRef>>,
+    /// Work of the phase (joins, one probe per program-fact test and per instance's head in
+    /// later rounds, one row touched per revival).
+    pub work: Work,
 }
 
 /// Runs phase 2, reviving restored facts in `relations`.
@@ -44,6 +48,7 @@ pub(crate) fn rederive(
     // Over-deleted facts not restored yet (their rows are tombstones, still found by value).
     let mut pending: hashbrown::HashSet<RowRef> = overdeleted_idb.iter().copied().collect();
 
+    let work = WorkCounter::default();
     // Round 1: one bounded search per over-deleted fact.
     let mut restored: Vec<RowRef> = Vec::new();
     {
@@ -51,16 +56,22 @@ pub(crate) fn rederive(
         let matcher = Matcher {
             relations,
             versions: &versions,
+            work: &work,
         };
+        let mut vars: Vec<Value> = Vec::new();
         for &(rel, r) in overdeleted_idb {
             let tuple = relations[rel].row(r);
-            if program_facts.contains(&(rel, tuple.to_vec())) {
-                restored.push((rel, r));
-                continue;
+            if !program_facts.is_empty() {
+                work.probe(1);
+                if program_facts.contains(&(rel, tuple.to_vec())) {
+                    restored.push((rel, r));
+                    continue;
+                }
             }
             for &ri in &rules_by_head[rel] {
                 let plan = &plans.head_bound[ri];
-                let mut vars: Vec<Value> = vec![0; plan.num_vars];
+                vars.clear();
+                vars.resize(plan.num_vars, 0);
                 // head(t) :- body, with the head bound to the over-deleted fact.
                 if bind_head(&program.rules[ri].head.args, tuple, &mut vars)
                     && matcher.exists(plan, &mut vars)
@@ -74,6 +85,7 @@ pub(crate) fn rederive(
 
     let mut out = Rederived::default();
     if overdeleted_idb.is_empty() {
+        out.work = work.total();
         return out;
     }
     let mut head = Vec::new();
@@ -82,6 +94,7 @@ pub(crate) fn rederive(
             pending.remove(&(rel, r));
             relations[rel].revive(r);
         }
+        work.touch(restored.len() as u64);
         out.rederived += restored.len();
         // As the reference: stop after a round that restores nothing, or once every
         // over-deleted fact is back (no further, empty round then).
@@ -94,6 +107,7 @@ pub(crate) fn rederive(
         let matcher = Matcher {
             relations,
             versions: &versions,
+            work: &work,
         };
         let mut seen: hashbrown::HashSet<RowRef> = hashbrown::HashSet::new();
         let last = out.rounds.last().expect("a round was just pushed");
@@ -104,6 +118,7 @@ pub(crate) fn rederive(
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     head.clear();
                     head.extend(plan.head.iter().map(|o| o.get(vars)));
+                    work.probe(1);
                     if let Some(h) = relations[plan.head_rel].find_row(&head) {
                         if pending.contains(&(plan.head_rel, h)) && seen.insert((plan.head_rel, h))
                         {
@@ -114,5 +129,6 @@ pub(crate) fn rederive(
             }
         }
     }
+    out.work = work.total();
     out
 }

@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use crate::eval::{Matcher, Versions};
+use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::plan::{plan_rule, RulePlan, Version};
 use crate::program::{Literal, Program, RelId, Term};
 use crate::storage::Relation;
@@ -187,6 +187,8 @@ impl InstanceStore {
         let matcher = Matcher {
             relations,
             versions: &versions,
+            // The reference engine reports instance counts, not work.
+            work: &WorkCounter::default(),
         };
         // Raw instances in the order found: (head, rule, body range in `raw_body`).
         let mut raw: Vec<(FactId, Option<usize>, Range<usize>)> = Vec::new();

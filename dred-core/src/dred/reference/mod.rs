@@ -305,7 +305,7 @@ impl Core {
             instances: Some(0),
             body_len: Some(0),
             membership_tests: Some(0),
-            rounds: Vec::new(),
+            ..BatchReport::default()
         }
     }
 
