@@ -28,7 +28,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use dred_core::{Batch, BatchReport, Edb, Engine, EngineError, Model, Program, RelId, Tuple};
+use dred_core::{
+    Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange, Program, RelId,
+    Tuple,
+};
 use timely::communication::allocator::{Allocator, AllocatorBuilder, Thread};
 use timely::worker::Worker;
 use timely::WorkerConfig;
@@ -460,5 +463,14 @@ impl Engine for DdEngine {
 
     fn model(&self) -> Model {
         self.model.clone()
+    }
+
+    fn digest(&self) -> ModelDigest {
+        ModelDigest::of_model(&self.model)
+    }
+
+    fn net_change(&self) -> Option<NetChange> {
+        let (removed, added) = self.last;
+        Some(NetChange { removed, added })
     }
 }

@@ -11,7 +11,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model, Work};
+use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, Work};
 use crate::plan::{compare, plan_rule, Operand, RulePlan, Step, Version};
 use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowId, RowRange};
@@ -426,6 +426,19 @@ impl Evaluator {
         }
     }
 
+    /// The digest of [`Evaluator::model`], read from the relations directly.
+    pub fn digest(&self) -> ModelDigest {
+        let mut d = ModelDigest::empty(&self.program);
+        for (rel, r) in self.relations.iter().enumerate() {
+            if self.program.is_idb(rel) {
+                for row in r.rows(r.all()) {
+                    d.add(rel, row);
+                }
+            }
+        }
+        d
+    }
+
     /// The derived relations as a [`Model`].
     pub fn model(&self) -> Model {
         let mut m = Model::empty(&self.program);
@@ -510,5 +523,9 @@ impl Engine for Recompute {
 
     fn model(&self) -> Model {
         self.evaluator.model()
+    }
+
+    fn digest(&self) -> ModelDigest {
+        self.evaluator.digest()
     }
 }

@@ -40,7 +40,8 @@ pub use check::{check, load_program};
 pub use diagnostic::{Diagnostic, SourceFile, Span};
 pub use dred::{Dred, Reference, WrongSupport};
 pub use engine::{
-    Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Phase, RequestedBatch, Round,
+    Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange, Phase,
+    RequestedBatch, Round, Work,
 };
 pub use eval::{Evaluator, Recompute};
 pub use oracle::Oracle;

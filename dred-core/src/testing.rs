@@ -12,7 +12,7 @@ use proptest::prelude::*;
 
 use crate::check::load_program;
 use crate::diagnostic::SourceFile;
-use crate::engine::{Batch, Edb, Engine, Fact, RequestedBatch};
+use crate::engine::{Batch, Edb, Engine, Fact, Model, ModelDigest, NetChange, RequestedBatch};
 use crate::program::Program;
 use crate::value::Symbols;
 
@@ -99,32 +99,55 @@ pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) 
     for e in engines.iter_mut() {
         e.materialise(&edb).expect("materialise");
     }
-    let check = |engines: &[Box<dyn Engine>], batch: usize| {
-        let first = engines[0].model();
-        for e in &engines[1..] {
-            let m = e.model();
+    // Besides equal models: each engine's digest is that of its model, and a reported net
+    // change is the difference from the model before the batch.
+    let check = |engines: &[Box<dyn Engine>], before: &[Model], batch: usize| -> Vec<Model> {
+        let models: Vec<Model> = engines.iter().map(|e| e.model()).collect();
+        let first = &models[0];
+        for (e, m) in engines.iter().zip(&models) {
             if m != first {
                 panic!(
                     "after batch {batch}: in {} not {}: {:?}; in {} not {}: {:?}\nprogram:\n{}",
                     engines[0].name(),
                     e.name(),
-                    first.minus(&m),
+                    first.minus(m),
                     e.name(),
                     engines[0].name(),
-                    m.minus(&first),
+                    m.minus(first),
+                    case.program.source.text
+                );
+            }
+            assert_eq!(
+                e.digest(),
+                ModelDigest::of_model(m),
+                "{}: digest after batch {batch}",
+                e.name()
+            );
+        }
+        for (e, old) in engines.iter().zip(before) {
+            if let Some(change) = e.net_change() {
+                let removed = old.minus(first).values().map(Vec::len).sum();
+                let added = first.minus(old).values().map(Vec::len).sum();
+                assert_eq!(
+                    change,
+                    NetChange { removed, added },
+                    "{}: net change of batch {batch}\nprogram:\n{}",
+                    e.name(),
                     case.program.source.text
                 );
             }
         }
+        models
     };
-    check(engines, 0);
+    let empty = vec![Model::empty(&case.program); engines.len()];
+    let mut models = check(engines, &empty, 0);
     for (i, requested) in case.batches.iter().enumerate() {
         let batch = Batch::normalise(requested, &edb);
         edb.apply(&batch);
         for e in engines.iter_mut() {
             e.apply(&batch).expect("apply");
         }
-        check(engines, i + 1);
+        models = check(engines, &models, i + 1);
     }
     case.batches.len()
 }

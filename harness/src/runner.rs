@@ -2,12 +2,16 @@
 //! compared after every batch. `run`, `sweep` and `study` all go through [`run_case`].
 //!
 //! Only the engine's own work is timed (materialise, apply); reading models back, comparing
-//! them and building report rows happen outside the timed part.
+//! them and building report rows happen outside the timed part, and between batches nothing
+//! is allocated in proportion to the model (see [`run_case`]).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use dred_core::{Batch, BatchReport, Edb, Engine, Model, Program, RequestedBatch, Symbols};
+use dred_core::{
+    Batch, BatchReport, Edb, Engine, Model, ModelDigest, NetChange, Program, RequestedBatch,
+    Symbols,
+};
 
 use crate::compare::describe_difference;
 use crate::engines::EngineKind;
@@ -81,11 +85,19 @@ struct Running {
     kind: EngineKind,
     workers: usize,
     engine: Box<dyn Engine>,
-    model: Model,
 }
 
 /// Runs the engines (built by `build`, with the worker count each reports) through the
 /// case. Returns `Err` only when an engine refuses; a model mismatch is in the outcome.
+///
+/// Models are compared in full after materialisation and after the last batch. After every
+/// batch in between the engines' [`ModelDigest`]s are compared (and their net changes, where
+/// they report them): a full model copy per engine and batch would be millions of
+/// allocations, whose freeing and cache misses slowed the next timed batch of small changes
+/// by up to 10× (measured with `dred-core/benches/phases.rs`). On a digest difference the
+/// full models are compared and the difference described as before. The net change in the
+/// report comes from an engine that reports it (`dred`, `dd`), else from copies of the first
+/// engine's model.
 pub fn run_case(
     case: &Case<'_>,
     engines: &[EngineKind],
@@ -98,12 +110,12 @@ pub fn run_case(
     let mut rows: Vec<ReportRow> = Vec::new();
     let mut trace: Vec<TraceLine> = Vec::new();
     let mut running: Vec<Running> = Vec::new();
-    let empty = Model::empty(program);
     let fail = |kind: EngineKind, e: dred_core::EngineError, rows: &[ReportRow]| EngineFailure {
         engine: kind.name().to_string(),
         message: e.to_string(),
         rows: rows.to_vec(),
     };
+    let mut models: Vec<Model> = Vec::new();
     for &kind in engines {
         let mut engine = build(kind);
         engine.set_trace_facts(trace_facts);
@@ -114,6 +126,10 @@ pub fn run_case(
         let time_us = t.elapsed().as_micros() as u64;
         let model = engine.model();
         let w = kind.workers(workers);
+        let change = NetChange {
+            removed: 0,
+            added: model.len(),
+        };
         rows.push(row(
             &case.labels,
             kind,
@@ -121,8 +137,8 @@ pub fn run_case(
             0,
             &Batch::default(),
             &rep,
-            &empty,
-            &model,
+            change,
+            model.len(),
             time_us,
         ));
         collect_trace(
@@ -138,36 +154,63 @@ pub fn run_case(
             kind,
             workers: w,
             engine,
-            model,
         });
+        models.push(model);
     }
     after_batch(0);
+    let mut mismatch = disagreement(program, case.symbols, &running, &models, 0);
+    // Without an engine that reports its net change, the first engine's model is copied
+    // after every batch to compute it.
+    let reports_change = running.iter().any(|r| r.engine.net_change().is_some());
+    let mut previous: Option<Model> = (!reports_change).then(|| models.swap_remove(0));
+    drop(models);
     let mut edb = case.edb.clone();
-    let mut mismatch = disagreement(program, case.symbols, &running, 0);
+    let mut last_run = 0;
     if mismatch.is_none() {
         for (i, requested) in case.batches.iter().enumerate() {
             let batch_no = i + 1;
             let batch = Batch::normalise(requested, &edb);
             edb.apply(&batch);
+            let mut done: Vec<(BatchReport, u64)> = Vec::new();
+            let mut digests: Vec<ModelDigest> = Vec::new();
+            let mut changes: Vec<Option<NetChange>> = Vec::new();
             for r in &mut running {
-                // The previous batch's model copies were just freed; one allocation here makes
-                // the allocator consolidate them now rather than inside the timed call
-                // (measured: a no-op dd batch read 1.0 ms instead of 0.6 ms without it).
+                // Whatever was freed since the last timed call is consolidated by one
+                // allocation here rather than inside the timed call (measured: a no-op dd
+                // batch read 1.0 ms instead of 0.6 ms without it).
                 std::hint::black_box(Vec::<u8>::with_capacity(1 << 16));
                 let t = Instant::now();
                 let rep = r.engine.apply(&batch).map_err(|e| fail(r.kind, e, &rows))?;
                 let time_us = t.elapsed().as_micros() as u64;
-                let model = r.engine.model();
+                digests.push(r.engine.digest());
+                changes.push(r.engine.net_change());
+                done.push((rep, time_us));
+            }
+            last_run = batch_no;
+            let change = match previous.take() {
+                Some(before) => {
+                    let after = running[0].engine.model();
+                    let change = NetChange {
+                        removed: before.minus(&after).values().map(Vec::len).sum(),
+                        added: after.minus(&before).values().map(Vec::len).sum(),
+                    };
+                    previous = Some(after);
+                    change
+                }
+                None => changes.iter().flatten().copied().next().unwrap_or_default(),
+            };
+            let size = digests[0].len();
+            for (r, (rep, time_us)) in running.iter().zip(&done) {
                 rows.push(row(
                     &case.labels,
                     r.kind,
                     r.workers,
                     batch_no,
                     &batch,
-                    &rep,
-                    &r.model,
-                    &model,
-                    time_us,
+                    rep,
+                    change,
+                    size,
+                    *time_us,
                 ));
                 collect_trace(
                     &mut trace,
@@ -175,17 +218,37 @@ pub fn run_case(
                     case.symbols,
                     r.kind,
                     batch_no,
-                    &rep,
+                    rep,
                     trace_facts,
                 );
-                r.model = model;
             }
             after_batch(batch_no);
-            mismatch = disagreement(program, case.symbols, &running, batch_no);
-            if mismatch.is_some() {
+            let digests_agree = digests.iter().all(|d| *d == digests[0]);
+            let changes_agree = changes.iter().flatten().all(|c| *c == change);
+            if !digests_agree || !changes_agree {
+                let models: Vec<Model> = running.iter().map(|r| r.engine.model()).collect();
+                mismatch = disagreement(program, case.symbols, &running, &models, batch_no)
+                    .or_else(|| {
+                        let names: Vec<String> = running
+                            .iter()
+                            .zip(&changes)
+                            .map(|(r, c)| format!("{}: {c:?}", r.kind.name()))
+                            .collect();
+                        Some(format!(
+                            "models differ after batch {batch_no}: equal models, but net changes \
+                             or digests differ ({})",
+                            names.join(", ")
+                        ))
+                    });
                 break;
             }
         }
+    }
+    // The full comparison once more at the end, so that no digest collision can hide a
+    // difference in the final models.
+    let models: Vec<Model> = running.iter().map(|r| r.engine.model()).collect();
+    if mismatch.is_none() && last_run > 0 {
+        mismatch = disagreement(program, case.symbols, &running, &models, last_run);
     }
     if let Some(m) = &mismatch {
         let last = rows.last().map_or(0, |r| r.batch);
@@ -194,7 +257,10 @@ pub fn run_case(
             r.error = Some(format!("mismatch: {first_line}"));
         }
     }
-    let model = running.swap_remove(0).model;
+    let model = models
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Model::empty(program));
     Ok(CaseOutcome {
         rows,
         trace,
@@ -204,23 +270,25 @@ pub fn run_case(
     })
 }
 
-/// Compares every engine with the first; the description of every difference, or `None`.
+/// Compares every engine's model with the first's; the description of every difference, or
+/// `None`.
 fn disagreement(
     program: &Program,
     symbols: &Symbols,
     running: &[Running],
+    models: &[Model],
     batch: usize,
 ) -> Option<String> {
     let first = &running[0];
     let mut out = String::new();
-    for other in &running[1..] {
+    for (other, model) in running.iter().zip(models).skip(1) {
         if let Some(diff) = describe_difference(
             program,
             symbols,
             first.kind.name(),
-            &first.model,
+            &models[0],
             other.kind.name(),
-            &other.model,
+            model,
         ) {
             out.push_str(&format!(
                 "models differ after batch {batch}: engines `{}` and `{}` disagree\n{diff}",
@@ -240,8 +308,8 @@ fn row(
     batch_no: usize,
     batch: &Batch,
     rep: &BatchReport,
-    before: &Model,
-    after: &Model,
+    change: NetChange,
+    model_size: usize,
     time_us: u64,
 ) -> ReportRow {
     ReportRow {
@@ -257,9 +325,9 @@ fn row(
         overdeleted: rep.overdeleted,
         rederived: rep.rederived,
         inserted: rep.inserted,
-        model_removed: before.minus(after).values().map(Vec::len).sum(),
-        model_added: after.minus(before).values().map(Vec::len).sum(),
-        model_size: after.len(),
+        model_removed: change.removed,
+        model_added: change.added,
+        model_size,
         time_us,
         overdelete_us: rep.overdelete_us,
         rederive_us: rep.rederive_us,
@@ -319,4 +387,103 @@ pub fn write_report(path: &std::path::Path, rows: &[ReportRow]) -> anyhow::Resul
     let bytes = w.into_inner()?;
     dred_core::io::write_atomic(path, &bytes)
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dred_core::{load_program, EngineError, Fact, Recompute, SourceFile};
+
+    /// `recompute`, except that from batch 2 on one derived fact is missing from its model.
+    struct Lossy {
+        inner: Recompute,
+        batches: usize,
+    }
+
+    impl Engine for Lossy {
+        fn name(&self) -> &str {
+            "lossy"
+        }
+        fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
+            self.inner.materialise(edb)
+        }
+        fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
+            self.batches += 1;
+            self.inner.apply(batch)
+        }
+        fn model(&self) -> Model {
+            let mut m = self.inner.model();
+            if self.batches >= 2 {
+                let first = m.relations.iter().position(|r| !r.is_empty());
+                if let Some(rel) = first {
+                    let t = m.relations[rel].iter().next().cloned();
+                    m.relations[rel].remove(&t.expect("a fact"));
+                }
+            }
+            m
+        }
+    }
+
+    #[test]
+    fn a_difference_in_a_middle_batch_is_found_and_stops_the_case() {
+        let mut symbols = Symbols::new();
+        let program = Arc::new(
+            load_program(
+                &SourceFile::new(
+                    "p.dl",
+                    ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n\
+                     p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+                ),
+                &mut symbols,
+            )
+            .expect("program"),
+        );
+        let mut edb = Edb::empty(&program);
+        for i in 0..5 {
+            edb.insert(Fact::new(0, vec![i, i + 1]));
+        }
+        let batches: Vec<RequestedBatch> = (10..14)
+            .map(|i| RequestedBatch {
+                deletions: Vec::new(),
+                insertions: vec![Fact::new(0, vec![i, i + 1])],
+            })
+            .collect();
+        let case = Case {
+            program: &program,
+            symbols: &symbols,
+            edb: &edb,
+            batches: &batches,
+            labels: Labels::default(),
+        };
+        let mut build = |kind: EngineKind| -> Box<dyn Engine> {
+            match kind {
+                EngineKind::Dred => Box::new(dred_core::Dred::new(program.clone())),
+                _ => Box::new(Lossy {
+                    inner: Recompute::new(program.clone()),
+                    batches: 0,
+                }),
+            }
+        };
+        let out = run_case(
+            &case,
+            &[EngineKind::Dred, EngineKind::Recompute],
+            1,
+            &mut build,
+            false,
+            |_| {},
+        )
+        .expect("runs");
+        let m = out.mismatch.expect("a mismatch");
+        assert!(m.starts_with("models differ after batch 2"), "{m}");
+        assert!(m.contains("p(0, 1)"), "{m}");
+        let last = out.rows.iter().map(|r| r.batch).max();
+        assert_eq!(last, Some(2), "the case stops at the first difference");
+        assert!(out.rows.iter().all(|r| r.error.is_some() == (r.batch == 2)));
+        // Batch 1 agreed: its net change is dred's, one path per new edge.
+        let b1 = out.rows.iter().find(|r| r.batch == 1).expect("batch 1");
+        assert_eq!(
+            (b1.model_removed, b1.model_added, b1.model_size),
+            (0, 1, 16)
+        );
+    }
 }

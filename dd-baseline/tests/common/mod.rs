@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use dd_baseline::{DdConfig, DdEngine};
 use dred_core::{
-    io, load_program, Batch, Edb, Engine, Fact, Model, Oracle, Program, RequestedBatch, SourceFile,
-    Symbols,
+    io, load_program, Batch, Edb, Engine, Fact, Model, ModelDigest, NetChange, Oracle, Program,
+    RequestedBatch, SourceFile, Symbols,
 };
 
 /// The workspace's `datasets/` directory.
@@ -89,13 +89,31 @@ pub fn check_against_oracle(
     let mut oracle = Oracle::new(program.clone());
     dd.materialise(&edb).expect("dd materialises");
     oracle.materialise(&edb).expect("oracle materialises");
-    assert_same(program, symbols, &dd.model(), &oracle.model(), 0);
+    let mut before = oracle.model();
+    assert_same(program, symbols, &dd.model(), &before, 0);
     for (i, requested) in batches.iter().enumerate() {
         let batch = Batch::normalise(requested, &edb);
         edb.apply(&batch);
         dd.apply(&batch).expect("dd applies");
         oracle.apply(&batch).expect("oracle applies");
-        assert_same(program, symbols, &dd.model(), &oracle.model(), i + 1);
+        let after = oracle.model();
+        assert_same(program, symbols, &dd.model(), &after, i + 1);
+        // What the harness relies on instead of copying models after every batch.
+        assert_eq!(
+            dd.digest(),
+            ModelDigest::of_model(&after),
+            "digest, batch {}",
+            i + 1
+        );
+        let removed = before.minus(&after).values().map(Vec::len).sum();
+        let added = after.minus(&before).values().map(Vec::len).sum();
+        assert_eq!(
+            dd.net_change(),
+            Some(NetChange { removed, added }),
+            "net change, batch {}",
+            i + 1
+        );
+        before = after;
     }
     dd.model()
 }

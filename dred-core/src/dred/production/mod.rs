@@ -32,7 +32,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Phase, Round};
+use crate::engine::{
+    Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange, Phase, Round,
+};
 use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowId};
@@ -146,6 +148,8 @@ pub struct Dred {
     program_facts: HashSet<(RelId, Tuple)>,
     materialised: bool,
     trace_facts: bool,
+    /// Net IDB change of the last materialisation or batch.
+    last_change: NetChange,
 }
 
 impl Dred {
@@ -169,6 +173,7 @@ impl Dred {
             program_facts,
             materialised: false,
             trace_facts: true,
+            last_change: NetChange::default(),
         }
     }
 
@@ -240,8 +245,19 @@ impl Dred {
         )
     }
 
-    /// Between batches: compacts relations whose tombstones outnumber their live rows.
-    fn compact(&mut self) {
+    /// Facts in the derived relations.
+    fn idb_len(&self) -> usize {
+        self.relations
+            .iter()
+            .enumerate()
+            .filter(|(rel, _)| self.program.is_idb(*rel))
+            .map(|(_, r)| r.len())
+            .sum()
+    }
+
+    /// Ends a batch run phase by phase: compacts relations whose tombstones outnumber their
+    /// live rows (row ids change, so no phase result of the batch may be used afterwards).
+    pub fn end_batch(&mut self) {
         for r in &mut self.relations {
             if r.dead_count() > 1024 && r.dead_count() > r.len() {
                 r.compact();
@@ -272,6 +288,10 @@ impl Engine for Dred {
         self.materialised = true;
         let t = Instant::now();
         let outcome = self.insert(&first);
+        self.last_change = NetChange {
+            removed: 0,
+            added: self.idb_len(),
+        };
         // As the reference, batch 0 leaves `inserted` empty: the model's size says it all.
         Ok(BatchReport {
             insert_us: Some(t.elapsed().as_micros() as u64),
@@ -319,7 +339,25 @@ impl Engine for Dred {
         rounds.extend(ins.rounds);
         report.rounds = rounds;
 
-        self.compact();
+        // Net change: an over-deleted fact not rederived is gone unless phase 3 derived it
+        // again (as a new row); one probe per such fact, before compaction moves rows.
+        let (mut gone, mut back) = (0, 0);
+        for &(rel, r) in &over.overdeleted_idb {
+            let relation = &self.relations[rel];
+            if !relation.is_live(r) {
+                if relation.row_id(relation.row(r)).is_some() {
+                    back += 1;
+                } else {
+                    gone += 1;
+                }
+            }
+        }
+        self.last_change = NetChange {
+            removed: gone,
+            added: ins.inserted - back,
+        };
+
+        self.end_batch();
         if cfg!(debug_assertions) {
             for r in &self.relations {
                 r.check_invariants();
@@ -330,6 +368,22 @@ impl Engine for Dred {
 
     fn set_trace_facts(&mut self, on: bool) {
         self.trace_facts = on;
+    }
+
+    fn digest(&self) -> ModelDigest {
+        let mut d = ModelDigest::empty(&self.program);
+        for (rel, r) in self.relations.iter().enumerate() {
+            if self.program.is_idb(rel) {
+                for row in r.rows(r.all()) {
+                    d.add(rel, row);
+                }
+            }
+        }
+        d
+    }
+
+    fn net_change(&self) -> Option<NetChange> {
+        Some(self.last_change)
     }
 
     fn model(&self) -> Model {
