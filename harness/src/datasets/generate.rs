@@ -70,7 +70,7 @@ impl GenKind {
     pub fn defaults(self) -> &'static [(&'static str, u64)] {
         match self {
             GenKind::Er => &[("n", 1000), ("m", 4000), ("seed", 1)],
-            GenKind::Rmat => &[("n", 1024), ("m", 8192), ("seed", 1)],
+            GenKind::Rmat => &[("n", 1024), ("m", 8192), ("seed", 1), ("dag", 0)],
             GenKind::Grid => &[("rows", 30), ("cols", 30)],
             GenKind::Chain => &[("n", 70_000)],
             GenKind::Cliques => &[("count", 10), ("size", 30), ("density", 100), ("seed", 1)],
@@ -82,7 +82,9 @@ impl GenKind {
     pub fn summary(self) -> &'static str {
         match self {
             GenKind::Er => "Erdős–Rényi G(n, m), uniform random directed edges",
-            GenKind::Rmat => "R-MAT power-law graph (skewed degrees, one giant SCC)",
+            GenKind::Rmat => {
+                "R-MAT power-law graph (skewed degrees, one giant SCC; dag=1: acyclic, edges toward hubs)"
+            }
             GenKind::Grid => "grid with edges right and down (DAG, many alternative paths)",
             GenKind::Chain => "one long path (deepest recursion; use with reach.dl)",
             GenKind::Cliques => "chain of dense cyclic components (DRed's worst over-deletion)",
@@ -259,6 +261,9 @@ impl GenSpec {
                 // Rejection sampling needs room: at most half (er) or a quarter (rmat, whose
                 // draws concentrate) of all possible edges.
                 let room = n * (n - 1) / if self.kind == GenKind::Er { 2 } else { 4 };
+                if self.kind == GenKind::Rmat && g("dag") > 1 {
+                    return fail("dag is 0 or 1".into());
+                }
                 if g("m") > room {
                     return fail(format!(
                         "m = {} is too dense for {} nodes (at most {room}); use `cliques` for dense graphs",
@@ -345,6 +350,11 @@ impl GenSpec {
                         b = (b << 1) | db;
                     }
                     if a < n as u64 && b < n as u64 && a != b {
+                        // dag=1: every edge points to the lower R-MAT index, which is the
+                        // likelier hub — acyclic, like citations or an ontology's is-a edges.
+                        if g("dag") == 1 && a < b {
+                            std::mem::swap(&mut a, &mut b);
+                        }
                         graph.add(node(a), node(b));
                     }
                 }
@@ -455,6 +465,50 @@ mod tests {
         ] {
             assert_ne!(edges_text(a), edges_text(b), "{a} vs {b}");
         }
+    }
+
+    #[test]
+    fn rmat_dag_is_acyclic_and_the_default_is_not() {
+        let cyclic = |spec: &str| {
+            let text = edges_text(spec);
+            let edges: Vec<(&str, &str)> = text
+                .lines()
+                .map(|l| l.split_once('\t').expect("tab"))
+                .collect();
+            // Kahn's algorithm: a cycle leaves edges that never become removable.
+            let mut indegree: std::collections::HashMap<&str, usize> = Default::default();
+            for &(a, b) in &edges {
+                indegree.entry(a).or_default();
+                *indegree.entry(b).or_default() += 1;
+            }
+            let mut ready: Vec<&str> = indegree
+                .iter()
+                .filter(|(_, &d)| d == 0)
+                .map(|(&v, _)| v)
+                .collect();
+            let mut seen = 0;
+            while let Some(v) = ready.pop() {
+                seen += 1;
+                for &(a, b) in &edges {
+                    if a == v {
+                        let d = indegree.get_mut(b).expect("node");
+                        *d -= 1;
+                        if *d == 0 {
+                            ready.push(b);
+                        }
+                    }
+                }
+            }
+            seen < indegree.len()
+        };
+        assert!(cyclic("gen:rmat?n=256&m=1000&seed=5"));
+        assert!(!cyclic("gen:rmat?n=256&m=1000&seed=5&dag=1"));
+        assert_eq!(
+            edges_text("gen:rmat?n=256&m=1000&seed=5&dag=1")
+                .lines()
+                .count(),
+            1000
+        );
     }
 
     #[test]
