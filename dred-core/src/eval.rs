@@ -201,6 +201,21 @@ impl Matcher<'_> {
                 if range.is_empty() {
                     return true;
                 }
+                if a.membership {
+                    // The newest row with these values is the only one that can be live
+                    // (older copies were superseded as tombstones); it counts when it is
+                    // live and visible.
+                    let mut buf = [0; 8];
+                    let key = fill_key(&a.key, vars, &mut buf);
+                    self.work.probe(1);
+                    return match relation.find_row(&key) {
+                        Some(r) if r >= range.lo && r < range.hi && relation.is_live(r) => {
+                            self.work.touch(1);
+                            visit(&key, vars, emit)
+                        }
+                        _ => true,
+                    };
+                }
                 // Tombstones are skipped; relations without any pay one branch per atom.
                 let check_live = relation.has_dead();
                 match a.index {

@@ -49,8 +49,12 @@ pub struct AtomStep {
     pub rel: RelId,
     /// Which rows are visible.
     pub version: Version,
-    /// Probe through this index with `key`; `None` scans the visible rows.
+    /// Probe through this index with `key`; `None` scans the visible rows, unless
+    /// `membership` is set.
     pub index: Option<IndexId>,
+    /// Every column is bound: `key` is the whole row and one lookup in the relation's row set
+    /// decides the atom (no index group to walk, no row to read back).
+    pub membership: bool,
     /// Key values, in the index's column order.
     pub key: Vec<Operand>,
     /// Columns that must equal a known value (used when scanning, and for a variable repeated
@@ -294,11 +298,14 @@ pub fn plan_rule_with(
             seed_step = Some(steps.len());
         }
         let scan = version == Version::Delta || key_cols.is_empty() || seeded_here;
+        let membership = !scan && key_cols.len() == atom.args.len() && checks.is_empty();
         let index = if scan {
             for (c, op) in key_cols.iter().zip(&key) {
                 checks.push((*c, *op));
             }
             key.clear();
+            None
+        } else if membership {
             None
         } else {
             Some(relations[atom.rel].ensure_index(&key_cols))
@@ -307,6 +314,7 @@ pub fn plan_rule_with(
             rel: atom.rel,
             version,
             index,
+            membership,
             key,
             checks,
             binds,
