@@ -5,6 +5,11 @@
 //! joins, repeated variables and constants collide often; update streams use a slightly larger
 //! domain so that insertions bring constants the EDB never had. Strategies shrink toward fewer
 //! rules, shorter bodies and smaller batches.
+//!
+//! For the magic-set rewrite, [`random_query`] draws queries over the derived relations and
+//! [`LoadedCase::magic`] turns a case and a query into a [`MagicCase`]: the generated program,
+//! the case's stream in its relation ids, and the answers the full program gives after every
+//! batch, which any engine running the generated program must reproduce.
 
 use std::sync::Arc;
 
@@ -13,8 +18,10 @@ use proptest::prelude::*;
 use crate::check::load_program;
 use crate::diagnostic::SourceFile;
 use crate::engine::{Batch, Edb, Engine, Fact, Model, ModelDigest, NetChange, RequestedBatch};
+use crate::magic::{parse_query, rewrite, MagicProgram, Query};
+use crate::oracle::Oracle;
 use crate::program::Program;
-use crate::value::Symbols;
+use crate::value::{Symbols, Tuple};
 
 /// Input relations: name and arity.
 pub const EDB: &[(&str, usize)] = &[("e", 2), ("f", 1)];
@@ -92,6 +99,119 @@ impl RandomCase {
     }
 }
 
+impl LoadedCase {
+    /// Rewrites the case for `query` (text such as `p(1, x)`, as [`random_query`] draws) by
+    /// magic sets: the EDB and the batches (normalised in turn against the evolving EDB) are
+    /// carried over to the generated program's relation ids, and the naive [`Oracle`] runs the
+    /// *full* program on the same stream to give the expected answers. Panics when the query
+    /// does not parse or the rewrite fails: generated queries always fit generated programs.
+    pub fn magic(&self, query: &str) -> MagicCase {
+        let mut symbols = self.symbols.clone();
+        let query = parse_query(query, &self.program, &mut symbols)
+            .unwrap_or_else(|d| panic!("query `{query}` rejected: {}", d.message));
+        let magic = rewrite(&self.program, &query, &mut symbols).unwrap_or_else(|d| {
+            panic!(
+                "rewrite failed: {}\n{}",
+                d.message, self.program.source.text
+            )
+        });
+        let generated = Arc::new(magic.program.clone());
+        let translate = |f: &Fact| {
+            let name = &self.program.relations[f.rel].name;
+            Fact::new(
+                generated
+                    .relation_id(name)
+                    .expect("the rewrite keeps every input relation"),
+                f.tuple.clone(),
+            )
+        };
+        let mut edb = Edb::empty(&generated);
+        for f in self.edb.facts() {
+            edb.insert(translate(&f));
+        }
+        let mut full = Oracle::new(self.program.clone());
+        let mut full_edb = self.edb.clone();
+        full.materialise(&full_edb)
+            .expect("the oracle materialises");
+        let mut expected = vec![full_answers(&full, &query)];
+        let mut batches = Vec::new();
+        for requested in &self.batches {
+            let batch = Batch::normalise(requested, &full_edb);
+            full_edb.apply(&batch);
+            full.apply(&batch).expect("the oracle applies");
+            expected.push(full_answers(&full, &query));
+            batches.push(Batch {
+                deletions: batch.deletions.iter().map(translate).collect(),
+                insertions: batch.insertions.iter().map(translate).collect(),
+                ..batch
+            });
+        }
+        MagicCase {
+            magic,
+            program: generated,
+            full: self.program.clone(),
+            edb,
+            batches,
+            expected,
+        }
+    }
+}
+
+/// The tuples of the queried relation that match the query, sorted.
+fn full_answers(full: &Oracle, query: &Query) -> Vec<Tuple> {
+    full.model().relations[query.rel]
+        .iter()
+        .filter(|t| query.matches(t))
+        .cloned()
+        .collect()
+}
+
+/// A generated case rewritten for a query (see [`LoadedCase::magic`]).
+#[derive(Debug)]
+pub struct MagicCase {
+    /// The rewrite: generated text, program, answer relation, query.
+    pub magic: MagicProgram,
+    /// The generated program, shared as engines take it.
+    pub program: Arc<Program>,
+    /// The full program the case was generated as.
+    pub full: Arc<Program>,
+    /// The initial EDB, in the generated program's relation ids.
+    pub edb: Edb,
+    /// The normalised batches, in the generated program's relation ids.
+    pub batches: Vec<Batch>,
+    /// The full program's tuples matching the query: after materialisation (index 0) and
+    /// after each batch (index i), sorted.
+    pub expected: Vec<Vec<Tuple>>,
+}
+
+impl MagicCase {
+    /// Runs `engine`, built on [`MagicCase::program`], through the case and panics, naming the
+    /// engine, the batch, the query and both programs, at the first batch whose answers differ
+    /// from the full program's. Returns the number of batches applied.
+    pub fn assert_answers(&self, engine: &mut dyn Engine) -> usize {
+        let check = |engine: &dyn Engine, batch: usize| {
+            let got = self.magic.answers(&engine.model());
+            assert!(
+                got == self.expected[batch],
+                "engine {} after batch {batch} for query {}: answers {got:?}, full program {:?}\n\
+                 full program:\n{}\ngenerated program:\n{}",
+                engine.name(),
+                self.magic.query.text,
+                self.expected[batch],
+                self.full.source.text,
+                self.magic.text
+            );
+        };
+        engine.materialise(&self.edb).expect("materialise");
+        check(engine, 0);
+        for (i, batch) in self.batches.iter().enumerate() {
+            engine.apply(batch).expect("apply");
+            check(engine, i + 1);
+        }
+        self.batches.len()
+    }
+}
+
 /// Runs every engine through the case and panics, naming batch, engines and differing facts,
 /// at the first disagreement with the first engine. Returns the number of batches checked.
 pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> usize {
@@ -150,6 +270,23 @@ pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) 
         models = check(engines, &models, i + 1);
     }
     case.batches.len()
+}
+
+/// Random queries over the derived relations of [`random_case`] programs, as text: each
+/// argument is a constant in `0..4` (bound), a variable `a` or `b` (free; a repeated name asks
+/// for equal values) or `_`, so every binding pattern occurs, the zero-arity `z()` included.
+pub fn random_query() -> impl Strategy<Value = String> {
+    prop::sample::select(IDB.to_vec()).prop_flat_map(|(name, arity)| {
+        prop::collection::vec(
+            prop_oneof![
+                2 => (0i64..4).prop_map(|c| c.to_string()),
+                2 => prop::sample::select(&["a", "b"][..]).prop_map(str::to_string),
+                1 => Just("_".to_string()),
+            ],
+            arity,
+        )
+        .prop_map(move |args| format!("{name}({})", args.join(", ")))
+    })
 }
 
 fn term(vars: &'static [&'static str]) -> impl Strategy<Value = String> {

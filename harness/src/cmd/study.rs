@@ -81,7 +81,7 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
             ),
             (
                 "go-mf".into(),
-                vec![tc, reach],
+                vec![tc, reach, magic],
                 vec![Delete, Insert, Mixed],
                 vec![1, 10, 100],
             ),
@@ -89,6 +89,16 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
                 "gen:layered".into(),
                 vec![tc, reach],
                 vec![Delete, Insert, Mixed],
+                vec![1, 10, 100],
+            ),
+            // The source n0 reaches every node, so the demand is the whole graph and the
+            // query-driven program computes the non-linear closure: insertions close cycles
+            // across layers and make it take minutes and gigabytes per stream. Deletions only,
+            // on the same streams as tc_linear and reach above.
+            (
+                "gen:layered".into(),
+                vec![magic],
+                vec![Delete],
                 vec![1, 10, 100],
             ),
             (
@@ -99,7 +109,7 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
             ),
             (
                 "gen:cliques?count=6&size=20&density=60&seed=1".into(),
-                vec![tc, reach],
+                vec![tc, reach, magic],
                 vec![Delete, SccDelete],
                 vec![1, 10, 100],
             ),
