@@ -5,7 +5,10 @@ Odd batches delete K facts from the dataset; even batches re-insert exactly thos
 Medians per (dataset, program, K, operation) over the batches of that operation, each engine
 measured side by side on the same batches in one run.
 
-usage: table.py REPORT.csv [ADVERSARIAL.csv]
+usage: table.py TARGETS.csv[,TARGETS.csv...] [ADVERSARIAL.csv]
+
+Several target reports (e.g. one per change size) are pooled; batches of different stream
+seeds are pooled too, so a point's median is over every batch of every seed.
 """
 import csv
 import statistics
@@ -29,8 +32,8 @@ def fmt(v, unit=""):
     return f"{v:,.0f}{unit}"
 
 
-def targets(path):
-    rows = list(csv.DictReader(open(path)))
+def targets(paths):
+    rows = [r for path in paths.split(",") for r in csv.DictReader(open(path))]
     errors = [r for r in rows if r.get("error")]
     cases = {}
     for r in rows:
@@ -39,7 +42,7 @@ def targets(path):
             continue
         op = "delete" if b % 2 == 1 else "insert"
         key = (r["dataset"], r["program"], int(r["size"]), op)
-        cases.setdefault(key, {}).setdefault(r["engine"], {})[b] = r
+        cases.setdefault(key, {}).setdefault(r["engine"], {})[(r["seed"], b)] = r
     print("| dataset | program | K | change | batches | dred µs | dd µs | recompute µs "
           "| dred / dd | recompute / dred | over-deleted | net removed | dred probes |")
     print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -57,7 +60,8 @@ def targets(path):
                           ("overdelete_probes", "rederive_probes", "insert_probes"))
                       for b in batches])
         ds, prog, k, op = key
-        print(f"| {ds} | {prog} | {k} | {op} | {len(batches)} | {fmt(t(dred))} | {fmt(t(dd))} "
+        seeds = len({seed for seed, _ in batches})
+        print(f"| {ds} | {prog} | {k} | {op} | {len(batches)} ({seeds} seed{'s' if seeds > 1 else ''}) | {fmt(t(dred))} | {fmt(t(dd))} "
               f"| {fmt(t(rc))} | {fmt(r_dd)} | {fmt(r_rc)}× | {fmt(over)} | {fmt(removed)} "
               f"| {fmt(probes)} |")
     print(f"\n{len(rows)} rows, {len(errors)} with an error.")
