@@ -49,9 +49,10 @@ pub(crate) struct Plans {
     /// For each relation, the plans of every (rule, positive body atom over it): the atom is
     /// seeded with one fact, the other atoms match every live row.
     pub(crate) seeded: Vec<Vec<RulePlan>>,
-    /// For each rule, a plan with the head's variables bound: "is there a proof of this
-    /// fact by this rule?"
-    pub(crate) head_bound: Vec<RulePlan>,
+    /// For each rule, plans with the head's variables bound — "is there a proof of this
+    /// fact by this rule?" — in every order that starts from a different positive body atom
+    /// (one plan for rules with at most one); [`rederive::OrderStats`] picks among them.
+    pub(crate) head_bound: Vec<Vec<RulePlan>>,
     /// For each rule, one semi-naive plan per positive body atom as the delta.
     pub(crate) semi_naive: Vec<Vec<RulePlan>>,
 }
@@ -84,7 +85,19 @@ impl Plans {
                 seeded: false,
                 prebound,
             };
-            head_bound.push(plan_rule_with(program, r, &full, None, &head, relations));
+            // The planner's own order first (the default until the others are measured),
+            // then one starting from each other positive atom.
+            let default = plan_rule_with(program, r, &full, None, &head, relations);
+            let mut orders = vec![default];
+            if atoms.len() > 1 {
+                for i in 0..atoms.len() {
+                    let plan = plan_rule_with(program, r, &full, Some(i), &head, relations);
+                    if first_atom(&plan) != first_atom(&orders[0]) {
+                        orders.push(plan);
+                    }
+                }
+            }
+            head_bound.push(orders);
             let mut per_delta = Vec::new();
             for p in 0..atoms.len() {
                 let versions: Vec<Version> = (0..atoms.len())
@@ -111,6 +124,14 @@ impl Plans {
             semi_naive,
         }
     }
+}
+
+/// The relation and key of a plan's first atom step: two plans with the same one start alike.
+fn first_atom(plan: &RulePlan) -> Option<(RelId, Option<usize>)> {
+    plan.steps.iter().find_map(|s| match s {
+        crate::plan::Step::Atom(a) => Some((a.rel, a.index)),
+        _ => None,
+    })
 }
 
 /// Binds the head of `rule` to `tuple` into `vars`; false when a constant or a repeated
@@ -150,6 +171,8 @@ pub struct Dred {
     trace_facts: bool,
     /// Net IDB change of the last materialisation or batch.
     last_change: NetChange,
+    /// The measured cost of each order of the head-bound checks, kept across batches.
+    order_stats: rederive::OrderStats,
 }
 
 impl Dred {
@@ -161,6 +184,7 @@ impl Dred {
             .map(|d| Relation::new(d.arity()))
             .collect();
         let plans = Plans::new(&program, &mut relations);
+        let order_stats = rederive::OrderStats::new(&plans.head_bound);
         let program_facts = program
             .facts
             .iter()
@@ -174,6 +198,7 @@ impl Dred {
             materialised: false,
             trace_facts: true,
             last_change: NetChange::default(),
+            order_stats,
         }
     }
 
@@ -227,6 +252,7 @@ impl Dred {
             &self.program,
             &mut self.relations,
             &self.plans,
+            &mut self.order_stats,
             &self.program_facts,
             &over.overdeleted_idb,
         )
