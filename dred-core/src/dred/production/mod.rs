@@ -92,7 +92,9 @@ impl Plans {
             if atoms.len() > 1 {
                 for i in 0..atoms.len() {
                     let plan = plan_rule_with(program, r, &full, Some(i), &head, relations);
-                    if first_atom(&plan) != first_atom(&orders[0]) {
+                    // An order that starts by scanning a whole relation is never worth
+                    // trying: even its exploration would cost a scan per check.
+                    if starts_with_lookup(&plan) && first_atom(&plan) != first_atom(&orders[0]) {
                         orders.push(plan);
                     }
                 }
@@ -132,6 +134,15 @@ fn first_atom(plan: &RulePlan) -> Option<(RelId, Option<usize>)> {
         crate::plan::Step::Atom(a) => Some((a.rel, a.index)),
         _ => None,
     })
+}
+
+/// True when the plan's first atom is probed on bound columns (an index lookup or a
+/// membership test), not scanned.
+fn starts_with_lookup(plan: &RulePlan) -> bool {
+    plan.steps.iter().find_map(|s| match s {
+        crate::plan::Step::Atom(a) => Some(a.index.is_some() || a.membership),
+        _ => None,
+    }) == Some(true)
 }
 
 /// Binds the head of `rule` to `tuple` into `vars`; false when a constant or a repeated
