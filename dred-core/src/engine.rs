@@ -166,6 +166,14 @@ impl Model {
         self.relations[rel].contains(tuple)
     }
 
+    /// The net change from this model to `after`.
+    pub fn change_to(&self, after: &Model) -> NetChange {
+        NetChange {
+            removed: self.minus(after).values().map(Vec::len).sum(),
+            added: after.minus(self).values().map(Vec::len).sum(),
+        }
+    }
+
     /// Facts here and not in `other`, per relation (relations with none are left out).
     pub fn minus(&self, other: &Model) -> BTreeMap<RelId, Vec<Tuple>> {
         let mut out = BTreeMap::new();

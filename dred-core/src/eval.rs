@@ -443,27 +443,37 @@ impl Evaluator {
 
     /// The digest of [`Evaluator::model`], read from the relations directly.
     pub fn digest(&self) -> ModelDigest {
-        let mut d = ModelDigest::empty(&self.program);
-        for (rel, r) in self.relations.iter().enumerate() {
-            if self.program.is_idb(rel) {
-                for row in r.rows(r.all()) {
-                    d.add(rel, row);
-                }
-            }
-        }
-        d
+        idb_digest(&self.program, &self.relations)
     }
 
     /// The derived relations as a [`Model`].
     pub fn model(&self) -> Model {
-        let mut m = Model::empty(&self.program);
-        for (rel, r) in self.relations.iter().enumerate() {
-            if self.program.is_idb(rel) {
-                m.relations[rel] = r.rows(r.all()).map(<[Value]>::to_vec).collect();
+        idb_model(&self.program, &self.relations)
+    }
+}
+
+/// The live rows of the program's derived relations as a [`Model`].
+pub(crate) fn idb_model(program: &Program, relations: &[Relation]) -> Model {
+    let mut m = Model::empty(program);
+    for (rel, r) in relations.iter().enumerate() {
+        if program.is_idb(rel) {
+            m.relations[rel] = r.rows(r.all()).map(<[Value]>::to_vec).collect();
+        }
+    }
+    m
+}
+
+/// The digest of [`idb_model`], without building it.
+pub(crate) fn idb_digest(program: &Program, relations: &[Relation]) -> ModelDigest {
+    let mut d = ModelDigest::empty(program);
+    for (rel, r) in relations.iter().enumerate() {
+        if program.is_idb(rel) {
+            for row in r.rows(r.all()) {
+                d.add(rel, row);
             }
         }
-        m
     }
+    d
 }
 
 /// Inserts `instances` heads given flattened in `flat`; returns how many were new.

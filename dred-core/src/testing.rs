@@ -17,7 +17,7 @@ use proptest::prelude::*;
 
 use crate::check::load_program;
 use crate::diagnostic::SourceFile;
-use crate::engine::{Batch, Edb, Engine, Fact, Model, ModelDigest, NetChange, RequestedBatch};
+use crate::engine::{Batch, Edb, Engine, Fact, Model, ModelDigest, RequestedBatch};
 use crate::magic::{parse_query, rewrite, MagicProgram, Query};
 use crate::oracle::Oracle;
 use crate::program::Program;
@@ -246,11 +246,9 @@ pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) 
         }
         for (e, old) in engines.iter().zip(before) {
             if let Some(change) = e.net_change() {
-                let removed = old.minus(first).values().map(Vec::len).sum();
-                let added = first.minus(old).values().map(Vec::len).sum();
                 assert_eq!(
                     change,
-                    NetChange { removed, added },
+                    old.change_to(first),
                     "{}: net change of batch {batch}\nprogram:\n{}",
                     e.name(),
                     case.program.source.text

@@ -190,10 +190,7 @@ pub fn run_case(
             let change = match previous.take() {
                 Some(before) => {
                     let after = running[0].engine.model();
-                    let change = NetChange {
-                        removed: before.minus(&after).values().map(Vec::len).sum(),
-                        added: after.minus(&before).values().map(Vec::len).sum(),
-                    };
+                    let change = before.change_to(&after);
                     previous = Some(after);
                     change
                 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use dd_baseline::{DdConfig, DdEngine};
 use dred_core::{
-    io, load_program, Batch, Edb, Engine, Fact, Model, ModelDigest, NetChange, Oracle, Program,
+    io, load_program, Batch, Edb, Engine, Fact, Model, ModelDigest, Oracle, Program,
     RequestedBatch, SourceFile, Symbols,
 };
 
@@ -105,11 +105,9 @@ pub fn check_against_oracle(
             "digest, batch {}",
             i + 1
         );
-        let removed = before.minus(&after).values().map(Vec::len).sum();
-        let added = after.minus(&before).values().map(Vec::len).sum();
         assert_eq!(
             dd.net_change(),
-            Some(NetChange { removed, added }),
+            Some(before.change_to(&after)),
             "net change, batch {}",
             i + 1
         );

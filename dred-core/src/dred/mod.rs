@@ -13,6 +13,20 @@ pub mod production;
 pub mod reference;
 pub mod wrong_support;
 
+/// The seed's `edge` facts (SPEC §6), shared by the engines' unit tests.
+#[cfg(test)]
+pub(crate) const SEED_EDGES: &[(&str, &str)] = &[
+    ("a", "b"),
+    ("b", "c"),
+    ("c", "b"),
+    ("c", "d"),
+    ("a", "e"),
+    ("e", "d"),
+    ("u", "v"),
+    ("v", "w"),
+    ("w", "u"),
+];
+
 pub use production::Dred;
 pub use reference::Reference;
 pub use wrong_support::WrongSupport;

@@ -130,17 +130,7 @@ mod tests {
         let (edge, path) = (0, 1);
         let mut s = |x: &str, y: &str| vec![symbols.intern(x), symbols.intern(y)];
         let mut edb = Edb::empty(&program);
-        for (x, y) in [
-            ("a", "b"),
-            ("b", "c"),
-            ("c", "b"),
-            ("c", "d"),
-            ("a", "e"),
-            ("e", "d"),
-            ("u", "v"),
-            ("v", "w"),
-            ("w", "u"),
-        ] {
+        for &(x, y) in crate::dred::SEED_EDGES {
             edb.insert(Fact::new(edge, s(x, y)));
         }
         let (ab, ac, ad) = (s("a", "b"), s("a", "c"), s("a", "d"));

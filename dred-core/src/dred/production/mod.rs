@@ -35,6 +35,7 @@ use std::time::Instant;
 use crate::engine::{
     Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange, Phase, Round,
 };
+use crate::eval::{idb_digest, idb_model};
 use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowId};
@@ -408,15 +409,7 @@ impl Engine for Dred {
     }
 
     fn digest(&self) -> ModelDigest {
-        let mut d = ModelDigest::empty(&self.program);
-        for (rel, r) in self.relations.iter().enumerate() {
-            if self.program.is_idb(rel) {
-                for row in r.rows(r.all()) {
-                    d.add(rel, row);
-                }
-            }
-        }
-        d
+        idb_digest(&self.program, &self.relations)
     }
 
     fn net_change(&self) -> Option<NetChange> {
@@ -424,13 +417,7 @@ impl Engine for Dred {
     }
 
     fn model(&self) -> Model {
-        let mut m = Model::empty(&self.program);
-        for (rel, r) in self.relations.iter().enumerate() {
-            if self.program.is_idb(rel) {
-                m.relations[rel] = r.rows(r.all()).map(<[Value]>::to_vec).collect();
-            }
-        }
-        m
+        idb_model(&self.program, &self.relations)
     }
 }
 

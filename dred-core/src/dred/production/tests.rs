@@ -3,20 +3,9 @@
 use std::sync::Arc;
 
 use super::Dred;
+use crate::dred::SEED_EDGES;
 use crate::engine::{Batch, Edb, Engine, Fact, Phase, RequestedBatch};
 use crate::{load_program, Program, SourceFile, Symbols};
-
-const EDGES: [(&str, &str); 9] = [
-    ("a", "b"),
-    ("b", "c"),
-    ("c", "b"),
-    ("c", "d"),
-    ("a", "e"),
-    ("e", "d"),
-    ("u", "v"),
-    ("v", "w"),
-    ("w", "u"),
-];
 
 fn setup(src: &str) -> (Arc<Program>, Symbols, Edb) {
     let mut symbols = Symbols::new();
@@ -24,7 +13,7 @@ fn setup(src: &str) -> (Arc<Program>, Symbols, Edb) {
         Arc::new(load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program"));
     let edge = program.relation_id("edge").expect("edge");
     let mut edb = Edb::empty(&program);
-    for (a, b) in EDGES {
+    for &(a, b) in SEED_EDGES {
         edb.insert(Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]));
     }
     (program, symbols, edb)

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::instances::{FactTable, InstanceStore};
 use super::*;
+use crate::dred::SEED_EDGES;
 use crate::engine::RequestedBatch;
 use crate::{load_program, Oracle, SourceFile, Symbols};
 
@@ -26,18 +27,6 @@ q(x, y) :- m(x), edge(x, y).
 m(y)    :- m(x), q(x, y).
 q(x, z) :- m(x), q(x, y), q(y, z).
 ";
-
-const SEED_EDGES: &[(&str, &str)] = &[
-    ("a", "b"),
-    ("b", "c"),
-    ("c", "b"),
-    ("c", "d"),
-    ("a", "e"),
-    ("e", "d"),
-    ("u", "v"),
-    ("v", "w"),
-    ("w", "u"),
-];
 
 /// A program with its symbols, and helpers to write facts by name.
 struct Case {
