@@ -4,6 +4,8 @@
 //! Row ids grow in insertion order, which is what semi-naive evaluation needs: the rows
 //! derived in one round are exactly a contiguous id range (see [`RowRange`]).
 
+mod marks;
 mod relation;
 
+pub use marks::RowMarks;
 pub use relation::{IndexId, Relation, RowId, RowRange};

@@ -11,7 +11,7 @@ use super::{Plans, RowRef};
 use crate::engine::{Fact, Work};
 use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::program::Program;
-use crate::storage::Relation;
+use crate::storage::{Relation, RowMarks};
 
 /// The result of phase 1.
 #[derive(Debug, Default)]
@@ -40,7 +40,7 @@ pub(crate) fn overdelete(
         versions: &versions,
         work: &work,
     };
-    let mut in_d: hashbrown::HashSet<RowRef> = hashbrown::HashSet::new();
+    let mut in_d = RowMarks::new(relations);
     let mut frontier: Vec<RowRef> = Vec::new();
     for f in deletions {
         // D- is normalised against the EDB: every fact is present.
@@ -48,7 +48,7 @@ pub(crate) fn overdelete(
         let r = relations[f.rel]
             .row_id(&f.tuple)
             .expect("a normalised deletion is present");
-        if in_d.insert((f.rel, r)) {
+        if in_d.insert(f.rel, r) {
             frontier.push((f.rel, r));
         }
     }
@@ -70,7 +70,7 @@ pub(crate) fn overdelete(
                     let h = relations[plan.head_rel]
                         .row_id(&head)
                         .expect("the old model is closed under the rules");
-                    if in_d.insert((plan.head_rel, h)) {
+                    if in_d.insert(plan.head_rel, h) {
                         next.push((plan.head_rel, h));
                     }
                 });

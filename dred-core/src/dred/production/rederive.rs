@@ -19,7 +19,7 @@ use crate::engine::Work;
 use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
 use crate::program::{Program, RelId};
-use crate::storage::Relation;
+use crate::storage::{Relation, RowMarks};
 use crate::value::{Tuple, Value};
 
 /// How a head-bound check is ordered, learned from the work counters: per rule, the work
@@ -113,7 +113,10 @@ pub(crate) fn rederive(
         rules_by_head[rule.head.rel].push(i);
     }
     // Over-deleted facts not restored yet (their rows are tombstones, still found by value).
-    let mut pending: hashbrown::HashSet<RowRef> = overdeleted_idb.iter().copied().collect();
+    let mut pending = RowMarks::new(relations);
+    for &(rel, r) in overdeleted_idb {
+        pending.insert(rel, r);
+    }
 
     let work = WorkCounter::default();
     // Round 1: one bounded search per over-deleted fact.
@@ -168,7 +171,8 @@ pub(crate) fn rederive(
     let mut head = Vec::new();
     loop {
         for &(rel, r) in &restored {
-            pending.remove(&(rel, r));
+            // Facts found by propagation left `pending` when found; round 1's leave now.
+            pending.remove(rel, r);
             relations[rel].revive(r);
         }
         work.touch(restored.len() as u64);
@@ -186,7 +190,6 @@ pub(crate) fn rederive(
             versions: &versions,
             work: &work,
         };
-        let mut seen: hashbrown::HashSet<RowRef> = hashbrown::HashSet::new();
         let last = out.rounds.last().expect("a round was just pushed");
         for &(rel, r) in last {
             let row = relations[rel].row(r);
@@ -197,8 +200,9 @@ pub(crate) fn rederive(
                     head.extend(plan.head.iter().map(|o| o.get(vars)));
                     work.probe(1);
                     if let Some(h) = relations[plan.head_rel].find_row(&head) {
-                        if pending.contains(&(plan.head_rel, h)) && seen.insert((plan.head_rel, h))
-                        {
+                        // Leaving `pending` at once also keeps a fact found twice in this round
+                        // from being restored twice.
+                        if pending.remove(plan.head_rel, h) {
                             restored.push((plan.head_rel, h));
                         }
                     }
