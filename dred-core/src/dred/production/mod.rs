@@ -56,6 +56,9 @@ pub(crate) struct Plans {
     pub(crate) head_bound: Vec<Vec<RulePlan>>,
     /// For each rule, one semi-naive plan per positive body atom as the delta.
     pub(crate) semi_naive: Vec<Vec<RulePlan>>,
+    /// For each rule with a positive body atom, a plan of all its instances over the live
+    /// rows (round 1 of rederivation by scan, see [`rederive::ScanStats`]).
+    pub(crate) survivors: Vec<Option<RulePlan>>,
 }
 
 impl Plans {
@@ -63,6 +66,7 @@ impl Plans {
         let mut seeded = vec![Vec::new(); program.relations.len()];
         let mut head_bound = Vec::new();
         let mut semi_naive = Vec::new();
+        let mut survivors = Vec::new();
         for (r, rule) in program.rules.iter().enumerate() {
             let atoms: Vec<RelId> = rule.positive_atoms().map(|a| a.rel).collect();
             let full = vec![Version::Full; atoms.len()];
@@ -120,11 +124,15 @@ impl Plans {
                 ));
             }
             semi_naive.push(per_delta);
+            survivors.push((!atoms.is_empty()).then(|| {
+                plan_rule_with(program, r, &full, None, &PlanOptions::default(), relations)
+            }));
         }
         Plans {
             seeded,
             head_bound,
             semi_naive,
+            survivors,
         }
     }
 }
@@ -185,6 +193,9 @@ pub struct Dred {
     last_change: NetChange,
     /// The measured cost of each order of the head-bound checks, kept across batches.
     order_stats: rederive::OrderStats,
+    /// The measured cost of round 1 by scan, kept across batches.
+    scan_stats: rederive::ScanStats,
+    round1: rederive::Round1,
 }
 
 impl Dred {
@@ -197,6 +208,7 @@ impl Dred {
             .collect();
         let plans = Plans::new(&program, &mut relations);
         let order_stats = rederive::OrderStats::new(&plans.head_bound);
+        let scan_stats = rederive::ScanStats::new(program.rules.len());
         let program_facts = program
             .facts
             .iter()
@@ -211,6 +223,8 @@ impl Dred {
             trace_facts: true,
             last_change: NetChange::default(),
             order_stats,
+            scan_stats,
+            round1: rederive::Round1::default(),
         }
     }
 
@@ -265,9 +279,17 @@ impl Dred {
             &mut self.relations,
             &self.plans,
             &mut self.order_stats,
+            &mut self.scan_stats,
+            self.round1,
             &self.program_facts,
             &over.overdeleted_idb,
         )
+    }
+
+    /// How round 1 of rederivation finds proofs from now on; the default picks per rule by
+    /// estimated cost. Results do not depend on it (tests run every choice).
+    pub fn set_round1(&mut self, round1: rederive::Round1) {
+        self.round1 = round1;
     }
 
     /// Phase 3: adds `insertions` (the A+ of a normalised batch) and what follows from them.

@@ -75,6 +75,16 @@ impl OrderStats {
             .expect("at least one order")
     }
 
+    /// The mean work of one check by rule `rule` with the order [`OrderStats::choose`] would
+    /// use once it has explored: `None` before any check was measured.
+    fn mean(&self, rule: usize) -> Option<f64> {
+        self.per_rule[rule]
+            .iter()
+            .filter(|&&(_, n)| n > 0)
+            .map(|&(w, n)| w as f64 / n as f64)
+            .min_by(f64::total_cmp)
+    }
+
     /// Records the work of one check by rule `rule` with order `order`.
     fn record(&mut self, rule: usize, order: usize, work: u64) {
         let slot = &mut self.per_rule[rule][order];
@@ -85,6 +95,76 @@ impl OrderStats {
             slot.1 /= 2;
         }
     }
+}
+
+/// How round 1 finds the proofs of a rule, chosen per batch from measured costs.
+///
+/// Round 1 restores the over-deleted facts that have an instance whose body holds in the
+/// survivors S. Per fact (*checks*: one head-bound search each) this costs the number of
+/// over-deleted facts times the work of a check — cheap for small batches, but a failing
+/// check must exhaust every candidate proof. When most of a relation is over-deleted (a
+/// power-law graph loses 83% of its closure to 1,000 deletions; a dense component all of it),
+/// enumerating every instance of the rule over S once (*scan*) and keeping the heads still
+/// pending finds the same set for the work of one evaluation round over S, which is then the
+/// small part of the model. Both give exactly round 1's set; only their costs differ, so the
+/// choice is made per rule on estimates: checks = pending facts × mean work of a check
+/// ([`OrderStats`]), scan = live rows of the scan's first relation × measured work per such
+/// row (with a guess until the first scan).
+#[derive(Clone, Debug)]
+pub struct ScanStats {
+    /// Per rule: (work, rows of the first relation) summed over the scans made.
+    per_rule: Vec<(u64, u64)>,
+}
+
+/// How round 1 finds proofs (see [`ScanStats`]). Every choice restores the same facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Round1 {
+    /// Per rule, whichever of checks and scan is estimated cheaper.
+    #[default]
+    Cheaper,
+    /// One head-bound check per over-deleted fact, for every rule.
+    Checks,
+    /// A scan over the survivors, for every rule with a positive body atom.
+    Scans,
+}
+
+/// Work per first-relation row assumed before a rule's first scan.
+const SCAN_GUESS: f64 = 8.0;
+/// Work of a check assumed before a rule's first measured check.
+const CHECK_GUESS: f64 = 16.0;
+
+impl ScanStats {
+    /// No measurements yet, for `rules` rules.
+    pub(crate) fn new(rules: usize) -> Self {
+        ScanStats {
+            per_rule: vec![(0, 0); rules],
+        }
+    }
+
+    fn per_row(&self, rule: usize) -> f64 {
+        match self.per_rule[rule] {
+            (_, 0) => SCAN_GUESS,
+            (w, n) => w as f64 / n as f64,
+        }
+    }
+
+    fn record(&mut self, rule: usize, work: u64, rows: u64) {
+        let slot = &mut self.per_rule[rule];
+        slot.0 += work;
+        slot.1 += rows.max(1);
+        if slot.1 >= 1 << 40 {
+            slot.0 /= 2;
+            slot.1 /= 2;
+        }
+    }
+}
+
+/// The first relation a plan reads (scanned, for a plan without bound variables).
+fn first_relation(plan: &RulePlan) -> Option<RelId> {
+    plan.steps.iter().find_map(|s| match s {
+        crate::plan::Step::Atom(a) => Some(a.rel),
+        _ => None,
+    })
 }
 
 /// The result of phase 2.
@@ -105,6 +185,8 @@ pub(crate) fn rederive(
     relations: &mut [Relation],
     plans: &Plans,
     order_stats: &mut OrderStats,
+    scan_stats: &mut ScanStats,
+    round1: Round1,
     program_facts: &HashSet<(RelId, Tuple)>,
     overdeleted_idb: &[RowRef],
 ) -> Rederived {
@@ -119,7 +201,9 @@ pub(crate) fn rederive(
     }
 
     let work = WorkCounter::default();
-    // Round 1: one bounded search per over-deleted fact.
+    // Round 1: per rule, a scan of its instances over S or one bounded search per
+    // over-deleted fact, whichever is estimated cheaper. A fact found leaves `pending` at
+    // once (so it is restored once) but stays dead until the round ends.
     let mut restored: Vec<RowRef> = Vec::new();
     {
         let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
@@ -128,17 +212,71 @@ pub(crate) fn rederive(
             versions: &versions,
             work: &work,
         };
+        let mut pending_of = vec![0usize; relations.len()];
+        for &(rel, _) in overdeleted_idb {
+            pending_of[rel] += 1;
+        }
+        let scanned: Vec<bool> = program
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(ri, rule)| {
+                let (Some(plan), n) = (&plans.survivors[ri], pending_of[rule.head.rel]) else {
+                    return false;
+                };
+                let rows = first_relation(plan).map_or(1, |rel| relations[rel].len());
+                let checks = n as f64 * order_stats.mean(ri).unwrap_or(CHECK_GUESS);
+                n > 0
+                    && match round1 {
+                        Round1::Cheaper => (rows as f64 * scan_stats.per_row(ri)) < checks,
+                        Round1::Checks => false,
+                        Round1::Scans => true,
+                    }
+            })
+            .collect();
+        let mut head = Vec::new();
+        for (ri, plan) in plans.survivors.iter().enumerate() {
+            let Some(plan) = plan.as_ref().filter(|_| scanned[ri]) else {
+                continue;
+            };
+            let before = work.total();
+            // head :- body, every atom over the survivors; heads still pending are restored.
+            matcher.for_each(plan, &mut |vars| {
+                head.clear();
+                head.extend(plan.head.iter().map(|o| o.get(vars)));
+                work.probe(1);
+                if let Some(h) = relations[plan.head_rel].find_row(&head) {
+                    if pending.remove(plan.head_rel, h) {
+                        restored.push((plan.head_rel, h));
+                    }
+                }
+            });
+            let after = work.total();
+            let rows = first_relation(plan).map_or(1, |rel| relations[rel].len());
+            scan_stats.record(
+                ri,
+                after.probes - before.probes + after.touched - before.touched,
+                rows as u64,
+            );
+        }
         let mut vars: Vec<Value> = Vec::new();
         for &(rel, r) in overdeleted_idb {
+            if !pending.contains(rel, r) {
+                continue; // restored by a scan
+            }
             let tuple = relations[rel].row(r);
             if !program_facts.is_empty() {
                 work.probe(1);
                 if program_facts.contains(&(rel, tuple.to_vec())) {
+                    pending.remove(rel, r);
                     restored.push((rel, r));
                     continue;
                 }
             }
             for &ri in &rules_by_head[rel] {
+                if scanned[ri] {
+                    continue;
+                }
                 let order = order_stats.choose(ri);
                 let plan = &plans.head_bound[ri][order];
                 vars.clear();
@@ -156,6 +294,7 @@ pub(crate) fn rederive(
                     after.probes - before.probes + after.touched - before.touched,
                 );
                 if found {
+                    pending.remove(rel, r);
                     restored.push((rel, r));
                     break;
                 }
