@@ -11,7 +11,8 @@
 //!    fact and the others match the *old* relations — nothing is removed until the phase
 //!    ends, so the relations are the old ones throughout;
 //! 2. [`rederive`]: round 1 looks, for every over-deleted fact, for one instance with the
-//!    head bound whose body holds in the survivors; round k+1 only follows delta rules from
+//!    head bound whose body holds in the survivors (or, when most of a relation was
+//!    over-deleted, enumerates the rule's instances over the survivors once); round k+1 only follows delta rules from
 //!    the facts restored in round k — an instance not available in round k must use one;
 //! 3. [`insert`]: semi-naive evaluation over the updated relations, the delta in any body
 //!    position (EDB atoms included), starting from A+.
@@ -191,11 +192,9 @@ pub struct Dred {
     trace_facts: bool,
     /// Net IDB change of the last materialisation or batch.
     last_change: NetChange,
-    /// The measured cost of each order of the head-bound checks, kept across batches.
-    order_stats: rederive::OrderStats,
-    /// The measured cost of round 1 by scan, kept across batches.
-    scan_stats: rederive::ScanStats,
-    round1: rederive::Round1,
+    /// The measured cost of each order of the head-bound checks and of round-1 scans, kept
+    /// across batches.
+    rederive_costs: rederive::RederiveCosts,
 }
 
 impl Dred {
@@ -207,8 +206,11 @@ impl Dred {
             .map(|d| Relation::new(d.arity()))
             .collect();
         let plans = Plans::new(&program, &mut relations);
-        let order_stats = rederive::OrderStats::new(&plans.head_bound);
-        let scan_stats = rederive::ScanStats::new(program.rules.len());
+        let rederive_costs = rederive::RederiveCosts {
+            orders: rederive::OrderStats::new(&plans.head_bound),
+            scans: rederive::ScanStats::new(program.rules.len()),
+            round1: rederive::Round1::default(),
+        };
         let program_facts = program
             .facts
             .iter()
@@ -222,9 +224,7 @@ impl Dred {
             materialised: false,
             trace_facts: true,
             last_change: NetChange::default(),
-            order_stats,
-            scan_stats,
-            round1: rederive::Round1::default(),
+            rederive_costs,
         }
     }
 
@@ -278,9 +278,7 @@ impl Dred {
             &self.program,
             &mut self.relations,
             &self.plans,
-            &mut self.order_stats,
-            &mut self.scan_stats,
-            self.round1,
+            &mut self.rederive_costs,
             &self.program_facts,
             &over.overdeleted_idb,
         )
@@ -289,7 +287,7 @@ impl Dred {
     /// How round 1 of rederivation finds proofs from now on; the default picks per rule by
     /// estimated cost. Results do not depend on it (tests run every choice).
     pub fn set_round1(&mut self, round1: rederive::Round1) {
-        self.round1 = round1;
+        self.rederive_costs.round1 = round1;
     }
 
     /// Phase 3: adds `insertions` (the A+ of a normalised batch) and what follows from them.

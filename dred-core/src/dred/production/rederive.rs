@@ -2,8 +2,10 @@
 //!
 //! Input: the relations with D removed (tombstoned), so the live rows are the survivors S,
 //! and the over-deleted IDB D ∩ J. Output: the facts of D ∩ J restored, in rounds. Round 1
-//! restores every over-deleted fact that has an instance (by a rule with its head bound, or
-//! as a program fact) whose body holds in S; round k+1 restores those that have an instance
+//! restores every over-deleted fact that has an instance (of a rule, or as a program fact)
+//! whose body holds in S — found per rule either by one search with the head bound per
+//! over-deleted fact, or by one scan of the rule's instances over S, whichever is estimated
+//! cheaper ([`ScanStats`]); round k+1 restores those that have an instance
 //! with a body in S plus the facts restored up to round k — such an instance must use a fact
 //! restored in round k, so only delta rules seeded with those facts are run. Facts restored in
 //! a round become visible at the next (Jacobi rounds), and a fact still in D is never
@@ -159,6 +161,14 @@ impl ScanStats {
     }
 }
 
+/// What phase 2 has measured of its own costs, kept across batches, and how it may choose.
+#[derive(Clone, Debug)]
+pub(crate) struct RederiveCosts {
+    pub(crate) orders: OrderStats,
+    pub(crate) scans: ScanStats,
+    pub(crate) round1: Round1,
+}
+
 /// The first relation a plan reads (scanned, for a plan without bound variables).
 fn first_relation(plan: &RulePlan) -> Option<RelId> {
     plan.steps.iter().find_map(|s| match s {
@@ -184,9 +194,7 @@ pub(crate) fn rederive(
     program: &Program,
     relations: &mut [Relation],
     plans: &Plans,
-    order_stats: &mut OrderStats,
-    scan_stats: &mut ScanStats,
-    round1: Round1,
+    costs: &mut RederiveCosts,
     program_facts: &HashSet<(RelId, Tuple)>,
     overdeleted_idb: &[RowRef],
 ) -> Rederived {
@@ -200,6 +208,11 @@ pub(crate) fn rederive(
         pending.insert(rel, r);
     }
 
+    let RederiveCosts {
+        orders: order_stats,
+        scans: scan_stats,
+        round1,
+    } = costs;
     let work = WorkCounter::default();
     // Round 1: per rule, a scan of its instances over S or one bounded search per
     // over-deleted fact, whichever is estimated cheaper. A fact found leaves `pending` at
@@ -227,7 +240,7 @@ pub(crate) fn rederive(
                 let rows = first_relation(plan).map_or(1, |rel| relations[rel].len());
                 let checks = n as f64 * order_stats.mean(ri).unwrap_or(CHECK_GUESS);
                 n > 0
-                    && match round1 {
+                    && match *round1 {
                         Round1::Cheaper => (rows as f64 * scan_stats.per_row(ri)) < checks,
                         Round1::Checks => false,
                         Round1::Scans => true,
