@@ -6,6 +6,7 @@
 
 mod marks;
 mod relation;
+mod row_set;
 
 pub use marks::RowMarks;
 pub use relation::{IndexId, Relation, RowId, RowRange};

@@ -15,6 +15,7 @@
 use hashbrown::{DefaultHashBuilder, HashTable};
 use std::hash::BuildHasher;
 
+use super::row_set::{Probe, RowSet};
 use crate::value::Value;
 
 /// Position of a row in insertion order.
@@ -65,7 +66,7 @@ pub struct Relation {
     dead: Vec<u64>,
     dead_count: usize,
     data: Vec<Value>,
-    set: HashTable<RowId>,
+    set: RowSet,
     indexes: Vec<Index>,
     hasher: DefaultHashBuilder,
 }
@@ -79,7 +80,7 @@ impl Relation {
             dead: Vec::new(),
             dead_count: 0,
             data: Vec::new(),
-            set: HashTable::new(),
+            set: RowSet::default(),
             indexes: Vec::new(),
             hasher: DefaultHashBuilder::default(),
         }
@@ -209,17 +210,45 @@ impl Relation {
         }
     }
 
+    #[inline]
     fn find(&self, row: &[Value]) -> Option<RowId> {
-        let h = self.hasher.hash_one(row);
-        self.set.find(h, |&r| rows_equal(self.row(r), row)).copied()
+        self.set
+            .find(self.hash_row(row), row, &self.data, self.arity)
     }
 
     /// The newest row with these values, live or a tombstone.
+    #[inline]
     pub fn find_row(&self, row: &[Value]) -> Option<RowId> {
         if self.arity == 0 {
             return self.len.checked_sub(1).map(|r| r as RowId);
         }
         self.find(row)
+    }
+
+    /// The hash by which [`Relation::find_row_hashed`] and [`Relation::prefetch_row`] find
+    /// a row with these values.
+    #[inline]
+    pub fn hash_row(&self, row: &[Value]) -> u64 {
+        self.hasher.hash_one(row)
+    }
+
+    /// A hint that a row with this hash ([`Relation::hash_row`]) will be looked up soon:
+    /// starts loading its slot, so that lookups of many rows overlap their cache misses.
+    /// Changes no result.
+    #[inline]
+    pub fn prefetch_row(&self, hash: u64) {
+        self.set.prefetch(hash);
+    }
+
+    /// [`Relation::find_row`] with the row's hash computed beforehand by
+    /// [`Relation::hash_row`].
+    #[inline]
+    pub fn find_row_hashed(&self, hash: u64, row: &[Value]) -> Option<RowId> {
+        if self.arity == 0 {
+            return self.len.checked_sub(1).map(|r| r as RowId);
+        }
+        debug_assert_eq!(hash, self.hash_row(row));
+        self.set.find(hash, row, &self.data, self.arity)
     }
 
     /// True when the row is present.
@@ -322,31 +351,17 @@ impl Relation {
         let h = self.hasher.hash_one(row);
         let arity = self.arity;
         let r = self.len as RowId;
-        let (data, hasher) = (&self.data, &self.hasher);
-        // One probe: the entry is the existing row (live: nothing to do; a tombstone: the new
-        // row supersedes it) or the slot for the new one.
-        let dead = (&self.dead, self.dead_count);
-        let is_live = |o: RowId| {
-            dead.1 == 0
-                || dead
-                    .0
-                    .get(o as usize / 64)
-                    .is_none_or(|w| w & (1 << (o % 64)) == 0)
-        };
-        match self.set.entry(
-            h,
-            |&o| rows_equal(&data[o as usize * arity..(o as usize + 1) * arity], row),
-            |&o| hasher.hash_one(&data[o as usize * arity..(o as usize + 1) * arity]),
-        ) {
-            hashbrown::hash_table::Entry::Occupied(mut e) => {
-                if is_live(*e.get()) {
+        // One probe: the slot is the existing row (live: nothing to do; a tombstone: the new
+        // row supersedes it) or the free one for the new row.
+        self.set.reserve_one();
+        match self.set.probe(h, row, &self.data, arity) {
+            Probe::Found(i) => {
+                if self.is_live(self.set.row_at(i)) {
                     return false;
                 }
-                *e.get_mut() = r;
+                self.set.set_row_at(i, r);
             }
-            hashbrown::hash_table::Entry::Vacant(v) => {
-                v.insert(r);
-            }
+            Probe::Vacant(i) => self.set.fill(i, h, row, r),
         }
         self.data.extend_from_slice(row);
         self.len += 1;
@@ -433,13 +448,6 @@ impl Relation {
             assert_eq!(seen, self.len, "index does not cover every row once");
         }
     }
-}
-
-/// Element-wise equality. `[i64] == [i64]` compiles to a `memcmp` call, whose overhead
-/// dominated deduplication of short rows in the transitive-closure benchmark (26% of samples).
-#[inline(always)]
-fn rows_equal(a: &[Value], b: &[Value]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Hashes a row's key columns exactly as [`KeySlice`] hashes the key itself, so that

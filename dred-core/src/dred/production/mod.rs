@@ -155,6 +155,62 @@ fn starts_with_lookup(plan: &RulePlan) -> bool {
     }) == Some(true)
 }
 
+/// Heads of instances, to be found in their relations a batch at a time.
+///
+/// Phases 1 and 2 look up the head of every instance through an over-deleted or restored
+/// fact: on large deletions most of their time, one cache miss each. Found one by one, each
+/// waits for its miss; here each head's slot is prefetched when the head is pushed and looked
+/// up only [`HeadProbes::DEPTH`] heads later, so that the misses overlap.
+#[derive(Debug, Default)]
+pub(crate) struct HeadProbes {
+    rels: Vec<RelId>,
+    hashes: Vec<u64>,
+    /// Where each head's values start in `values`.
+    starts: Vec<usize>,
+    values: Vec<Value>,
+}
+
+impl HeadProbes {
+    /// Heads held before they are looked up: enough to cover a miss's latency, few enough
+    /// that their slots stay in the L1 cache until used.
+    pub(crate) const DEPTH: usize = 32;
+
+    /// Adds a head of relation `rel` and starts loading its slot.
+    #[inline]
+    pub(crate) fn push(&mut self, relations: &[Relation], rel: RelId, head: &[Value]) {
+        let hash = relations[rel].hash_row(head);
+        relations[rel].prefetch_row(hash);
+        self.rels.push(rel);
+        self.hashes.push(hash);
+        self.starts.push(self.values.len());
+        self.values.extend_from_slice(head);
+    }
+
+    /// True when enough heads are held to look them up.
+    #[inline]
+    pub(crate) fn is_full(&self) -> bool {
+        self.rels.len() >= Self::DEPTH
+    }
+
+    /// Looks up every head held, in the order pushed, and forgets them: `found` gets the
+    /// relation and the newest row with the head's values (live or not), if any.
+    pub(crate) fn drain(
+        &mut self,
+        relations: &[Relation],
+        mut found: impl FnMut(RelId, Option<RowId>),
+    ) {
+        for (i, (&rel, &hash)) in self.rels.iter().zip(&self.hashes).enumerate() {
+            let end = self.starts.get(i + 1).copied().unwrap_or(self.values.len());
+            let head = &self.values[self.starts[i]..end];
+            found(rel, relations[rel].find_row_hashed(hash, head));
+        }
+        self.rels.clear();
+        self.hashes.clear();
+        self.starts.clear();
+        self.values.clear();
+    }
+}
+
 /// Binds the head of `rule` to `tuple` into `vars`; false when a constant or a repeated
 /// variable of the head disagrees with the tuple.
 pub(crate) fn bind_head(head: &[Term], tuple: &[Value], vars: &mut [Value]) -> bool {

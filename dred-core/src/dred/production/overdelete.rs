@@ -7,7 +7,7 @@
 //! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
 //! from its instance store; nothing is removed yet.
 
-use super::{Plans, RowRef};
+use super::{HeadProbes, Plans, RowRef};
 use crate::engine::{Fact, Work};
 use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::program::Program;
@@ -54,6 +54,18 @@ pub(crate) fn overdelete(
     }
     let mut out = OverDeleted::default();
     let mut head = Vec::new();
+    let mut heads = HeadProbes::default();
+    // A head reached is in the old model (closed under the rules); it joins D once.
+    let reach = |heads: &mut HeadProbes, in_d: &mut RowMarks, next: &mut Vec<RowRef>| {
+        heads.drain(relations, |rel, h| {
+            let h = h
+                .filter(|&h| relations[rel].is_live(h))
+                .expect("the old model is closed under the rules");
+            if in_d.insert(rel, h) {
+                next.push((rel, h));
+            }
+        });
+    };
     while !frontier.is_empty() {
         out.deleted.extend(&frontier);
         out.overdeleted_idb
@@ -67,15 +79,14 @@ pub(crate) fn overdelete(
                     head.clear();
                     head.extend(plan.head.iter().map(|o| o.get(vars)));
                     work.probe(1);
-                    let h = relations[plan.head_rel]
-                        .row_id(&head)
-                        .expect("the old model is closed under the rules");
-                    if in_d.insert(plan.head_rel, h) {
-                        next.push((plan.head_rel, h));
-                    }
+                    heads.push(relations, plan.head_rel, &head);
                 });
+                if heads.is_full() {
+                    reach(&mut heads, &mut in_d, &mut next);
+                }
             }
         }
+        reach(&mut heads, &mut in_d, &mut next);
         out.rounds.push(std::mem::replace(&mut frontier, next));
     }
     out.work = work.total();

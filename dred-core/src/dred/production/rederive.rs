@@ -16,7 +16,7 @@
 
 use std::collections::HashSet;
 
-use super::{bind_head, Plans, RowRef};
+use super::{bind_head, HeadProbes, Plans, RowRef};
 use crate::engine::Work;
 use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
@@ -177,6 +177,23 @@ fn first_relation(plan: &RulePlan) -> Option<RelId> {
     })
 }
 
+/// Looks up the heads held: one still pending is restored, once — it leaves `pending` at
+/// once, but stays dead (invisible) until its round ends.
+fn restore(
+    heads: &mut HeadProbes,
+    relations: &[Relation],
+    pending: &mut RowMarks,
+    restored: &mut Vec<RowRef>,
+) {
+    heads.drain(relations, |rel, h| {
+        if let Some(h) = h {
+            if pending.remove(rel, h) {
+                restored.push((rel, h));
+            }
+        }
+    });
+}
+
 /// The result of phase 2.
 #[derive(Debug, Default)]
 pub struct Rederived {
@@ -214,6 +231,7 @@ pub(crate) fn rederive(
         round1,
     } = costs;
     let work = WorkCounter::default();
+    let mut heads = HeadProbes::default();
     // Round 1: per rule, a scan of its instances over S or one bounded search per
     // over-deleted fact, whichever is estimated cheaper. A fact found leaves `pending` at
     // once (so it is restored once) but stays dead until the round ends.
@@ -258,12 +276,12 @@ pub(crate) fn rederive(
                 head.clear();
                 head.extend(plan.head.iter().map(|o| o.get(vars)));
                 work.probe(1);
-                if let Some(h) = relations[plan.head_rel].find_row(&head) {
-                    if pending.remove(plan.head_rel, h) {
-                        restored.push((plan.head_rel, h));
-                    }
+                heads.push(relations, plan.head_rel, &head);
+                if heads.is_full() {
+                    restore(&mut heads, relations, &mut pending, &mut restored);
                 }
             });
+            restore(&mut heads, relations, &mut pending, &mut restored);
             let after = work.total();
             let rows = first_relation(plan).map_or(1, |rel| relations[rel].len());
             scan_stats.record(
@@ -351,16 +369,14 @@ pub(crate) fn rederive(
                     head.clear();
                     head.extend(plan.head.iter().map(|o| o.get(vars)));
                     work.probe(1);
-                    if let Some(h) = relations[plan.head_rel].find_row(&head) {
-                        // Leaving `pending` at once also keeps a fact found twice in this round
-                        // from being restored twice.
-                        if pending.remove(plan.head_rel, h) {
-                            restored.push((plan.head_rel, h));
-                        }
-                    }
+                    heads.push(relations, plan.head_rel, &head);
                 });
+                if heads.is_full() {
+                    restore(&mut heads, relations, &mut pending, &mut restored);
+                }
             }
         }
+        restore(&mut heads, relations, &mut pending, &mut restored);
     }
     out.work = work.total();
     out
