@@ -36,7 +36,14 @@ pub(crate) fn insert(
     let work = WorkCounter::default();
     work.probe(additions.len() as u64);
     let mut added: Vec<Fact> = Vec::new();
-    for f in additions {
+    // Each insertion starts with a lookup by value: start loading the slots of the facts a
+    // few places ahead, so that their cache misses overlap (a hint; it changes nothing).
+    const AHEAD: usize = 16;
+    for (i, f) in additions.iter().enumerate() {
+        if let Some(g) = additions.get(i + AHEAD) {
+            let rel = &relations[g.rel];
+            rel.prefetch_row(rel.hash_row(&g.tuple));
+        }
         if relations[f.rel].insert(&f.tuple) {
             added.push(f.clone());
         }

@@ -42,30 +42,29 @@ pub(crate) fn overdelete(
     };
     let mut in_d = RowMarks::new(relations);
     let mut frontier: Vec<RowRef> = Vec::new();
-    for f in deletions {
-        // D- is normalised against the EDB: every fact is present.
-        work.probe(1);
-        let r = relations[f.rel]
-            .row_id(&f.tuple)
-            .expect("a normalised deletion is present");
-        if in_d.insert(f.rel, r) {
-            frontier.push((f.rel, r));
-        }
-    }
     let mut out = OverDeleted::default();
     let mut head = Vec::new();
     let mut heads = HeadProbes::default();
-    // A head reached is in the old model (closed under the rules); it joins D once.
+    // A head reached is in the old model (closed under the rules); it joins D once. So does
+    // a fact of D-, which is normalised against the EDB: every one is present.
     let reach = |heads: &mut HeadProbes, in_d: &mut RowMarks, next: &mut Vec<RowRef>| {
         heads.drain(relations, |rel, h| {
             let h = h
                 .filter(|&h| relations[rel].is_live(h))
-                .expect("the old model is closed under the rules");
+                .expect("the old model is closed under the rules and holds D-");
             if in_d.insert(rel, h) {
                 next.push((rel, h));
             }
         });
     };
+    for f in deletions {
+        work.probe(1);
+        heads.push(relations, f.rel, &f.tuple);
+        if heads.is_full() {
+            reach(&mut heads, &mut in_d, &mut frontier);
+        }
+    }
+    reach(&mut heads, &mut in_d, &mut frontier);
     while !frontier.is_empty() {
         out.deleted.extend(&frontier);
         out.overdeleted_idb
