@@ -49,24 +49,28 @@ impl RowRange {
 #[derive(Clone, Debug)]
 struct Index {
     cols: Vec<usize>,
-    /// Groups, hashed by their key; each entry holds the key's first value.
+    /// The groups, hashed by their key (for a key of at least one column).
     table: HashTable<IndexEntry>,
-    /// Each group's key, `cols.len()` values a group (the rest of keys longer than one).
+    /// Each group's key, `cols.len()` values a group, by [`IndexEntry::group`] (read for
+    /// keys longer than one column, and to rehash).
     keys: Vec<Value>,
-    /// Rows of each group, ascending.
-    groups: Vec<Vec<RowId>>,
+    /// The one group of an index without key columns: every row.
+    all: Vec<RowId>,
 }
 
-/// An entry of an index's table: a group and its key's first value.
+/// A group of an index: its key's first value, its number and its rows.
 ///
-/// Why the value: a probe used to compare the key with the group's first row, reading the
-/// group's list and then the row from the arena — two dependent cache misses on top of the
-/// table's own; on 1,000-edge insertions that comparison was three quarters of the index
-/// maintenance. A one-column key (most keys) is now decided in the entry itself.
-#[derive(Clone, Copy, Debug)]
+/// Why the group lives in the table's entry: a probe used to compare the key with the group's
+/// first row, reading a list of groups, the group's rows and then a row from the arena —
+/// three dependent cache misses on top of the table's own; on 1,000-edge insertions they were
+/// most of the index maintenance. A one-column key (most keys) is now decided, and its rows
+/// reached, from the entry itself.
+#[derive(Clone, Debug)]
 struct IndexEntry {
     first: Value,
     group: u32,
+    /// Rows of the group, ascending.
+    rows: Vec<RowId>,
 }
 
 impl Index {
@@ -75,17 +79,24 @@ impl Index {
             cols: cols.to_vec(),
             table: HashTable::new(),
             keys: Vec::new(),
-            groups: Vec::new(),
+            all: Vec::new(),
         }
+    }
+
+    /// The rows of every group (no order among groups).
+    fn groups(&self) -> impl Iterator<Item = &[RowId]> + '_ {
+        self.table
+            .iter()
+            .map(|e| &e.rows[..])
+            .chain(self.cols.is_empty().then_some(&self.all[..]))
     }
 
     /// True when the entry's group has this key (given as values in key order).
     #[inline(always)]
-    fn holds(&self, e: &IndexEntry, key: impl Fn(usize) -> Value) -> bool {
-        let k = self.cols.len();
+    fn holds(keys: &[Value], k: usize, e: &IndexEntry, key: impl Fn(usize) -> Value) -> bool {
         e.first == key(0)
             && (k == 1
-                || self.keys[e.group as usize * k + 1..(e.group as usize + 1) * k]
+                || keys[e.group as usize * k + 1..(e.group as usize + 1) * k]
                     .iter()
                     .enumerate()
                     .all(|(j, &v)| v == key(j + 1)))
@@ -215,38 +226,33 @@ impl Relation {
 
     fn index_insert(ix: &mut Index, hasher: &DefaultHashBuilder, row: &[Value], r: RowId) {
         if ix.cols.is_empty() {
-            // One group holds every row (lookups of an empty key read it directly).
-            if ix.groups.is_empty() {
-                ix.groups.push(Vec::new());
-            }
-            ix.groups[0].push(r);
+            ix.all.push(r);
             return;
         }
         let h = Self::hash_key(hasher, row, &ix.cols);
-        let found = ix
+        let (cols, keys, k) = (&ix.cols, &ix.keys, ix.cols.len());
+        if let Some(e) = ix
             .table
-            .find(h, |e| ix.holds(e, |j| row[ix.cols[j]]))
-            .map(|e| e.group);
-        match found {
-            Some(g) => ix.groups[g as usize].push(r),
-            None => {
-                let g = ix.groups.len() as u32;
-                ix.groups.push(vec![r]);
-                ix.keys.extend(ix.cols.iter().map(|&c| row[c]));
-                let (keys, k) = (&ix.keys, ix.cols.len());
-                ix.table.insert_unique(
-                    h,
-                    IndexEntry {
-                        first: row[ix.cols[0]],
-                        group: g,
-                    },
-                    |e| {
-                        let g = e.group as usize;
-                        hasher.hash_one(KeySlice(&keys[g * k..(g + 1) * k]))
-                    },
-                );
-            }
+            .find_mut(h, |e| Index::holds(keys, k, e, |j| row[cols[j]]))
+        {
+            e.rows.push(r);
+            return;
         }
+        let group = ix.table.len() as u32;
+        ix.keys.extend(cols.iter().map(|&c| row[c]));
+        let keys = &ix.keys;
+        ix.table.insert_unique(
+            h,
+            IndexEntry {
+                first: row[cols[0]],
+                group,
+                rows: vec![r],
+            },
+            |e| {
+                let g = e.group as usize;
+                hasher.hash_one(KeySlice(&keys[g * k..(g + 1) * k]))
+            },
+        );
     }
 
     #[inline]
@@ -380,10 +386,7 @@ impl Relation {
             let r = self.len as RowId;
             self.len += 1;
             for ix in &mut self.indexes {
-                if ix.groups.is_empty() {
-                    ix.groups.push(Vec::new());
-                }
-                ix.groups[0].push(r);
+                ix.all.push(r);
             }
             return true;
         }
@@ -415,11 +418,15 @@ impl Relation {
     pub fn lookup(&self, index: IndexId, key: &[Value]) -> &[RowId] {
         let ix = &self.indexes[index];
         if self.arity == 0 || ix.cols.is_empty() {
-            return ix.groups.first().map_or(&[], |g| &g[..]);
+            return &ix.all;
         }
         let h = self.hasher.hash_one(KeySlice(key));
-        match ix.table.find(h, |e| ix.holds(e, |j| key[j])) {
-            Some(e) => &ix.groups[e.group as usize],
+        let k = ix.cols.len();
+        match ix
+            .table
+            .find(h, |e| Index::holds(&ix.keys, k, e, |j| key[j]))
+        {
+            Some(e) => &e.rows,
             None => &[],
         }
     }
@@ -434,7 +441,7 @@ impl Relation {
         for ix in &mut self.indexes {
             ix.table.clear();
             ix.keys.clear();
-            ix.groups.clear();
+            ix.all.clear();
         }
     }
 
@@ -466,19 +473,19 @@ impl Relation {
         for (ixi, ix) in self.indexes.iter().enumerate() {
             let mut seen = 0;
             if self.arity > 0 && !ix.cols.is_empty() {
-                assert_eq!(ix.keys.len(), ix.groups.len() * ix.cols.len(), "index keys");
-                assert_eq!(ix.table.len(), ix.groups.len(), "index table size");
                 let k = ix.cols.len();
-                for (gi, g) in ix.groups.iter().enumerate() {
-                    let key = &ix.keys[gi * k..(gi + 1) * k];
+                assert_eq!(ix.keys.len(), ix.table.len() * k, "index keys");
+                for e in ix.table.iter() {
+                    let key = &ix.keys[e.group as usize * k..(e.group as usize + 1) * k];
+                    assert_eq!(e.first, key[0], "first key value");
                     assert_eq!(
                         self.lookup(ixi, key),
-                        &g[..],
-                        "group {gi} not found by its key"
+                        &e.rows[..],
+                        "group not found by its key"
                     );
                 }
             }
-            for g in &ix.groups {
+            for g in ix.groups() {
                 assert!(
                     g.windows(2).all(|w| w[0] < w[1]),
                     "index group not ascending"
