@@ -110,11 +110,14 @@ impl OrderStats {
 /// pending finds the same set for the work of one evaluation round over S, which is then the
 /// small part of the model. Both give exactly round 1's set; only their costs differ, so the
 /// choice is made per rule on estimates: checks = pending facts × mean work of a check
-/// ([`OrderStats`]), scan = live rows of the scan's first relation × measured work per such
-/// row (with a guess until the first scan).
+/// ([`OrderStats`]), scan = live rows of the relations in the rule's body × measured work per
+/// such row. Until measured, a check is guessed at 2 per body atom (one probe and one row
+/// each) and a scan at 2 per row; the work counters then replace both guesses. (Guesses that
+/// favoured scans — 16 per check, 8 per row of the first relation only — made the first
+/// batches of the quick study cost 2–3× more work than checks.)
 #[derive(Clone, Debug)]
 pub struct ScanStats {
-    /// Per rule: (work, rows of the first relation) summed over the scans made.
+    /// Per rule: (work, live rows of the body's relations) summed over the scans made.
     per_rule: Vec<(u64, u64)>,
 }
 
@@ -130,10 +133,10 @@ pub enum Round1 {
     Scans,
 }
 
-/// Work per first-relation row assumed before a rule's first scan.
-const SCAN_GUESS: f64 = 8.0;
-/// Work of a check assumed before a rule's first measured check.
-const CHECK_GUESS: f64 = 16.0;
+/// Work per row of the body's relations assumed before a rule's first scan.
+const SCAN_GUESS: f64 = 2.0;
+/// Work of a check per positive body atom assumed before a rule's first measured check.
+const CHECK_GUESS: f64 = 2.0;
 
 impl ScanStats {
     /// No measurements yet, for `rules` rules.
@@ -169,12 +172,16 @@ pub(crate) struct RederiveCosts {
     pub(crate) round1: Round1,
 }
 
-/// The first relation a plan reads (scanned, for a plan without bound variables).
-fn first_relation(plan: &RulePlan) -> Option<RelId> {
-    plan.steps.iter().find_map(|s| match s {
-        crate::plan::Step::Atom(a) => Some(a.rel),
-        _ => None,
-    })
+/// Live rows of the relations a plan's atoms read (each atom counted): the size a scan of its
+/// instances is estimated by.
+fn body_rows(plan: &RulePlan, relations: &[Relation]) -> usize {
+    plan.steps
+        .iter()
+        .map(|s| match s {
+            crate::plan::Step::Atom(a) => relations[a.rel].len(),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Looks up the heads held: one still pending is restored, once — it leaves `pending` at
@@ -255,8 +262,9 @@ pub(crate) fn rederive(
                 let (Some(plan), n) = (&plans.survivors[ri], pending_of[rule.head.rel]) else {
                     return false;
                 };
-                let rows = first_relation(plan).map_or(1, |rel| relations[rel].len());
-                let checks = n as f64 * order_stats.mean(ri).unwrap_or(CHECK_GUESS);
+                let rows = body_rows(plan, relations);
+                let atoms = rule.positive_atoms().count() as f64;
+                let checks = n as f64 * order_stats.mean(ri).unwrap_or(CHECK_GUESS * atoms);
                 n > 0
                     && match *round1 {
                         Round1::Cheaper => (rows as f64 * scan_stats.per_row(ri)) < checks,
@@ -283,7 +291,7 @@ pub(crate) fn rederive(
             });
             restore(&mut heads, relations, &mut pending, &mut restored);
             let after = work.total();
-            let rows = first_relation(plan).map_or(1, |rel| relations[rel].len());
+            let rows = body_rows(plan, relations);
             scan_stats.record(
                 ri,
                 after.probes - before.probes + after.touched - before.touched,
