@@ -285,6 +285,13 @@ impl Relation {
         self.set.prefetch(hash);
     }
 
+    /// A second hint for a row whose slot [`Relation::prefetch_row`] loaded: starts loading
+    /// the row a lookup will compare with. Changes no result.
+    #[inline]
+    pub fn prefetch_row_values(&self, hash: u64) {
+        self.set.prefetch_row(hash, &self.data, self.arity);
+    }
+
     /// [`Relation::find_row`] with the row's hash computed beforehand by
     /// [`Relation::hash_row`].
     #[inline]

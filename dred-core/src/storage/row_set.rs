@@ -38,6 +38,25 @@ pub(crate) struct RowSet {
     len: usize,
 }
 
+/// Asks the CPU to start loading the cache line of `value`: a hint, it changes no result.
+// The workspace denies `unsafe`; this hint is its one exception (soundness argued at the
+// block; measured in results/dred/README.md).
+#[allow(unsafe_code)]
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = std::ptr::from_ref(value).cast::<i8>();
+        // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has (it is in the x86_64
+        // baseline the compiler targets). The instruction is a hint: it reads nothing
+        // architecturally and never faults, and `p` comes from a reference in any case.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 #[inline(always)]
 fn ctrl_of(hash: u64) -> u8 {
     0x80 | (hash >> 57) as u8
@@ -65,31 +84,36 @@ impl RowSet {
 
     /// Asks the CPU to load the home slot of a row with this hash, so that a probe soon after
     /// does not wait for memory. A hint only: it changes no result.
-    // The workspace denies `unsafe`; this hint is its one exception (soundness argued at the
-    // block; measured in results/dred/README.md).
-    #[allow(unsafe_code)]
     #[inline(always)]
     pub(crate) fn prefetch(&self, hash: u64) {
         if self.slots.is_empty() {
             return;
         }
         let i = hash as u32 as usize & (self.slots.len() - 1);
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let ctrl = std::ptr::from_ref(&self.ctrl[i]).cast::<i8>();
-            let slot = std::ptr::from_ref(&self.slots[i]).cast::<i8>();
-            // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has (it is in the
-            // x86_64 baseline the compiler targets). The instruction is a hint: it reads
-            // nothing architecturally and never faults, and both pointers point into live
-            // allocations (the bounds-checked indexes above) in any case.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(ctrl);
-                _mm_prefetch::<_MM_HINT_T0>(slot);
-            }
+        prefetch(&self.ctrl[i]);
+        prefetch(&self.slots[i]);
+    }
+
+    /// A second hint, once the slots of [`RowSet::prefetch`] have arrived: starts loading
+    /// the arena row of the first slot whose tags match, the row a probe will compare.
+    /// Changes no result.
+    #[inline]
+    pub(crate) fn prefetch_row(&self, hash: u64, data: &[Value], arity: usize) {
+        if self.slots.is_empty() {
+            return;
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
+        let mask = self.slots.len() - 1;
+        let (tag, c) = (hash as u32, ctrl_of(hash));
+        let mut i = tag as usize & mask;
+        while self.ctrl[i] != 0 {
+            if self.ctrl[i] == c && self.slots[i].tag == tag {
+                if let Some(v) = data.get(self.slots[i].row as usize * arity) {
+                    prefetch(v);
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// Probes for `row` (hash `hash`); `data` and `arity` locate the rows of the ids stored.

@@ -199,6 +199,11 @@ impl HeadProbes {
         relations: &[Relation],
         mut found: impl FnMut(RelId, Option<RowId>),
     ) {
+        // The slots have arrived by now (prefetched when pushed): start loading the rows
+        // they point at, which each lookup compares with, so that those misses overlap too.
+        for (&rel, &hash) in self.rels.iter().zip(&self.hashes) {
+            relations[rel].prefetch_row_values(hash);
+        }
         for (i, (&rel, &hash)) in self.rels.iter().zip(&self.hashes).enumerate() {
             let end = self.starts.get(i + 1).copied().unwrap_or(self.values.len());
             let head = &self.values[self.starts[i]..end];
