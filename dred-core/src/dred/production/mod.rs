@@ -12,8 +12,9 @@
 //!    ends, so the relations are the old ones throughout;
 //! 2. [`rederive`]: round 1 looks, for every over-deleted fact, for one instance with the
 //!    head bound whose body holds in the survivors (or, when most of a relation was
-//!    over-deleted, enumerates the rule's instances over the survivors once); round k+1 only follows delta rules from
-//!    the facts restored in round k — an instance not available in round k must use one;
+//!    over-deleted, enumerates the rule's instances over the survivors once); round k+1
+//!    only follows delta rules from the facts restored in round k — an instance not
+//!    available in round k must use one;
 //! 3. [`insert`]: semi-naive evaluation over the updated relations, the delta in any body
 //!    position (EDB atoms included), starting from A+.
 //!

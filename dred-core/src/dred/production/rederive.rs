@@ -355,9 +355,8 @@ pub(crate) fn rederive(
     }
     let mut head = Vec::new();
     loop {
+        // Every restored fact left `pending` when it was found; it becomes visible now.
         for &(rel, r) in &restored {
-            // Facts found by propagation left `pending` when found; round 1's leave now.
-            pending.remove(rel, r);
             relations[rel].revive(r);
         }
         work.touch(restored.len() as u64);

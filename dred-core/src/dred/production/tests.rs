@@ -175,3 +175,41 @@ fn new_constants_and_nonlinear_inserts() {
     assert!(dred.model().contains(path, &x(&mut symbols, "d", "fresh")));
     assert!(!dred.model().contains(path, &x(&mut symbols, "d", "d")));
 }
+
+/// Heads looked up in batches find what one-by-one lookups find: present rows, tombstones
+/// (newest copy) and absent values, across relations of different arities, in push order.
+#[test]
+fn head_probes_find_what_find_row_finds() {
+    use super::HeadProbes;
+    use crate::storage::Relation;
+    let mut pairs = Relation::new(2);
+    let mut singles = Relation::new(1);
+    for i in 0..500 {
+        pairs.insert(&[i, i * 7]);
+        singles.insert(&[i * 3]);
+    }
+    pairs.remove(&[10, 70]);
+    let relations = vec![pairs, singles];
+    let mut queries: Vec<(usize, Vec<i64>)> = Vec::new();
+    for i in 0..300 {
+        queries.push((0, vec![i, i * 7])); // present, or a tombstone for i = 10
+        queries.push((0, vec![i, i * 7 + 1])); // absent
+        queries.push((1, vec![i])); // present when i is a multiple of 3
+    }
+    let mut heads = HeadProbes::default();
+    let mut got = Vec::new();
+    for (rel, values) in &queries {
+        heads.push(&relations, *rel, values);
+        if heads.is_full() {
+            heads.drain(&relations, |rel, h| got.push((rel, h)));
+        }
+    }
+    heads.drain(&relations, |rel, h| got.push((rel, h)));
+    let expected: Vec<_> = queries
+        .iter()
+        .map(|(rel, values)| (*rel, relations[*rel].find_row(values)))
+        .collect();
+    assert_eq!(got, expected);
+    assert!(got.iter().filter(|(_, h)| h.is_some()).count() > 300);
+    assert_eq!(got[30], (0, Some(10)), "the tombstone is found by value");
+}
