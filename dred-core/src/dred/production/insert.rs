@@ -36,17 +36,21 @@ pub(crate) fn insert(
     let work = WorkCounter::default();
     work.probe(additions.len() as u64);
     let mut added: Vec<Fact> = Vec::new();
-    // Each insertion starts with a lookup by value: start loading the slots of the facts a
-    // few places ahead, so that their cache misses overlap (a hint; it changes nothing).
-    const AHEAD: usize = 16;
-    for (i, f) in additions.iter().enumerate() {
-        if let Some(g) = additions.get(i + AHEAD) {
-            let rel = &relations[g.rel];
-            rel.prefetch_row(rel.hash_row(&g.tuple));
-        }
-        if relations[f.rel].insert(&f.tuple) {
-            added.push(f.clone());
-        }
+    // Per relation, one batch: its indexes are maintained in the order of their tables.
+    let mut by_rel: Vec<Vec<&Fact>> = vec![Vec::new(); relations.len()];
+    for f in additions {
+        by_rel[f.rel].push(f);
+    }
+    for (rel, facts) in by_rel.iter().enumerate().filter(|(_, f)| !f.is_empty()) {
+        let rows: Vec<&[Value]> = facts.iter().map(|f| &f.tuple[..]).collect();
+        let new = relations[rel].insert_batch(&rows);
+        added.extend(
+            facts
+                .iter()
+                .zip(new)
+                .filter(|(_, n)| *n)
+                .map(|(f, _)| (*f).clone()),
+        );
     }
     let mut out = Inserted::default();
     if added.is_empty() {
