@@ -187,6 +187,25 @@ impl HeadProbes {
         self.values.extend_from_slice(head);
     }
 
+    /// Adds the head of an instance of `plan` (its variables bound as in `vars`) and starts
+    /// loading its slot; the head's values are written once, into the batch.
+    #[inline]
+    pub(crate) fn push_instance(
+        &mut self,
+        relations: &[Relation],
+        plan: &RulePlan,
+        vars: &[Value],
+    ) {
+        let start = self.values.len();
+        self.values.extend(plan.head.iter().map(|o| o.get(vars)));
+        let relation = &relations[plan.head_rel];
+        let hash = relation.hash_row(&self.values[start..]);
+        relation.prefetch_row(hash);
+        self.rels.push(plan.head_rel);
+        self.hashes.push(hash);
+        self.starts.push(start);
+    }
+
     /// True when enough heads are held to look them up.
     #[inline]
     pub(crate) fn is_full(&self) -> bool {

@@ -43,7 +43,6 @@ pub(crate) fn overdelete(
     let mut in_d = RowMarks::new(relations);
     let mut frontier: Vec<RowRef> = Vec::new();
     let mut out = OverDeleted::default();
-    let mut head = Vec::new();
     let mut heads = HeadProbes::default();
     // A head reached is in the old model (closed under the rules); it joins D once. So does
     // a fact of D-, which is normalised against the EDB: every one is present.
@@ -75,10 +74,8 @@ pub(crate) fn overdelete(
             for plan in &plans.seeded[rel] {
                 // head :- ..., body_i = the frontier fact, ... (other atoms over old facts)
                 matcher.for_each_seeded(plan, row, &mut |vars| {
-                    head.clear();
-                    head.extend(plan.head.iter().map(|o| o.get(vars)));
                     work.probe(1);
-                    heads.push(relations, plan.head_rel, &head);
+                    heads.push_instance(relations, plan, vars);
                 });
                 if heads.is_full() {
                     reach(&mut heads, &mut in_d, &mut next);

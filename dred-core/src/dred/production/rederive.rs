@@ -283,7 +283,6 @@ pub(crate) fn rederive(
                     }
             })
             .collect();
-        let mut head = Vec::new();
         for (ri, plan) in plans.survivors.iter().enumerate() {
             let Some(plan) = plan.as_ref().filter(|_| scanned[ri]) else {
                 continue;
@@ -291,10 +290,8 @@ pub(crate) fn rederive(
             let before = work.total();
             // head :- body, every atom over the survivors; heads still pending are restored.
             matcher.for_each(plan, &mut |vars| {
-                head.clear();
-                head.extend(plan.head.iter().map(|o| o.get(vars)));
                 work.probe(1);
-                heads.push(relations, plan.head_rel, &head);
+                heads.push_instance(relations, plan, vars);
                 if heads.is_full() {
                     restore(&mut heads, relations, &mut pending, &mut restored);
                 }
@@ -353,7 +350,6 @@ pub(crate) fn rederive(
         out.work = work.total();
         return out;
     }
-    let mut head = Vec::new();
     loop {
         // Every restored fact left `pending` when it was found; it becomes visible now.
         for &(rel, r) in &restored {
@@ -380,10 +376,8 @@ pub(crate) fn rederive(
             for plan in &plans.seeded[rel] {
                 // head :- ..., body_i = a fact restored last round, ... (the rest live)
                 matcher.for_each_seeded(plan, row, &mut |vars| {
-                    head.clear();
-                    head.extend(plan.head.iter().map(|o| o.get(vars)));
                     work.probe(1);
-                    heads.push(relations, plan.head_rel, &head);
+                    heads.push_instance(relations, plan, vars);
                 });
                 if heads.is_full() {
                     restore(&mut heads, relations, &mut pending, &mut restored);
