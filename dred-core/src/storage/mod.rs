@@ -5,6 +5,7 @@
 //! derived in one round are exactly a contiguous id range (see [`RowRange`]).
 
 mod marks;
+mod probe_table;
 mod relation;
 mod row_set;
 

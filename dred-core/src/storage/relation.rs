@@ -12,11 +12,12 @@
 //! live row is such a newest row; every index maps each key to the ascending list of all rows
 //! (live or dead) with that key.
 
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::DefaultHashBuilder;
 use smallvec::{smallvec, SmallVec};
 use std::hash::BuildHasher;
 
-use super::row_set::{Probe, RowSet};
+use super::probe_table::{Probe, ProbeTable, Tagged};
+use super::row_set::RowSet;
 use crate::value::Value;
 
 /// Position of a row in insertion order.
@@ -50,16 +51,17 @@ impl RowRange {
 #[derive(Clone, Debug)]
 struct Index {
     cols: Vec<usize>,
-    /// The groups, hashed by their key (for a key of at least one column).
-    table: HashTable<IndexEntry>,
+    /// The groups, hashed by their key (for a key of at least one column). Our own table
+    /// rather than `hashbrown`'s so that batches of insertions prefetch their groups.
+    table: ProbeTable<IndexEntry>,
     /// Each group's key, `cols.len()` values a group, by [`IndexEntry::group`] (read for
-    /// keys longer than one column, and to rehash).
+    /// keys longer than one column).
     keys: Vec<Value>,
     /// The one group of an index without key columns: every row.
     all: Vec<RowId>,
 }
 
-/// A group of an index: its key's first value, its number and its rows.
+/// A group of an index: its key's first value, its number, its hash's tag and its rows.
 ///
 /// Why the group lives in the table's entry: a probe used to compare the key with the group's
 /// first row, reading a list of groups, the group's rows and then a row from the arena —
@@ -76,19 +78,28 @@ struct Index {
 const INLINE_ROWS: usize = 4;
 const _: () = assert!(std::mem::size_of::<IndexEntry>() == 40);
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct IndexEntry {
     first: Value,
     group: u32,
+    /// The low 32 bits of the key's hash (see [`Tagged`]); it fills what would be padding.
+    tag: u32,
     /// Rows of the group, ascending; up to [`INLINE_ROWS`] inside the entry.
     rows: SmallVec<[RowId; INLINE_ROWS]>,
+}
+
+impl Tagged for IndexEntry {
+    #[inline(always)]
+    fn tag(&self) -> u32 {
+        self.tag
+    }
 }
 
 impl Index {
     fn new(cols: &[usize]) -> Self {
         Index {
             cols: cols.to_vec(),
-            table: HashTable::new(),
+            table: ProbeTable::default(),
             keys: Vec::new(),
             all: Vec::new(),
         }
@@ -241,40 +252,34 @@ impl Relation {
             return;
         }
         let h = Self::hash_key(hasher, row, &ix.cols);
-        Self::index_insert_hashed(ix, hasher, row, r, h);
+        Self::index_insert_hashed(ix, row, r, h);
     }
 
     /// [`Relation::index_insert`] with the key's hash computed beforehand.
-    fn index_insert_hashed(
-        ix: &mut Index,
-        hasher: &DefaultHashBuilder,
-        row: &[Value],
-        r: RowId,
-        h: u64,
-    ) {
+    #[inline]
+    fn index_insert_hashed(ix: &mut Index, row: &[Value], r: RowId, h: u64) {
+        ix.table.reserve_one();
         let (cols, keys, k) = (&ix.cols, &ix.keys, ix.cols.len());
-        if let Some(e) = ix
+        match ix
             .table
-            .find_mut(h, |e| Index::holds(keys, k, e, |j| row[cols[j]]))
+            .probe(h, |e| Index::holds(keys, k, e, |j| row[cols[j]]))
         {
-            e.rows.push(r);
-            return;
+            Probe::Found(i) => ix.table.slot_mut(i).rows.push(r),
+            Probe::Vacant(i) => {
+                let group = ix.table.len() as u32;
+                ix.keys.extend(cols.iter().map(|&c| row[c]));
+                ix.table.fill(
+                    i,
+                    h,
+                    IndexEntry {
+                        first: row[cols[0]],
+                        group,
+                        tag: h as u32,
+                        rows: smallvec![r],
+                    },
+                );
+            }
         }
-        let group = ix.table.len() as u32;
-        ix.keys.extend(cols.iter().map(|&c| row[c]));
-        let keys = &ix.keys;
-        ix.table.insert_unique(
-            h,
-            IndexEntry {
-                first: row[cols[0]],
-                group,
-                rows: smallvec![r],
-            },
-            |e| {
-                let g = e.group as usize;
-                hasher.hash_one(KeySlice(&keys[g * k..(g + 1) * k]))
-            },
-        );
     }
 
     #[inline]
@@ -444,9 +449,9 @@ impl Relation {
 
     /// Adds rows in order; returns, for each, whether it was new — exactly what inserting them
     /// one by one returns, with the same row ids. The indexes are brought up to date after
-    /// all rows are in, each index taking its new rows in the order of their home slots in
-    /// its table rather than in row order: the table is then walked forwards instead of at
-    /// random (the rows of one key stay ascending).
+    /// all rows are in, one index at a time, each prefetching the groups of the rows a few
+    /// places ahead so that their cache misses overlap. (Taking the rows in the order of their
+    /// home slots instead was slower with prefetching: 1,000 insertions 120 against 90 µs.)
     pub fn insert_batch(&mut self, rows: &[&[Value]]) -> Vec<bool> {
         if self.arity == 0 || self.indexes.is_empty() {
             return rows.iter().map(|row| self.insert(row)).collect();
@@ -478,22 +483,21 @@ impl Relation {
         }
         let (data, arity, hasher) = (&self.data, self.arity, &self.hasher);
         let row = |r: RowId| &data[r as usize * arity..(r as usize + 1) * arity];
-        let mut order: Vec<(usize, RowId, u64)> = Vec::new();
+        let mut hashes: Vec<u64> = Vec::new();
         for ix in &mut self.indexes {
             if ix.cols.is_empty() {
                 ix.all.extend(first..self.len as RowId);
                 continue;
             }
-            // hashbrown's home slot for a hash is its low bits under the bucket mask.
-            let mask = (ix.table.capacity() * 8 / 7 + 1).next_power_of_two() - 1;
-            order.clear();
-            order.extend((first..self.len as RowId).map(|r| {
-                let h = Self::hash_key(hasher, row(r), &ix.cols);
-                (h as usize & mask, r, h)
-            }));
-            order.sort_unstable();
-            for &(_, r, h) in &order {
-                Self::index_insert_hashed(ix, hasher, row(r), r, h);
+            hashes.clear();
+            hashes.extend(
+                (first..self.len as RowId).map(|r| Self::hash_key(hasher, row(r), &ix.cols)),
+            );
+            for (r, (i, &h)) in (first..).zip(hashes.iter().enumerate()) {
+                if let Some(&next) = hashes.get(i + AHEAD) {
+                    ix.table.prefetch(next);
+                }
+                Self::index_insert_hashed(ix, row(r), r, h);
             }
         }
         new
