@@ -10,4 +10,4 @@ mod relation;
 mod row_set;
 
 pub use marks::RowMarks;
-pub use relation::{IndexId, Relation, RowId, RowRange};
+pub use relation::{IndexId, Insertion, Relation, RowId, RowRange};

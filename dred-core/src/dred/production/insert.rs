@@ -5,12 +5,19 @@
 //! any positive body atom, EDB atoms included, so both atoms of a non-linear rule can be new),
 //! over the updated relations — new constants join freely. Round 1 is A+ itself.
 //! Postcondition: the live rows are the least model of the program on I' = (I \ D-) ∪ A+.
+//!
+//! A fact of A+ that is a tombstone (deleted earlier and not compacted away since) is revived
+//! under its old row id rather than appended again: an update stream that deletes and later
+//! restores facts then costs no new rows and no index maintenance for them. A revived row
+//! lies outside the range of rows appended in round 1, so round 1 matches it through the
+//! plans seeded with one fact (the other atoms over every visible row); the appended rows go
+//! through the usual delta plans. The two cover every instance with at least one A+ fact.
 
 use super::Plans;
 use crate::engine::{Fact, Phase, Round, Work};
 use crate::eval::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
-use crate::storage::{Relation, RowId};
+use crate::storage::{Insertion, Relation, RowId};
 use crate::value::Value;
 
 /// The result of phase 3.
@@ -45,19 +52,27 @@ pub(crate) fn insert(
         by_rel[f.rel].push(f);
     }
     let mut rows: Vec<&[Value]> = Vec::new();
+    let mut revived: Vec<(usize, RowId)> = Vec::new();
+    // Revived rows of derived relations (an input relation may have rules too) are new in
+    // this phase but outside the appended range the count below reads.
+    let mut revived_idb = 0;
     for (rel, facts) in by_rel.iter().enumerate().filter(|(_, f)| !f.is_empty()) {
         rows.clear();
         rows.extend(facts.iter().map(|f| &f.tuple[..]));
-        let new = relations[rel].insert_batch(&rows);
-        first += new.iter().filter(|&&n| n).count();
-        if trace_facts {
-            added.extend(
-                facts
-                    .iter()
-                    .zip(new)
-                    .filter(|(_, n)| *n)
-                    .map(|(f, _)| (*f).clone()),
-            );
+        let outcome = relations[rel].insert_batch(&rows, true);
+        for (f, o) in facts.iter().zip(outcome) {
+            match o {
+                Insertion::Present => continue,
+                Insertion::Appended => {}
+                Insertion::Revived(r) => {
+                    revived.push((rel, r));
+                    revived_idb += usize::from(program.is_idb(rel));
+                }
+            }
+            first += 1;
+            if trace_facts {
+                added.push((*f).clone());
+            }
         }
     }
     let mut out = Inserted::default();
@@ -89,7 +104,29 @@ pub(crate) fn insert(
         .map(|r| r.positive_atoms().map(|a| a.rel).collect())
         .collect();
     let mut buf: Vec<Value> = Vec::new();
+    let mut seed: Vec<Value> = Vec::new();
     loop {
+        // Round 1's revived facts, each as the seed of every atom of its relation; the other
+        // atoms see the same rows as the delta plans' full atoms (not this round's heads).
+        for (rel, r) in revived.drain(..) {
+            seed.clear();
+            seed.extend_from_slice(relations[rel].row(r));
+            for plan in &plans.seeded[rel] {
+                buf.clear();
+                let mut n = 0;
+                Matcher {
+                    relations,
+                    versions: &versions,
+                    work: &work,
+                }
+                .for_each_seeded(plan, &seed, &mut |vars| {
+                    n += 1;
+                    buf.extend(plan.head.iter().map(|o| o.get(vars)));
+                });
+                work.probe(n);
+                insert_flat(&mut relations[plan.head_rel], &buf, n);
+            }
+        }
         for (ri, per_delta) in plans.semi_naive.iter().enumerate() {
             for (p, plan) in per_delta.iter().enumerate() {
                 let v = versions[atom_rels[ri][p]];
@@ -142,7 +179,8 @@ pub(crate) fn insert(
         .enumerate()
         .filter(|(rel, _)| program.is_idb(*rel))
         .map(|(rel, r)| (start[rel]..r.end()).filter(|&row| r.is_live(row)).count())
-        .sum();
+        .sum::<usize>()
+        + revived_idb;
     out.work = work.total();
     out
 }
