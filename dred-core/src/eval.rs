@@ -146,6 +146,39 @@ impl Matcher<'_> {
         found
     }
 
+    /// A hint before [`Matcher::exists`] on the same binding: follows the plan's first
+    /// candidate instance — binding variables from the first row of each index group, checking
+    /// nothing — to the first membership test, and starts loading that row's slot in the row
+    /// set, the cache miss the test would wait for. Changes no result and counts no work;
+    /// `vars` is scratch (bind the head again before `exists`).
+    pub fn prefetch_first(&self, plan: &RulePlan, vars: &mut [Value]) {
+        let mut buf = [0; 8];
+        for step in &plan.steps {
+            let Step::Atom(a) = step else {
+                return;
+            };
+            if a.key.len() > buf.len() {
+                return;
+            }
+            let relation = &self.relations[a.rel];
+            let key = fill_key(&a.key, vars, &mut buf);
+            if a.membership {
+                relation.prefetch_row(relation.hash_row(&key));
+                return;
+            }
+            let Some(ix) = a.index else {
+                return;
+            };
+            let Some(&r) = relation.lookup(ix, &key).first() else {
+                return;
+            };
+            let row = relation.row(r);
+            for &(c, v) in &a.binds {
+                vars[v] = row[c];
+            }
+        }
+    }
+
     /// Runs steps from `i`; `emit` returns false to stop everything. Returns false once
     /// stopped.
     fn step<F: FnMut(&[Value]) -> bool>(

@@ -195,6 +195,9 @@ fn body_rows(plan: &RulePlan, relations: &[Relation]) -> usize {
         .sum()
 }
 
+/// How many over-deleted facts ahead round 1's searches prefetch.
+const CHECKS_AHEAD: usize = 8;
+
 /// Looks up the heads held: one still pending is restored, once — it leaves `pending` at
 /// once, but stays dead (invisible) until its round ends.
 fn restore(
@@ -302,7 +305,21 @@ pub(crate) fn rederive(
             scan_stats.record_scan(ri, after.probes - before.probes, rows as u64);
         }
         let mut vars: Vec<Value> = Vec::new();
-        for &(rel, r) in overdeleted_idb {
+        let mut ahead_vars: Vec<Value> = Vec::new();
+        for (i, &(rel, r)) in overdeleted_idb.iter().enumerate() {
+            // The searches are independent, so the first cache miss of a search a few facts
+            // ahead is started now and overlaps this one's.
+            if let Some(&(arel, ar)) = overdeleted_idb.get(i + CHECKS_AHEAD) {
+                let tuple = relations[arel].row(ar);
+                for &ri in rules_by_head[arel].iter().filter(|&&ri| !scanned[ri]) {
+                    let plan = &plans.head_bound[ri][order_stats.choose(ri)];
+                    ahead_vars.clear();
+                    ahead_vars.resize(plan.num_vars, 0);
+                    if bind_head(&program.rules[ri].head.args, tuple, &mut ahead_vars) {
+                        matcher.prefetch_first(plan, &mut ahead_vars);
+                    }
+                }
+            }
             if !pending.contains(rel, r) {
                 continue; // restored by a scan
             }
