@@ -53,9 +53,6 @@ pub(crate) fn insert(
     }
     let mut rows: Vec<&[Value]> = Vec::new();
     let mut revived: Vec<(usize, RowId)> = Vec::new();
-    // Revived rows of derived relations (an input relation may have rules too) are new in
-    // this phase but outside the appended range the count below reads.
-    let mut revived_idb = 0;
     for (rel, facts) in by_rel.iter().enumerate().filter(|(_, f)| !f.is_empty()) {
         rows.clear();
         rows.extend(facts.iter().map(|f| &f.tuple[..]));
@@ -65,8 +62,10 @@ pub(crate) fn insert(
                 Insertion::Present => continue,
                 Insertion::Appended => {}
                 Insertion::Revived(r) => {
+                    // Only EDB facts are revived: A+ of a batch is EDB (an `.input` relation
+                    // has no rules), and program facts go into empty relations.
+                    debug_assert!(!program.is_idb(rel), "revived a derived fact");
                     revived.push((rel, r));
-                    revived_idb += usize::from(program.is_idb(rel));
                 }
             }
             first += 1;
@@ -179,8 +178,7 @@ pub(crate) fn insert(
         .enumerate()
         .filter(|(rel, _)| program.is_idb(*rel))
         .map(|(rel, r)| (start[rel]..r.end()).filter(|&row| r.is_live(row)).count())
-        .sum::<usize>()
-        + revived_idb;
+        .sum();
     out.work = work.total();
     out
 }
