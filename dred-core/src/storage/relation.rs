@@ -3,8 +3,9 @@
 //!
 //! Removal leaves a tombstone: the row keeps its id (so index groups and semi-naive ranges
 //! stay valid) but is no longer *live*; readers skip dead rows. A tombstone stays findable by
-//! value ([`Relation::find_row`]) until its values are inserted again, which appends a new row
-//! and points the set table at it; it can be revived in place until then.
+//! value ([`Relation::find_row`]) until its values are inserted again, which either appends a
+//! new row and points the set table at it ([`Relation::insert`]) or revives the tombstone in
+//! place ([`Relation::revive`], [`Relation::insert_batch`] with `revive`).
 //! [`Relation::compact`] drops tombstones when they are worth reclaiming, renumbering rows.
 //!
 //! Invariants (checked by [`Relation::check_invariants`] in tests and debug builds): the set
@@ -144,8 +145,9 @@ impl Index {
 }
 
 /// A set of rows of a fixed arity with hash indexes. Memory: one word per value; 9 bytes a
-/// slot of the set table (at most 3/4 used); one `u32` per row in each index, and per group
-/// of an index one key and a list.
+/// slot of the set table (at most 3/4 used); per group of an index, one key and a 41-byte
+/// slot of its table (at most 3/4 used), which holds up to four row ids, and beyond four a
+/// `u32` per row on the heap.
 #[derive(Clone, Debug)]
 pub struct Relation {
     arity: usize,
