@@ -128,8 +128,17 @@ impl Matcher<'_> {
         row: &[Value],
         emit: &mut F,
     ) {
-        let mut vars = vec![0; plan.num_vars];
-        self.step(plan, 0, Some(row), &mut vars, &mut |vars| {
+        // Called once per frontier fact and plan: the binding lives on the stack when it fits
+        // (every rule of up to 16 variables), not in an allocation per call.
+        let mut on_stack = [0; 16];
+        let mut on_heap = Vec::new();
+        let vars = if plan.num_vars <= on_stack.len() {
+            &mut on_stack[..plan.num_vars]
+        } else {
+            on_heap.resize(plan.num_vars, 0);
+            &mut on_heap[..]
+        };
+        self.step(plan, 0, Some(row), vars, &mut |vars| {
             emit(vars);
             true
         });
