@@ -308,7 +308,11 @@ pub(crate) fn rederive(
         let mut ahead_vars: Vec<Value> = Vec::new();
         for (i, &(rel, r)) in overdeleted_idb.iter().enumerate() {
             // The searches are independent, so the first cache miss of a search a few facts
-            // ahead is started now and overlaps this one's.
+            // ahead is started now and overlaps this one's; the over-deleted fact that search
+            // binds is loaded further ahead still.
+            if let Some(&(frel, fr)) = overdeleted_idb.get(i + 2 * CHECKS_AHEAD) {
+                relations[frel].prefetch_values(fr);
+            }
             if let Some(&(arel, ar)) = overdeleted_idb.get(i + CHECKS_AHEAD) {
                 let tuple = relations[arel].row(ar);
                 for &ri in rules_by_head[arel].iter().filter(|&&ri| !scanned[ri]) {
