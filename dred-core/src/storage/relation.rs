@@ -80,13 +80,6 @@ struct Index {
     all: Vec<RowId>,
 }
 
-/// A group of an index: its key's first value, its number, its hash's tag and its rows.
-///
-/// Why the group lives in the table's entry: a probe used to compare the key with the group's
-/// first row, reading a list of groups, the group's rows and then a row from the arena —
-/// three dependent cache misses on top of the table's own; on 1,000-edge insertions they were
-/// most of the index maintenance. A one-column key (most keys) is now decided, and its rows
-/// reached, from the entry itself.
 /// Rows a group holds inside its table entry before it moves them to the heap.
 ///
 /// Why inline: most groups of the indexes that maintenance touches are small (an ontology's
@@ -97,6 +90,13 @@ struct Index {
 const INLINE_ROWS: usize = 4;
 const _: () = assert!(std::mem::size_of::<IndexEntry>() == 40);
 
+/// A group of an index: its key's first value, its number, its hash's tag and its rows.
+///
+/// Why the group lives in the table's entry: a probe used to compare the key with the group's
+/// first row, reading a list of groups, the group's rows and then a row from the arena —
+/// three dependent cache misses on top of the table's own; on 1,000-edge insertions they were
+/// most of the index maintenance. A one-column key (most keys) is now decided, and its rows
+/// reached, from the entry itself.
 #[derive(Clone, Debug, Default)]
 struct IndexEntry {
     first: Value,
