@@ -39,6 +39,44 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
+/// Bytes from which a buffer asks for huge pages: smaller ones hold no whole 2 MB page.
+const HUGE_FROM: usize = 4 << 20;
+
+/// Asks the kernel to back the whole 2 MB pages inside `v`'s allocation with huge pages
+/// (`madvise(MADV_HUGEPAGE)`), when it is large enough to hold some. Call it on a buffer
+/// allocated but not written yet: pages are given their size when first touched. A hint
+/// only: it changes no value and fails silently (other systems, transparent huge pages off).
+///
+/// Why: `dred`'s lookups are random reads in tables of several MB, each a TLB miss as well
+/// as a cache miss with 4 KB pages; side by side with the other engines, whose work evicts
+/// the page tables too, a page walk costs a miss of its own. Measured with huge pages for the
+/// whole process: R-MAT TC single-edge deletions 2,832 → 2,158 µs side by side.
+// The workspace denies `unsafe`; this call is its second exception (soundness argued at the
+// block).
+#[allow(unsafe_code)]
+pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
+    let bytes = v.capacity() * std::mem::size_of::<T>();
+    if bytes < HUGE_FROM {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let (lo, hi) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: `lo..hi` lies inside the allocation `v` owns (rounded inwards to page
+            // boundaries), so the call names only memory of this process that stays mapped
+            // while `v` lives. MADV_HUGEPAGE only changes how the kernel backs those pages
+            // — their contents and validity are unchanged — and it reads or writes no memory
+            // through the pointer; an error (EINVAL without THP support) is ignored.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+}
+
 #[inline(always)]
 fn ctrl_of(hash: u64) -> u8 {
     0x80 | (hash >> 57) as u8
@@ -192,7 +230,8 @@ impl<S: Tagged> ProbeTable<S> {
         let cap = (self.slots.len() * 2).max(16);
         assert!(cap - 1 <= u32::MAX as usize, "hash table too large");
         let old_ctrl = std::mem::replace(&mut self.ctrl, vec![0; cap]);
-        let mut old = std::mem::take(&mut self.slots);
+        let mut old = std::mem::replace(&mut self.slots, Vec::with_capacity(cap));
+        advise_huge_pages(&self.slots);
         self.slots.resize_with(cap, S::default);
         let mask = cap - 1;
         for (s, c) in old.iter_mut().zip(old_ctrl).filter(|&(_, c)| c != 0) {

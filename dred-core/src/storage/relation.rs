@@ -17,7 +17,7 @@ use hashbrown::DefaultHashBuilder;
 use smallvec::{smallvec, SmallVec};
 use std::hash::BuildHasher;
 
-use super::probe_table::{prefetch, Probe, ProbeTable, Tagged};
+use super::probe_table::{advise_huge_pages, prefetch, Probe, ProbeTable, Tagged};
 use super::row_set::RowSet;
 use crate::value::Value;
 
@@ -439,6 +439,22 @@ impl Relation {
         true
     }
 
+    /// Appends a row's values to the arena. The arena grows by doubling, as a `Vec` would,
+    /// but into a fresh allocation advised to use huge pages before it is written.
+    #[inline]
+    fn push_values(&mut self, row: &[Value]) {
+        if self.data.len() + row.len() > self.data.capacity() {
+            let cap = (self.data.capacity() * 2)
+                .max(self.data.len() + row.len())
+                .max(64);
+            let mut grown = Vec::with_capacity(cap);
+            advise_huge_pages(&grown);
+            grown.extend_from_slice(&self.data);
+            self.data = grown;
+        }
+        self.data.extend_from_slice(row);
+    }
+
     /// Adds a row; returns false (and changes nothing) when it was already present.
     pub fn insert(&mut self, row: &[Value]) -> bool {
         assert_eq!(row.len(), self.arity, "row of the wrong arity");
@@ -468,7 +484,7 @@ impl Relation {
             }
             Probe::Vacant(i) => self.set.fill(i, h, r),
         }
-        self.data.extend_from_slice(row);
+        self.push_values(row);
         self.len += 1;
         for ix in &mut self.indexes {
             Self::index_insert(ix, &self.hasher, row, r);
@@ -531,7 +547,7 @@ impl Relation {
                 }
                 Probe::Vacant(i) => self.set.fill(i, h, r),
             }
-            self.data.extend_from_slice(row);
+            self.push_values(row);
             self.len += 1;
             new.push(Insertion::Appended);
         }
