@@ -114,13 +114,6 @@ impl<S: Tagged> ProbeTable<S> {
         self.len = 0;
     }
 
-    /// The index of the home slot of a hash: probes for it start there. Meaningless (0) for
-    /// a table without slots.
-    #[inline(always)]
-    pub(crate) fn home(&self, hash: u64) -> usize {
-        hash as u32 as usize & self.slots.len().saturating_sub(1)
-    }
-
     /// Asks the CPU to load the home slot of this hash, so that a probe soon after does not
     /// wait for memory. A hint only: it changes no result.
     #[inline(always)]
@@ -128,7 +121,8 @@ impl<S: Tagged> ProbeTable<S> {
         if self.slots.is_empty() {
             return;
         }
-        let i = self.home(hash);
+        // The home slot, where a probe for this hash starts.
+        let i = hash as u32 as usize & (self.slots.len() - 1);
         prefetch(&self.ctrl[i]);
         prefetch(&self.slots[i]);
     }

@@ -313,7 +313,10 @@ pub(crate) fn rederive(
             if let Some(&(frel, fr)) = overdeleted_idb.get(i + 2 * CHECKS_AHEAD) {
                 relations[frel].prefetch_values(fr);
             }
-            if let Some(&(arel, ar)) = overdeleted_idb.get(i + CHECKS_AHEAD) {
+            if let Some(&(arel, ar)) = overdeleted_idb
+                .get(i + CHECKS_AHEAD)
+                .filter(|&&(arel, ar)| pending.contains(arel, ar))
+            {
                 let tuple = relations[arel].row(ar);
                 for &ri in rules_by_head[arel].iter().filter(|&&ri| !scanned[ri]) {
                     let plan = &plans.head_bound[ri][order_stats.choose(ri)];
