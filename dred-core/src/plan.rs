@@ -62,6 +62,19 @@ pub struct AtomStep {
     pub checks: Vec<(usize, Operand)>,
     /// Columns that bind a variable for the first time.
     pub binds: Vec<(usize, VarId)>,
+    /// When this atom walks an index group and the next step is a membership test: how that
+    /// test's key is made from a row of the group, so that the matcher can start loading the
+    /// tests of rows ahead and their cache misses overlap. Empty otherwise.
+    pub next_membership: Vec<KeyPart>,
+}
+
+/// One value of a key made ahead of time from a row not visited yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyPart {
+    /// A value known before the atom runs (a constant or an earlier variable).
+    Known(Operand),
+    /// Column `c` of the row.
+    Column(usize),
 }
 
 /// One step of a plan.
@@ -97,6 +110,33 @@ pub struct RulePlan {
     pub num_vars: usize,
     /// For a seeded plan, the step of the atom that is given one row instead of scanned.
     pub seed_step: Option<usize>,
+}
+
+/// Fills [`AtomStep::next_membership`] for every indexed atom directly followed by a
+/// membership test: each value of the test's key is a column this atom binds or a value
+/// known before it.
+fn link_membership_tests(steps: &mut [Step]) {
+    for i in 1..steps.len() {
+        let (before, after) = steps.split_at_mut(i);
+        let (Step::Atom(walk), Step::Atom(test)) = (&mut before[i - 1], &after[0]) else {
+            continue;
+        };
+        // Keys of more than 8 values are rare and built on the heap: not worth it there.
+        if walk.index.is_none() || !test.membership || test.key.len() > 8 {
+            continue;
+        }
+        walk.next_membership = test
+            .key
+            .iter()
+            .map(|&op| match op {
+                Operand::Var(v) => match walk.binds.iter().find(|&&(_, b)| b == v) {
+                    Some(&(c, _)) => KeyPart::Column(c),
+                    None => KeyPart::Known(op),
+                },
+                Operand::Const(_) => KeyPart::Known(op),
+            })
+            .collect();
+    }
 }
 
 /// Evaluates a comparison of two words by the operator; symbols reach here only with `=` and
@@ -320,6 +360,7 @@ pub fn plan_rule_with(
             key,
             checks,
             binds,
+            next_membership: Vec::new(),
         }));
         bound = bound_here;
         place_ready(&bound, &mut placed_other, &mut steps, relations);
@@ -328,6 +369,7 @@ pub fn plan_rule_with(
         placed_other.iter().all(|&p| p),
         "range restriction guarantees placement"
     );
+    link_membership_tests(&mut steps);
     let head = rule
         .head
         .args

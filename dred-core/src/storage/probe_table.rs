@@ -1,16 +1,18 @@
-//! Open addressing with linear probing, shared by the two hash tables of a
-//! [`super::Relation`]: its value → row table ([`super::row_set::RowSet`]) and the key → group
-//! tables of its indexes.
+//! Open addressing with linear probing for the key → group tables of a
+//! [`super::Relation`]'s indexes (its value → row table, [`super::row_set::RowSet`], has
+//! 8-byte slots and no control bytes; it shares the hints and huge pages defined here).
 //!
 //! Each slot has a control byte in an array of its own (free, or `0x80` and the top 7 bits of
 //! the hash) and keeps the low 32 bits of its hash as a tag: its home slot (masked) and a
-//! second filter before the caller's comparison.
+//! second filter before the caller's comparison. A probe reads the control bytes eight at a
+//! time.
 //!
 //! Why not a general-purpose hash table: a slot's address follows from the hash alone, so a
 //! caller with many keys to find or insert prefetches their slots first
 //! ([`ProbeTable::prefetch`]) and the cache misses overlap — `hashbrown` offers no way to do
 //! that. A lookup of an absent key reads control bytes only, 64 to a cache line, until a free
-//! one. Slots are never removed (a relation only appends; compaction rebuilds), so linear
+//! one: index entries are 40 bytes, so control bytes spare most lookups a line per slot
+//! passed. Slots are never removed (a relation only appends; compaction rebuilds), so linear
 //! probing needs no deletion markers.
 
 /// A slot's content: `Default` is what a free slot holds; the tag is the low 32 bits of the
@@ -78,6 +80,11 @@ pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
     }
 }
 
+/// Control bytes a probe reads at once. The control array holds this many bytes more than
+/// there are slots, a copy of the first ones, so that a group read near the end wraps
+/// around.
+const GROUP: usize = 8;
+
 #[inline(always)]
 fn ctrl_of(hash: u64) -> u8 {
     0x80 | (hash >> 57) as u8
@@ -127,43 +134,57 @@ impl<S: Tagged> ProbeTable<S> {
         prefetch(&self.slots[i]);
     }
 
-    /// The first filled slot in the probe sequence of `hash` whose control byte and tag match
-    /// it, the one a probe compares first (if any).
-    #[inline]
-    pub(crate) fn first_candidate(&self, hash: u64) -> Option<&S> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mask = self.slots.len() - 1;
-        let (tag, c) = (hash as u32, ctrl_of(hash));
-        let mut i = tag as usize & mask;
-        while self.ctrl[i] != 0 {
-            if self.ctrl[i] == c && self.slots[i].tag() == tag {
-                return Some(&self.slots[i]);
-            }
-            i = (i + 1) & mask;
-        }
-        None
-    }
-
     /// Probes for the key of hash `hash`, calling `eq` on the slots whose control byte and
     /// tag match until it holds. Call [`ProbeTable::reserve_one`] first at least once.
     #[inline]
     pub(crate) fn probe(&self, hash: u64, mut eq: impl FnMut(&S) -> bool) -> Probe {
         debug_assert!(!self.slots.is_empty(), "probe before reserve");
+        let tag = hash as u32;
+        self.walk(hash, |s| s.tag() == tag && eq(s))
+    }
+
+    /// Linear probing from the home slot of `hash` to the first free slot, [`GROUP`] control
+    /// bytes at a time: `hit` is called on the slots whose control byte matches, in order,
+    /// until it holds.
+    ///
+    /// Why by words: a lookup of an absent row — most membership tests of a proof search
+    /// — walks 8.5 slots on average at 3/4 load, and byte by byte each step was a compare
+    /// and a branch, the loop's exit a misprediction. A word of control bytes gives the
+    /// matching and the free slots among eight in a few arithmetic operations.
+    #[inline(always)]
+    fn walk(&self, hash: u64, mut hit: impl FnMut(&S) -> bool) -> Probe {
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
         let mask = self.slots.len() - 1;
-        let (tag, c) = (hash as u32, ctrl_of(hash));
-        let mut i = tag as usize & mask;
+        let c = ctrl_of(hash);
+        let mut i = hash as u32 as usize & mask;
         loop {
-            let ci = self.ctrl[i];
-            if ci == 0 {
-                return Probe::Vacant(i);
+            let group = u64::from_le_bytes(
+                self.ctrl[i..i + GROUP]
+                    .try_into()
+                    .expect("a group is GROUP bytes"),
+            );
+            // Free slots are the bytes with the high bit clear (filled ones have it set).
+            let free = !group & HIGH;
+            // Bytes equal to `c`: exact for the lowest; above a true one, the borrow may
+            // flag others, which `hit` then rejects by the tag.
+            let x = group ^ (LOW * u64::from(c));
+            let mut matches = x.wrapping_sub(LOW) & !x & HIGH;
+            if free != 0 {
+                // Only slots before the first free one are in the probe sequence.
+                matches &= (free & free.wrapping_neg()) - 1;
             }
-            let s = &self.slots[i];
-            if ci == c && s.tag() == tag && eq(s) {
-                return Probe::Found(i);
+            while matches != 0 {
+                let j = (i + matches.trailing_zeros() as usize / 8) & mask;
+                if hit(&self.slots[j]) {
+                    return Probe::Found(j);
+                }
+                matches &= matches - 1;
             }
-            i = (i + 1) & mask;
+            if free != 0 {
+                return Probe::Vacant((i + free.trailing_zeros() as usize / 8) & mask);
+            }
+            i = (i + GROUP) & mask;
         }
     }
 
@@ -179,12 +200,6 @@ impl<S: Tagged> ProbeTable<S> {
         }
     }
 
-    /// Slot `i` (a [`Probe::Found`]).
-    #[inline]
-    pub(crate) fn slot(&self, i: usize) -> &S {
-        &self.slots[i]
-    }
-
     /// Slot `i` (a [`Probe::Found`]), to change anything but its tag.
     #[inline]
     pub(crate) fn slot_mut(&mut self, i: usize) -> &mut S {
@@ -197,9 +212,19 @@ impl<S: Tagged> ProbeTable<S> {
     pub(crate) fn fill(&mut self, i: usize, hash: u64, content: S) {
         debug_assert_eq!(self.ctrl[i], 0);
         debug_assert_eq!(content.tag(), hash as u32);
-        self.ctrl[i] = ctrl_of(hash);
+        self.set_ctrl(i, ctrl_of(hash));
         self.slots[i] = content;
         self.len += 1;
+    }
+
+    /// Sets slot `i`'s control byte, and its copy past the end for the first slots.
+    #[inline]
+    fn set_ctrl(&mut self, i: usize, c: u8) {
+        self.ctrl[i] = c;
+        if i < GROUP {
+            let cap = self.slots.len();
+            self.ctrl[cap + i] = c;
+        }
     }
 
     /// The filled slots, in slot order.
@@ -224,7 +249,8 @@ impl<S: Tagged> ProbeTable<S> {
     fn grow(&mut self) {
         let cap = (self.slots.len() * 2).max(16);
         assert!(cap - 1 <= u32::MAX as usize, "hash table too large");
-        let old_ctrl = std::mem::replace(&mut self.ctrl, vec![0; cap]);
+        let mut old_ctrl = std::mem::replace(&mut self.ctrl, vec![0; cap + GROUP]);
+        old_ctrl.truncate(old_ctrl.len().saturating_sub(GROUP));
         let mut old = std::mem::replace(&mut self.slots, Vec::with_capacity(cap));
         advise_huge_pages(&self.slots);
         self.slots.resize_with(cap, S::default);
@@ -234,7 +260,7 @@ impl<S: Tagged> ProbeTable<S> {
             while self.ctrl[i] != 0 {
                 i = (i + 1) & mask;
             }
-            self.ctrl[i] = c;
+            self.set_ctrl(i, c);
             self.slots[i] = std::mem::take(s);
         }
     }
@@ -292,10 +318,6 @@ mod tests {
             t.prefetch(hash(k));
             let e = t.find(hash(k), |e| e.key == k).expect("present");
             assert_eq!(e.rows, vec![k as u32, k as u32 + 1]);
-            assert_eq!(
-                t.first_candidate(hash(k)).map(|e| e.tag),
-                Some(hash(k) as u32)
-            );
         }
         assert!(t.find(hash(5000), |e| e.key == 5000).is_none());
         t.clear();

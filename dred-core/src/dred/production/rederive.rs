@@ -32,26 +32,56 @@ use crate::value::{Tuple, Value};
 /// and WordNet, and 7× more on a power-law graph whose edges lead to hubs (deterministic
 /// counts over the same 20 single-edge deletions). Nor does the size of the first index group
 /// predict it: a check stops at its first proof (measured: choosing by group size was slower).
-/// So each order is tried on the first checks, then the cheapest on average is used, with
-/// every 64th check spent on the others so that a change in the data can change the choice;
+/// So each order is tried on the first checks, then the cheapest on average is used, and the
+/// others are tried again now and then so that a change in the data can change the choice;
 /// old measurements fade by halving.
+///
+/// Trying again is paid from a budget: the checks made with the cheapest order earn
+/// 1/[`EXPLORE_SHARE`] of their work, and another order is tried once the budget covers its
+/// mean cost (a try that costs more than that leaves a debt). So trying the others costs at
+/// most about 1/32 of the work, however much worse they are. A fixed rate of one check in 64
+/// did not bound it: on R-MAT, where the other order costs 10× more on a proof found and 80×
+/// on a failing check, those tries were 11% of rederivation's probes and 25% of its rows
+/// touched, and a single one could cost more than the rest of a small batch.
 #[derive(Clone, Debug)]
 pub struct OrderStats {
     /// Per rule, per order: (work, checks).
     per_rule: Vec<Vec<(u64, u64)>>,
+    /// Per rule: work earned for trying orders other than the cheapest, minus work spent so.
+    budget: Vec<i64>,
 }
 
 /// Checks with each order before the averages are trusted.
 const EXPLORE: u64 = 16;
 /// Sums are halved when an order's checks reach this, so old costs fade.
 const HORIZON: u64 = 4096;
+/// Trying the other orders may cost 1/`EXPLORE_SHARE` of the work of the cheapest.
+const EXPLORE_SHARE: i64 = 32;
 
 impl OrderStats {
     /// No measurements yet, for these plans.
     pub(crate) fn new(head_bound: &[Vec<RulePlan>]) -> Self {
         OrderStats {
             per_rule: head_bound.iter().map(|o| vec![(0, 0); o.len()]).collect(),
+            budget: vec![0; head_bound.len()],
         }
+    }
+
+    /// The order of lowest mean work for rule `rule`, once every order has been tried
+    /// [`EXPLORE`] times; before, the first order not tried that often.
+    fn cheapest(&self, rule: usize) -> Result<usize, usize> {
+        let stats = &self.per_rule[rule];
+        if let Some(i) = stats.iter().position(|&(_, n)| n < EXPLORE) {
+            return Err(i);
+        }
+        // Lowest mean work; w1/n1 < w2/n2 compared without division.
+        Ok((0..stats.len())
+            .min_by(|&a, &b| {
+                let (wa, na) = stats[a];
+                let (wb, nb) = stats[b];
+                (u128::from(wa) * u128::from(nb)).cmp(&(u128::from(wb) * u128::from(na)))
+            })
+            .expect("at least one order"))
     }
 
     /// The order to use for the next check by rule `rule`.
@@ -60,25 +90,33 @@ impl OrderStats {
         if stats.len() == 1 {
             return 0;
         }
-        if let Some(i) = stats.iter().position(|&(_, n)| n < EXPLORE) {
-            return i;
+        let best = match self.cheapest(rule) {
+            Ok(best) => best,
+            Err(untried) => return untried,
+        };
+        // The other order tried least, once the budget covers its mean work.
+        let other = (0..stats.len())
+            .filter(|&o| o != best)
+            .min_by_key(|&o| stats[o].1)
+            .expect("two orders or more");
+        let (w, n) = stats[other];
+        if self.budget[rule] >= ((w / n) as i64).saturating_mul(EXPLORE_SHARE) {
+            other
+        } else {
+            best
         }
-        let total: u64 = stats.iter().map(|&(_, n)| n).sum();
-        if total.is_multiple_of(64) {
-            return (total / 64) as usize % stats.len();
-        }
-        // Lowest mean work; w1/n1 < w2/n2 compared without division.
-        (0..stats.len())
-            .min_by(|&a, &b| {
-                let (wa, na) = stats[a];
-                let (wb, nb) = stats[b];
-                (u128::from(wa) * u128::from(nb)).cmp(&(u128::from(wb) * u128::from(na)))
-            })
-            .expect("at least one order")
     }
 
     /// Records the work of one check by rule `rule` with order `order`.
     fn record(&mut self, rule: usize, order: usize, work: u64) {
+        if let Ok(best) = self.cheapest(rule) {
+            let budget = &mut self.budget[rule];
+            *budget = if order == best {
+                budget.saturating_add(work as i64)
+            } else {
+                budget.saturating_sub((work as i64).saturating_mul(EXPLORE_SHARE))
+            };
+        }
         let slot = &mut self.per_rule[rule][order];
         slot.0 += work;
         slot.1 += 1;
