@@ -332,11 +332,34 @@ impl Relation {
         self.set.prefetch(hash);
     }
 
-    /// A second hint for a row whose slot [`Relation::prefetch_row`] loaded: starts loading
-    /// the row a lookup will compare with. Changes no result.
+    /// For a row whose slot [`Relation::prefetch_row`] loaded: the id of the row a lookup of
+    /// this hash compares first, and a hint to start loading its values (so that a later
+    /// [`Relation::find_row_candidate`] does not wait for them). `None`: no row with this
+    /// hash is stored.
     #[inline]
-    pub fn prefetch_row_values(&self, hash: u64) {
-        self.set.prefetch_row(hash, &self.data, self.arity);
+    pub fn first_candidate(&self, hash: u64) -> Option<RowId> {
+        if self.arity == 0 {
+            return self.len.checked_sub(1).map(|r| r as RowId);
+        }
+        self.set.first_candidate(hash, &self.data, self.arity)
+    }
+
+    /// [`Relation::find_row_hashed`] given the [`Relation::first_candidate`] of the same
+    /// hash: the candidate itself when its values are `row` (nearly always, tags being 32
+    /// bits), else a whole probe.
+    #[inline]
+    pub fn find_row_candidate(
+        &self,
+        hash: u64,
+        row: &[Value],
+        candidate: Option<RowId>,
+    ) -> Option<RowId> {
+        let r = candidate?;
+        if self.row(r).iter().zip(row).all(|(a, b)| a == b) {
+            Some(r)
+        } else {
+            self.find_row_hashed(hash, row)
+        }
     }
 
     /// A hint that row `r`'s values ([`Relation::row`]) will be read soon: starts loading

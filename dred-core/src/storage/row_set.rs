@@ -104,18 +104,24 @@ impl RowSet {
         }
     }
 
-    /// A second hint, once the slots of [`RowSet::prefetch`] have arrived: starts loading
-    /// the arena row of the first slot whose tag matches, the row a probe will compare.
-    /// Changes no result.
+    /// The row id in the first slot of `hash`'s probe sequence whose tag matches — the row a
+    /// probe compares first — and a hint to start loading its values from `data` (rows of
+    /// `arity`). `None` means no row with this hash is stored. Call it once the slot of
+    /// [`RowSet::prefetch`] has arrived.
     #[inline]
-    pub(crate) fn prefetch_row(&self, hash: u64, data: &[Value], arity: usize) {
+    pub(crate) fn first_candidate(&self, hash: u64, data: &[Value], arity: usize) -> Option<RowId> {
         if self.slots.is_empty() {
-            return;
+            return None;
         }
-        if let Probe::Found(i) = self.walk(hash, |_| true) {
-            if let Some(v) = data.get(self.slots[i].row as usize * arity) {
-                prefetch(v);
+        match self.walk(hash, |_| true) {
+            Probe::Found(i) => {
+                let r = self.slots[i].row;
+                if let Some(v) = data.get(r as usize * arity) {
+                    prefetch(v);
+                }
+                Some(r)
             }
+            Probe::Vacant(_) => None,
         }
     }
 

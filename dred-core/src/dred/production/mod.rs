@@ -169,6 +169,8 @@ pub(crate) struct HeadProbes {
     /// Where each head's values start in `values`.
     starts: Vec<usize>,
     values: Vec<Value>,
+    /// Per head, while draining: the row its lookup compares first.
+    candidates: Vec<Option<RowId>>,
 }
 
 impl HeadProbes {
@@ -219,15 +221,23 @@ impl HeadProbes {
         relations: &[Relation],
         mut found: impl FnMut(RelId, Option<RowId>),
     ) {
-        // The slots have arrived by now (prefetched when pushed): start loading the rows
-        // they point at, which each lookup compares with, so that those misses overlap too.
-        for (&rel, &hash) in self.rels.iter().zip(&self.hashes) {
-            relations[rel].prefetch_row_values(hash);
-        }
+        // The slots have arrived by now (prefetched when pushed): note the row each lookup
+        // will compare with and start loading it, so that those misses overlap too; the
+        // lookups then compare that row without walking the slots again.
+        self.candidates.clear();
+        self.candidates.extend(
+            self.rels
+                .iter()
+                .zip(&self.hashes)
+                .map(|(&rel, &hash)| relations[rel].first_candidate(hash)),
+        );
         for (i, (&rel, &hash)) in self.rels.iter().zip(&self.hashes).enumerate() {
             let end = self.starts.get(i + 1).copied().unwrap_or(self.values.len());
             let head = &self.values[self.starts[i]..end];
-            found(rel, relations[rel].find_row_hashed(hash, head));
+            found(
+                rel,
+                relations[rel].find_row_candidate(hash, head, self.candidates[i]),
+            );
         }
         self.rels.clear();
         self.hashes.clear();
