@@ -21,7 +21,7 @@ use crate::engine::Work;
 use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
 use crate::program::{Program, RelId};
-use crate::storage::{Relation, RowMarks};
+use crate::storage::{Relation, RowId, RowMarks};
 use crate::value::{Tuple, Value};
 
 /// How a head-bound check is ordered, learned from the work counters: per rule, the work
@@ -253,6 +253,49 @@ fn restore(
     });
 }
 
+/// The over-deleted facts still pending after round 1, found by value: rounds 2 and later
+/// look up the head of every instance through a fact restored the round before, and most of
+/// those heads are facts never over-deleted. Looked up in their relations, each would be a
+/// cache miss in a table of the whole relation; here it is a probe in a table of the few
+/// pending facts, which stays in the cache, and only the pending ones are found.
+struct Waiting {
+    /// Per relation: the pending rows, hashed by their values with the relation's hasher.
+    per_relation: Vec<hashbrown::HashTable<RowId>>,
+}
+
+impl Waiting {
+    /// The rows of `overdeleted` still in `pending`.
+    fn new(relations: &[Relation], pending: &RowMarks, overdeleted: &[RowRef]) -> Self {
+        let mut per_relation: Vec<hashbrown::HashTable<RowId>> = relations
+            .iter()
+            .map(|_| hashbrown::HashTable::new())
+            .collect();
+        for &(rel, r) in overdeleted
+            .iter()
+            .filter(|&&(rel, r)| pending.contains(rel, r))
+        {
+            let relation = &relations[rel];
+            per_relation[rel].insert_unique(relation.hash_row(relation.row(r)), r, |&x| {
+                relation.hash_row(relation.row(x))
+            });
+        }
+        Waiting { per_relation }
+    }
+
+    /// The pending row of relation `rel` with these values, if any; it stops being pending.
+    fn take(&mut self, relations: &[Relation], rel: RelId, head: &[Value]) -> Option<RowId> {
+        let table = &mut self.per_relation[rel];
+        if table.is_empty() {
+            return None;
+        }
+        let relation = &relations[rel];
+        table
+            .find_entry(relation.hash_row(head), |&r| relation.row(r) == head)
+            .ok()
+            .map(|entry| entry.remove().0)
+    }
+}
+
 /// The result of phase 2.
 #[derive(Debug, Default)]
 pub struct Rederived {
@@ -408,6 +451,8 @@ pub(crate) fn rederive(
     }
 
     let mut out = Rederived::default();
+    // The facts still pending after round 1, by value, made when round 2 starts.
+    let mut waiting: Option<Waiting> = None;
     if overdeleted_idb.is_empty() {
         out.work = work.total();
         return out;
@@ -426,6 +471,8 @@ pub(crate) fn rederive(
         if done {
             break;
         }
+        let waiting =
+            waiting.get_or_insert_with(|| Waiting::new(relations, &pending, overdeleted_idb));
         let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
         let matcher = Matcher {
             relations,
@@ -433,20 +480,22 @@ pub(crate) fn rederive(
             work: &work,
         };
         let last = out.rounds.last().expect("a round was just pushed");
+        let mut head: Vec<Value> = Vec::new();
         for &(rel, r) in last {
             let row = relations[rel].row(r);
             for plan in &plans.seeded[rel] {
                 // head :- ..., body_i = a fact restored last round, ... (the rest live)
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     work.probe(1);
-                    heads.push_instance(relations, plan, vars);
+                    head.clear();
+                    head.extend(plan.head.iter().map(|o| o.get(vars)));
+                    if let Some(h) = waiting.take(relations, plan.head_rel, &head) {
+                        pending.remove(plan.head_rel, h);
+                        restored.push((plan.head_rel, h));
+                    }
                 });
-                if heads.is_full() {
-                    restore(&mut heads, relations, &mut pending, &mut restored);
-                }
             }
         }
-        restore(&mut heads, relations, &mut pending, &mut restored);
     }
     out.work = work.total();
     out
