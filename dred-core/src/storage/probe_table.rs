@@ -1,6 +1,6 @@
-//! Open addressing with linear probing for the key → group tables of a
-//! [`super::Relation`]'s indexes (its value → row table, [`super::row_set::RowSet`], has
-//! 8-byte slots and no control bytes; it shares the hints and huge pages defined here).
+//! Open addressing with linear probing, shared by the two hash tables of a
+//! [`super::Relation`]: its value → row table ([`super::row_set::RowSet`]) and the key → group
+//! tables of its indexes.
 //!
 //! Each slot has a control byte in an array of its own (free, or `0x80` and the top 7 bits of
 //! the hash) and keeps the low 32 bits of its hash as a tag: its home slot (masked) and a
@@ -11,8 +11,7 @@
 //! caller with many keys to find or insert prefetches their slots first
 //! ([`ProbeTable::prefetch`]) and the cache misses overlap — `hashbrown` offers no way to do
 //! that. A lookup of an absent key reads control bytes only, 64 to a cache line, until a free
-//! one: index entries are 40 bytes, so control bytes spare most lookups a line per slot
-//! passed. Slots are never removed (a relation only appends; compaction rebuilds), so linear
+//! one. Slots are never removed (a relation only appends; compaction rebuilds), so linear
 //! probing needs no deletion markers.
 
 /// A slot's content: `Default` is what a free slot holds; the tag is the low 32 bits of the
@@ -134,6 +133,20 @@ impl<S: Tagged> ProbeTable<S> {
         prefetch(&self.slots[i]);
     }
 
+    /// The first filled slot in the probe sequence of `hash` whose control byte and tag match
+    /// it, the one a probe compares first (if any).
+    #[inline]
+    pub(crate) fn first_candidate(&self, hash: u64) -> Option<&S> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let tag = hash as u32;
+        match self.walk(hash, |s| s.tag() == tag) {
+            Probe::Found(i) => Some(&self.slots[i]),
+            Probe::Vacant(_) => None,
+        }
+    }
+
     /// Probes for the key of hash `hash`, calling `eq` on the slots whose control byte and
     /// tag match until it holds. Call [`ProbeTable::reserve_one`] first at least once.
     #[inline]
@@ -198,6 +211,12 @@ impl<S: Tagged> ProbeTable<S> {
             Probe::Found(i) => Some(&self.slots[i]),
             Probe::Vacant(_) => None,
         }
+    }
+
+    /// Slot `i` (a [`Probe::Found`]).
+    #[inline]
+    pub(crate) fn slot(&self, i: usize) -> &S {
+        &self.slots[i]
     }
 
     /// Slot `i` (a [`Probe::Found`]), to change anything but its tag.

@@ -1,5 +1,5 @@
-//! The value → row table of a [`super::Relation`]: 8-byte slots (row id and 32 bits of the
-//! row's hash) probed linearly; rows are compared in the relation's arena.
+//! The value → row table of a [`super::Relation`]: a [`ProbeTable`] of 8-byte slots (row id
+//! and 32 bits of the row's hash); rows are compared in the relation's arena.
 //!
 //! Why a table of our own: finding rows by value is most of `dred`'s time on large deletions
 //! (the head of every instance through an over-deleted or restored fact is looked up), and
@@ -12,41 +12,38 @@
 //! against 190 ms on GO BP, reachability deletions 200 against 330 µs on WordNet: the table's
 //! size matters more than one dependent read.
 //!
+//! Nor does dropping the control bytes pay (8-byte slots probed directly, so a hit reads one
+//! line fewer; session 5): equal on R-MAT single-edge deletions side by side (per batch,
+//! 1.01×), but 1,000-edge TC deletions on WordNet, whose searches mostly fail, took 9% longer
+//! per batch (32.8 against 31.9 ms median, same run) — a lookup of an absent row walks 8.5
+//! slots at 3/4 load, where the control bytes give eight at once.
+//!
 //! Slots are never removed (a relation's tombstones stay findable by value until superseded,
 //! see [`super::Relation`]).
 
-use super::probe_table::{advise_huge_pages, prefetch, Probe};
+use super::probe_table::{prefetch, Probe, ProbeTable, Tagged};
 use super::RowId;
 use crate::value::Value;
 
-/// A slot: the row id (or [`FREE`]) and the low 32 bits of the row's hash, its home slot
-/// (masked) and a filter before the arena is read.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     row: RowId,
+    /// The low 32 bits of the row's hash: its home slot (masked), and a filter.
     tag: u32,
 }
 
-/// The row id of a free slot; [`RowSet::fill`] never stores it.
-const FREE: RowId = RowId::MAX;
+impl Tagged for Slot {
+    #[inline(always)]
+    fn tag(&self) -> u32 {
+        self.tag
+    }
+}
 
-const EMPTY: Slot = Slot { row: FREE, tag: 0 };
-
-/// A set of distinct rows by value, each mapped to one row id: open addressing with linear
-/// probing over 8-byte slots, at most 3/4 full. The caller hashes rows (with one hasher for
-/// all calls) and owns the arena the ids point into.
-///
-/// No control bytes, unlike the index tables ([`super::probe_table::ProbeTable`]): a slot is
-/// small enough that eight share a cache line, so a probe reads its slots directly — one
-/// cache line for most lookups, where a separate control array costs a second line (and a
-/// second prefetch) per row looked up. Phase 1 of `dred` looks up a head per instance through
-/// an over-deleted fact, prefetched, and the profile showed those prefetches stalling: the
-/// cache lines in flight, not each one's latency, bound it. Measured `dred` alone on R-MAT
-/// TC single-edge deletions (60 batches, best of 3 runs each): median 2,600 → 2,502 µs.
+/// A set of distinct rows by value, each mapped to one row id. The caller hashes rows (with
+/// one hasher for all calls) and owns the arena the ids point into.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RowSet {
-    slots: Vec<Slot>,
-    len: usize,
+    table: ProbeTable<Slot>,
 }
 
 /// True when row `r` of the arena has these values.
@@ -64,44 +61,19 @@ fn row_is(data: &[Value], arity: usize, r: RowId, row: &[Value]) -> bool {
 impl RowSet {
     /// Distinct rows held.
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.table.len()
     }
 
     /// Forgets every row, keeping the capacity.
     pub(crate) fn clear(&mut self) {
-        self.slots.fill(EMPTY);
-        self.len = 0;
+        self.table.clear();
     }
 
     /// Asks the CPU to load the home slot of a row with this hash, so that a probe soon after
     /// does not wait for memory. A hint only: it changes no result.
     #[inline(always)]
     pub(crate) fn prefetch(&self, hash: u64) {
-        if let Some(s) = self
-            .slots
-            .get(hash as u32 as usize & self.slots.len().wrapping_sub(1))
-        {
-            prefetch(s);
-        }
-    }
-
-    /// Linear probing from the home slot of `hash` to the first free slot: `hit` is called
-    /// on the filled slots whose tag matches, in order, until it holds.
-    #[inline(always)]
-    fn walk(&self, hash: u64, mut hit: impl FnMut(RowId) -> bool) -> Probe {
-        let mask = self.slots.len() - 1;
-        let tag = hash as u32;
-        let mut i = tag as usize & mask;
-        loop {
-            let s = self.slots[i];
-            if s.row == FREE {
-                return Probe::Vacant(i);
-            }
-            if s.tag == tag && hit(s.row) {
-                return Probe::Found(i);
-            }
-            i = (i + 1) & mask;
-        }
+        self.table.prefetch(hash);
     }
 
     /// The row id in the first slot of `hash`'s probe sequence whose tag matches — the row a
@@ -110,27 +82,18 @@ impl RowSet {
     /// [`RowSet::prefetch`] has arrived.
     #[inline]
     pub(crate) fn first_candidate(&self, hash: u64, data: &[Value], arity: usize) -> Option<RowId> {
-        if self.slots.is_empty() {
-            return None;
+        let r = self.table.first_candidate(hash)?.row;
+        if let Some(v) = data.get(r as usize * arity) {
+            prefetch(v);
         }
-        match self.walk(hash, |_| true) {
-            Probe::Found(i) => {
-                let r = self.slots[i].row;
-                if let Some(v) = data.get(r as usize * arity) {
-                    prefetch(v);
-                }
-                Some(r)
-            }
-            Probe::Vacant(_) => None,
-        }
+        Some(r)
     }
 
     /// Probes for `row` (hash `hash`); `data` and `arity` locate the rows of the ids stored.
     /// Call [`RowSet::reserve_one`] first at least once.
     #[inline]
     pub(crate) fn probe(&self, hash: u64, row: &[Value], data: &[Value], arity: usize) -> Probe {
-        debug_assert!(!self.slots.is_empty(), "probe before reserve");
-        self.walk(hash, |r| row_is(data, arity, r, row))
+        self.table.probe(hash, |s| row_is(data, arity, s.row, row))
     }
 
     /// The row id stored for `row`, if present.
@@ -142,67 +105,41 @@ impl RowSet {
         data: &[Value],
         arity: usize,
     ) -> Option<RowId> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        match self.probe(hash, row, data, arity) {
-            Probe::Found(i) => Some(self.slots[i].row),
-            Probe::Vacant(_) => None,
-        }
+        self.table
+            .find(hash, |s| row_is(data, arity, s.row, row))
+            .map(|s| s.row)
     }
 
     /// The row id in slot `i` (a [`Probe::Found`]).
     #[inline]
     pub(crate) fn row_at(&self, i: usize) -> RowId {
-        self.slots[i].row
+        self.table.slot(i).row
     }
 
     /// Points slot `i` (a [`Probe::Found`]) at another row with the same values.
     #[inline]
     pub(crate) fn set_row_at(&mut self, i: usize, r: RowId) {
-        debug_assert_ne!(r, FREE);
-        self.slots[i].row = r;
+        self.table.slot_mut(i).row = r;
     }
 
     /// Stores `row` as `r` in slot `i`, the [`Probe::Vacant`] of a probe for `row` made after
     /// the last [`RowSet::reserve_one`].
     #[inline]
     pub(crate) fn fill(&mut self, i: usize, hash: u64, r: RowId) {
-        assert_ne!(r, FREE, "row ids stay below u32::MAX");
-        debug_assert_eq!(self.slots[i].row, FREE);
-        self.slots[i] = Slot {
-            row: r,
-            tag: hash as u32,
-        };
-        self.len += 1;
+        self.table.fill(
+            i,
+            hash,
+            Slot {
+                row: r,
+                tag: hash as u32,
+            },
+        );
     }
 
     /// Makes room for one more row, so that a following probe's vacant slot can be filled.
     #[inline]
     pub(crate) fn reserve_one(&mut self) {
-        // At most 3/4 full: linear probing's expected probe stays short (2.5 slots for a
-        // hit, 8.5 for a miss, a line or two), and a free slot always ends a probe. (At most
-        // 5/8 full, the larger table made R-MAT single-edge deletions slower side by side.)
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
-            self.grow();
-        }
-    }
-
-    fn grow(&mut self) {
-        let cap = (self.slots.len() * 2).max(16);
-        assert!(cap - 1 <= u32::MAX as usize, "hash table too large");
-        let mut slots = Vec::with_capacity(cap);
-        advise_huge_pages(&slots);
-        slots.resize(cap, EMPTY);
-        let old = std::mem::replace(&mut self.slots, slots);
-        let mask = cap - 1;
-        for s in old.into_iter().filter(|s| s.row != FREE) {
-            let mut i = s.tag as usize & mask;
-            while self.slots[i].row != FREE {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = s;
-        }
+        self.table.reserve_one();
     }
 }
 
