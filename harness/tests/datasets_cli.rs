@@ -89,6 +89,7 @@ fn small_datasets_agree_with_the_oracle_on_every_program() {
             "datasets/programs/tc_linear.dl",
             "datasets/programs/tc_nonlinear.dl",
             "datasets/programs/reach.dl",
+            "datasets/programs/reach_root.dl",
             "datasets/programs/same_generation.dl",
             "datasets/programs/magic_path_source.dl",
         ] {
@@ -116,6 +117,8 @@ fn seed_figures_through_the_shipped_programs() {
         ["q: 11", "m: 5"]
     );
     assert_eq!(sizes("datasets/programs/reach.dl"), ["reach: 5"]);
+    // The seed's root is `d`, reached from a, b, c and e (not from the cycle u, v, w).
+    assert_eq!(sizes("datasets/programs/reach_root.dl"), ["reach: 5"]);
 }
 
 #[test]
@@ -124,7 +127,11 @@ fn shipped_gene_ontology_graphs_load_and_close() {
     // other engines in the recorded --release run (datasets/README.md). Here: they load,
     // and their closure sizes do not drift.
     let cache = tempfile::tempdir().expect("tmp");
-    for (name, tc) in [("go-cc", "path: 49633"), ("go-mf", "path: 83327")] {
+    // Every term reaches the root `all`, so reach_root.dl holds every node.
+    for (name, tc, rooted) in [
+        ("go-cc", "path: 49633", "reach: 4181"),
+        ("go-mf", "path: 83327", "reach: 11239"),
+    ] {
         let facts = facts_of(cache.path(), name);
         assert!(
             facts.ends_with(&format!("datasets/{name}/facts")),
@@ -133,6 +140,8 @@ fn shipped_gene_ontology_graphs_load_and_close() {
         let sizes = run_agrees("datasets/programs/tc_linear.dl", &facts, "recompute", None);
         assert_eq!(sizes, [tc], "{name}");
         run_agrees("datasets/programs/reach.dl", &facts, "recompute", None);
+        let sizes = run_agrees("datasets/programs/reach_root.dl", &facts, "recompute", None);
+        assert_eq!(sizes, [rooted], "{name}");
     }
 }
 

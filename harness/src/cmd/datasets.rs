@@ -39,7 +39,8 @@ pub enum DatasetsAction {
         out: Option<PathBuf>,
     },
     /// Generate a graph, deterministic by seed, as a dataset directory
-    /// (`OUT/facts/edge.facts`, `OUT/facts/source.facts`, `OUT/PROVENANCE`).
+    /// (`OUT/facts/edge.facts`, `OUT/facts/source.facts`, `OUT/facts/root.facts`,
+    /// `OUT/PROVENANCE`).
     Generate {
         /// The graph family.
         #[arg(value_enum)]
@@ -87,10 +88,11 @@ fn bad(e: DatasetError) -> anyhow::Error {
 
 fn report(w: &Written) {
     eprintln!(
-        "{} nodes, {} edges, source {}; edge.facts sha256 {}",
+        "{} nodes, {} edges, source {}, root {}; edge.facts sha256 {}",
         w.nodes,
         w.edges,
         w.source.as_deref().unwrap_or("(none)"),
+        w.root.as_deref().unwrap_or("(none)"),
         w.edges_sha256
     );
     println!("{}", w.facts.display());

@@ -5,9 +5,12 @@
 //!   `file:line`.
 //! - Dataset directories ([`write_dataset`], [`read_graph`]): `DIR/facts/edge.facts` (the
 //!   relation `edge(x: symbol, y: symbol)`, tab-separated, sorted by name, no duplicates),
-//!   `DIR/facts/source.facts` (one node: the default source, see
-//!   [`Graph::default_source`]) and `DIR/PROVENANCE` (`key: value` lines saying where the
-//!   data came from). `.facts` files are read through `dred_core::io::read_facts_dir`, so they
+//!   `DIR/facts/source.facts` (`source(x: symbol)`, one line: the default source for
+//!   `reach.dl`, see [`Graph::default_source`]), `DIR/facts/root.facts` (`root(x: symbol)`,
+//!   one line: the default root for `reach_root.dl`, the sink the most nodes reach, see
+//!   [`Graph::default_root`]) — both empty for a graph without edges — and `DIR/PROVENANCE`
+//!   (`key: value` lines saying where the data came from, with `source_node` and `root_node`).
+//!   `.facts` files are read through `dred_core::io::read_facts_dir`, so they
 //!   are validated exactly as `dredbench run` validates them (errors at `file:line:col`).
 
 use std::fmt::Write as _;
@@ -145,6 +148,8 @@ pub struct Written {
     pub edges: usize,
     /// The node in `source.facts`, if the graph has edges.
     pub source: Option<String>,
+    /// The node in `root.facts` ([`Graph::default_root`]), if the graph has edges.
+    pub root: Option<String>,
     /// SHA-256 of `edge.facts`, hex.
     pub edges_sha256: String,
 }
@@ -172,8 +177,10 @@ fn check_name(name: &str) -> Result<(), DatasetError> {
 }
 
 /// Writes a graph as a dataset directory: `dir/facts/edge.facts` sorted by name,
-/// `dir/facts/source.facts` (`source` if given, else [`Graph::default_source`]) and
-/// `dir/PROVENANCE` (the given entries plus counts and the SHA-256 of `edge.facts`).
+/// `dir/facts/source.facts` (`source` if given, else [`Graph::default_source`]),
+/// `dir/facts/root.facts` ([`Graph::default_root`]; each of the two a single line, empty for
+/// a graph without edges) and `dir/PROVENANCE` (the given entries plus counts, `source_node`,
+/// `root_node` and the SHA-256 of `edge.facts`).
 ///
 /// The directory is built beside `dir` under a temporary name and renamed into place, so a
 /// reader never sees a half-written dataset; an existing `dir` is replaced.
@@ -199,12 +206,15 @@ pub fn write_dataset(
         .as_ref()
         .map(|s| format!("{s}\n"))
         .unwrap_or_default();
+    let root = graph.default_root().map(str::to_string);
+    let root_text = root.as_ref().map(|s| format!("{s}\n")).unwrap_or_default();
     let edges_sha256 = sha256_hex(edges.as_bytes());
 
     let mut prov = provenance.clone();
     prov.add("nodes", graph.node_count())
         .add("edges", graph.edge_count())
         .add("source_node", source.as_deref().unwrap_or("(none)"))
+        .add("root_node", root.as_deref().unwrap_or("(none)"))
         .add("edge_facts_sha256", &edges_sha256);
 
     let parent = dir
@@ -224,6 +234,7 @@ pub fn write_dataset(
         |p: PathBuf, text: &str| std::fs::write(&p, text).map_err(|e| DatasetError::io(&p, e));
     write(facts.join("edge.facts"), &edges)?;
     write(facts.join("source.facts"), &source_text)?;
+    write(facts.join("root.facts"), &root_text)?;
     write(tmp.join("PROVENANCE"), &prov.render())?;
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| DatasetError::io(dir, e))?;
@@ -234,6 +245,7 @@ pub fn write_dataset(
         nodes: graph.node_count(),
         edges: graph.edge_count(),
         source,
+        root,
         edges_sha256,
     })
 }
@@ -301,11 +313,17 @@ mod tests {
             std::fs::read_to_string(w.facts.join("source.facts")).expect("source"),
             "a\n"
         );
+        assert_eq!(w.root.as_deref(), Some("c"));
+        assert_eq!(
+            std::fs::read_to_string(w.facts.join("root.facts")).expect("root"),
+            "c\n"
+        );
         let back = read_graph(&w.facts).expect("reads back");
         assert_eq!(back.named_edges_sorted(), g.named_edges_sorted());
         let p = Provenance::read(&dir.join("PROVENANCE"));
         assert_eq!(p.get("name"), Some("tiny"));
         assert_eq!(p.get("edges"), Some("3"));
+        assert_eq!(p.get("root_node"), Some("c"));
         assert_eq!(p.get("edge_facts_sha256"), Some(w.edges_sha256.as_str()));
         // Writing again replaces the directory.
         write_dataset(&dir, &g, Some("b"), &prov).expect("rewrites");

@@ -2,11 +2,26 @@
 //! graphs, and imported edge lists — each resolved to a directory of `.facts` files that
 //! `dredbench run --facts` (and `dred_core::io::read_facts_dir`) reads.
 //!
-//! Every graph dataset holds `edge(x: symbol, y: symbol)` in `edge.facts` and, for
-//! single-source reachability (`datasets/programs/reach.dl`), `source(x: symbol)` in
-//! `source.facts`: one node, the one of highest out-degree, ties broken by the smallest name in
-//! byte order (the seed example's is `a`; a chain's, grid's and layered DAG's is the root
-//! `n0`). Beside the facts directory, `PROVENANCE` says where the data came from.
+//! Every graph dataset holds `edge(x: symbol, y: symbol)` in `edge.facts`, and two one-line
+//! files naming one node each:
+//!
+//! - `source.facts`, `source(x: symbol)`, for single-source reachability
+//!   (`datasets/programs/reach.dl`, `magic_path_source.dl`): the node of highest out-degree,
+//!   ties broken by the smallest name in byte order ([`Graph::default_source`]; the seed
+//!   example's is `a`; a chain's, grid's and layered DAG's is the root `n0`);
+//! - `root.facts`, `root(x: symbol)`, for reachability towards a root
+//!   (`datasets/programs/reach_root.dl`: every node from which a path leads to the root): among
+//!   the nodes with predecessors and no successors, the one the most nodes reach, ties by
+//!   name; without such a node, the node of highest in-degree ([`Graph::default_root`]; the
+//!   seed's is `d`, GO's `all`, WordNet's `entity.n.00001740`, a chain's its last node).
+//!
+//! Both are empty for a graph without edges. Beside the facts directory, `PROVENANCE` says
+//! where the data came from (`source_node`, `root_node` among its entries).
+//!
+//! A dataset the tool wrote into the cache (fetched, generated or imported) before
+//! `root.facts` existed gets it the next time [`resolve_in`] resolves it: computed from
+//! `edge.facts` and written atomically (its `PROVENANCE` keeps no `root_node`). Shipped
+//! directories and directories given by the user are never written to.
 //!
 //! Names ([`resolve`]):
 //!
@@ -267,7 +282,10 @@ pub fn resolve(name: &str) -> Result<PathBuf, DatasetError> {
 }
 
 /// Resolves a dataset name to a directory of `.facts` files (at least `edge.facts`; graph
-/// datasets also `source.facts`), ready for `dredbench run --facts`:
+/// datasets also `source.facts` and `root.facts`), ready for `dredbench run --facts`. A
+/// directory the tool owns (fetched, generated or imported) that lacks `root.facts` gets it
+/// before it is returned (see the module docs); shipped and user-given directories are
+/// returned as they are:
 ///
 /// - a catalogue name: the shipped directory, or the installed copy in the cache — a
 ///   fetchable dataset that is not installed is [`DatasetError::NotInstalled`] (this function
@@ -287,6 +305,8 @@ pub fn resolve_in(name: &str, loc: &Locations) -> Result<PathBuf, DatasetError> 
         }
         let dir = loc.fetched_dir(name).join("facts");
         if dir.join("edge.facts").is_file() {
+            // Installed by `dredbench datasets fetch`, maybe before `root.facts` existed.
+            ensure_root(&dir)?;
             return Ok(dir);
         }
         if e.shipped.is_some() {
@@ -362,10 +382,14 @@ fn publish(
     Ok(facts)
 }
 
-/// Generates `spec` into the cache unless it is there already; returns what is there.
+/// Generates `spec` into the cache unless it is there already; returns what is there, with
+/// `root.facts` added first if the cached copy predates it (`root` is then read from that
+/// file, not from `PROVENANCE`).
 pub fn generate_cached(spec: &GenSpec, loc: &Locations) -> Result<Written, DatasetError> {
     let dir = loc.generated_dir(spec);
     let facts = publish(&dir, |tmp| generate_into(spec, tmp))?;
+    // A copy cached before `root.facts` existed gets it now (its PROVENANCE has no root_node).
+    let root = ensure_root(&facts)?;
     let prov = Provenance::read(&dir.join("PROVENANCE"));
     let num = |k: &str| prov.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
     Ok(Written {
@@ -373,12 +397,13 @@ pub fn generate_cached(spec: &GenSpec, loc: &Locations) -> Result<Written, Datas
         nodes: num("nodes"),
         edges: num("edges"),
         source: prov.get("source_node").map(str::to_string),
+        root,
         edges_sha256: prov.get("edge_facts_sha256").unwrap_or("").to_string(),
     })
 }
 
 /// Generates `spec` into the dataset directory `dir` (replacing it): `dir/facts/edge.facts`,
-/// `dir/facts/source.facts`, `dir/PROVENANCE`.
+/// `dir/facts/source.facts`, `dir/facts/root.facts`, `dir/PROVENANCE`.
 pub fn generate_into(spec: &GenSpec, dir: &Path) -> Result<Written, DatasetError> {
     let graph = spec.generate();
     let mut prov = Provenance::default();
@@ -425,7 +450,46 @@ fn import_cached(path: &Path, loc: &Locations) -> Result<PathBuf, DatasetError> 
         .cache
         .join("imported")
         .join(format!("{stem}-{}", &hash[..16]));
-    publish(&dir, |tmp| import_snap(path, tmp))
+    let facts = publish(&dir, |tmp| import_snap(path, tmp))?;
+    ensure_root(&facts)?;
+    Ok(facts)
+}
+
+/// Gives a facts directory the dataset tool owns (fetched into the cache, generated or
+/// imported — never a shipped or user-given directory) its `root.facts` when it was written
+/// before that file existed, and returns the node in it (`None` when the file is empty, i.e.
+/// the graph has no edges).
+///
+/// The root is computed from `edge.facts` ([`Graph::default_root`]) and written to a file of
+/// a unique name in the same directory, then renamed into place: readers never see a partial
+/// file, and when several processes backfill at once each rename installs the same content
+/// (it depends on the edges alone), the last one winning. `PROVENANCE` is left as it was (no
+/// `root_node` entry). An existing `root.facts` is read, not checked.
+fn ensure_root(facts: &Path) -> Result<Option<String>, DatasetError> {
+    let path = facts.join("root.facts");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let graph = load::read_graph(facts)?;
+            let text = graph
+                .default_root()
+                .map(|r| format!("{r}\n"))
+                .unwrap_or_default();
+            let tmp = facts.join(format!(".root.facts.new{}", unique_suffix()));
+            let written = std::fs::write(&tmp, &text)
+                .map_err(|e| DatasetError::io(&tmp, e))
+                .and_then(|()| {
+                    std::fs::rename(&tmp, &path).map_err(|e| DatasetError::io(&path, e))
+                });
+            if written.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            written?;
+            text
+        }
+        Err(e) => return Err(DatasetError::io(&path, e)),
+    };
+    Ok(text.lines().next().map(str::to_string))
 }
 
 /// Fetches catalogue dataset `name` from Debian packages into `dest` (default
@@ -452,7 +516,8 @@ pub struct Status {
     pub provenance: Provenance,
 }
 
-/// The status of a catalogue entry under `loc` (reads no more than line counts).
+/// The status of a catalogue entry under `loc` (reads no more than line counts, except that
+/// an installed dataset without `root.facts` gets it first, as [`resolve_in`] does).
 pub fn status(e: &Entry, loc: &Locations) -> Status {
     match resolve_in(e.name, loc) {
         Ok(facts) => {
@@ -494,7 +559,111 @@ mod tests {
             let dir = resolve_in(e.name, &loc).expect(e.name);
             assert!(dir.join("edge.facts").is_file(), "{}", e.name);
             assert!(dir.join("source.facts").is_file(), "{}", e.name);
+            // Shipped files are written by hand: they must say what the tool would write.
+            let root = std::fs::read_to_string(dir.join("root.facts")).expect(e.name);
+            let graph = load::read_graph(&dir).expect(e.name);
+            let expected = graph.default_root().map(|r| format!("{r}\n"));
+            assert_eq!(Some(root), expected, "{}", e.name);
         }
+    }
+
+    fn files_of(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("lists")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_cached_dataset_without_root_facts_gets_them_on_use() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let loc = locations(tmp.path());
+        let name = "gen:chain?n=20";
+        let facts = resolve_in(name, &loc).expect("generates");
+        let root = facts.join("root.facts");
+        assert_eq!(std::fs::read_to_string(&root).expect("written"), "n19\n");
+        std::fs::remove_file(&root).expect("removes");
+        assert_eq!(resolve_in(name, &loc).expect("cached"), facts);
+        assert_eq!(std::fs::read_to_string(&root).expect("rewritten"), "n19\n");
+        assert_eq!(
+            files_of(&facts),
+            ["edge.facts", "root.facts", "source.facts"],
+            "no temporary file left"
+        );
+        // `generate_cached` reports the backfilled root too.
+        std::fs::remove_file(&root).expect("removes");
+        let spec = GenSpec::parse(name).expect("spec");
+        let w = generate_cached(&spec, &loc).expect("cached");
+        assert_eq!(w.root.as_deref(), Some("n19"));
+        assert_eq!(std::fs::read_to_string(&root).expect("rewritten"), "n19\n");
+    }
+
+    #[test]
+    fn fetched_and_imported_datasets_get_root_facts_but_user_directories_do_not() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let loc = locations(tmp.path());
+        let seed_edges =
+            std::fs::read(loc.shipped.join("seed/facts/edge.facts")).expect("seed edges");
+        // A fetched dataset installed before root.facts existed (the seed's edges as go-bp).
+        let fetched = loc.fetched_dir("go-bp").join("facts");
+        std::fs::create_dir_all(&fetched).expect("mkdir");
+        std::fs::write(fetched.join("edge.facts"), &seed_edges).expect("write");
+        assert_eq!(resolve_in("go-bp", &loc).expect("installed"), fetched);
+        assert_eq!(
+            std::fs::read_to_string(fetched.join("root.facts")).expect("backfilled"),
+            "d\n"
+        );
+        // An imported edge list whose cached copy lost its root.facts.
+        let list = tmp.path().join("g.txt");
+        std::fs::write(&list, "x y\ny z\nw z\n").expect("write");
+        let snap = format!("snap:{}", list.display());
+        let imported = resolve_in(&snap, &loc).expect("imports");
+        std::fs::remove_file(imported.join("root.facts")).expect("removes");
+        assert_eq!(resolve_in(&snap, &loc).expect("cached"), imported);
+        assert_eq!(
+            std::fs::read_to_string(imported.join("root.facts")).expect("backfilled"),
+            "z\n"
+        );
+        // A directory given by the user is used as is.
+        let user = tmp.path().join("mine");
+        std::fs::create_dir_all(&user).expect("mkdir");
+        std::fs::write(user.join("edge.facts"), &seed_edges).expect("write");
+        assert_eq!(
+            resolve_in(&user.display().to_string(), &loc).expect("dir"),
+            user
+        );
+        assert_eq!(files_of(&user), ["edge.facts"]);
+    }
+
+    #[test]
+    fn concurrent_backfills_agree() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let loc = locations(tmp.path());
+        let facts = resolve_in("gen:chain?n=50", &loc).expect("generates");
+        std::fs::remove_file(facts.join("root.facts")).expect("removes");
+        let roots: Vec<Option<String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| ensure_root(&facts).expect("backfills")))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("joins"))
+                .collect()
+        });
+        assert!(
+            roots.iter().all(|r| r.as_deref() == Some("n49")),
+            "{roots:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(facts.join("root.facts")).expect("one file"),
+            "n49\n"
+        );
+        assert_eq!(
+            files_of(&facts),
+            ["edge.facts", "root.facts", "source.facts"]
+        );
     }
 
     #[test]
