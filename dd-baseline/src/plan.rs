@@ -443,15 +443,7 @@ pub fn plan_rule(program: &Program, r: usize) -> Option<RulePlan> {
             }
         })
         .collect();
-    let head_vars: BTreeSet<VarId> = rule
-        .head
-        .args
-        .iter()
-        .filter_map(|t| match t {
-            Term::Var(v) => Some(*v),
-            _ => None,
-        })
-        .collect();
+    let head_vars: BTreeSet<VarId> = rule.head_vars().collect();
     let neg_vars: BTreeSet<VarId> = negatives
         .iter()
         .flat_map(|(_, vs)| vs.iter().copied())

@@ -771,7 +771,6 @@ impl Engine for Recompute {
 mod tests {
     use super::*;
     use crate::plan::{plan_rule_with, PlanOptions};
-    use crate::program::Term;
     use crate::{load_program, SourceFile, Symbols};
 
     /// The fused walk of an index group and its membership tests ([`Matcher::walk_tests`])
@@ -808,15 +807,7 @@ mod tests {
             .iter()
             .position(|r| r.positive_atoms().count() == 2)
             .expect("the recursive rule");
-        let prebound: Vec<usize> = program.rules[rule]
-            .head
-            .args
-            .iter()
-            .filter_map(|t| match t {
-                Term::Var(v) => Some(*v),
-                _ => None,
-            })
-            .collect();
+        let prebound: Vec<usize> = program.rules[rule].head_vars().collect();
         let edge_atom = program.rules[rule]
             .positive_atoms()
             .position(|a| a.rel == edge)

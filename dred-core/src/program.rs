@@ -94,6 +94,14 @@ impl Rule {
         self.var_names.len()
     }
 
+    /// The head's variables in argument order (a repeated variable appears each time).
+    pub fn head_vars(&self) -> impl Iterator<Item = VarId> + '_ {
+        self.head.args.iter().filter_map(|t| match t {
+            Term::Var(v) => Some(*v),
+            _ => None,
+        })
+    }
+
     /// The positive body atoms, in order.
     pub fn positive_atoms(&self) -> impl Iterator<Item = &Atom> {
         self.body.iter().filter_map(|l| match l {

@@ -79,15 +79,7 @@ impl Plans {
             for (i, &rel) in atoms.iter().enumerate() {
                 seeded[rel].push(plan_rule_with(program, r, &full, Some(i), &seed, relations));
             }
-            let prebound: Vec<usize> = rule
-                .head
-                .args
-                .iter()
-                .filter_map(|t| match t {
-                    Term::Var(v) => Some(*v),
-                    _ => None,
-                })
-                .collect();
+            let prebound: Vec<usize> = rule.head_vars().collect();
             let head = PlanOptions {
                 seeded: false,
                 prebound,
