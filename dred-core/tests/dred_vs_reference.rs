@@ -2,7 +2,7 @@
 //! over-delete frontiers, the same rederive rounds, the same insert rounds, the same counts,
 //! and the same model — on random positive programs and update streams.
 
-use dred_core::dred::production::rederive::Round1;
+use dred_core::dred::production::rederive::{LaterRounds, Round1};
 use dred_core::testing::random_case;
 use dred_core::{Batch, Dred, Engine, Reference};
 use proptest::prelude::*;
@@ -14,11 +14,13 @@ proptest! {
     fn dred_reproduces_reference_rounds(
         case in random_case(false),
         round1 in prop::sample::select(vec![Round1::Cheaper, Round1::Checks, Round1::Scans]),
+        later in prop::sample::select(vec![LaterRounds::Cheaper, LaterRounds::Seeded, LaterRounds::Checks]),
     ) {
         let loaded = case.load().expect("positive programs are stratifiable");
         let mut reference = Reference::new(loaded.program.clone());
         let mut dred = Dred::new(loaded.program.clone());
         dred.set_round1(round1);
+        dred.set_later_rounds(later);
         let mut edb = loaded.edb.clone();
         reference.materialise(&edb).expect("reference");
         dred.materialise(&edb).expect("dred");

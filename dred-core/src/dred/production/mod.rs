@@ -13,8 +13,9 @@
 //! 2. [`rederive`]: round 1 looks, for every over-deleted fact, for one instance with the
 //!    head bound whose body holds in the survivors (or, when most of a relation was
 //!    over-deleted, enumerates the rule's instances over the survivors once); round k+1
-//!    only follows delta rules from the facts restored in round k — an instance not
-//!    available in round k must use one;
+//!    follows delta rules from the facts restored in round k — an instance not available
+//!    in round k must use one — or searches again for each fact still pending, whichever
+//!    is estimated cheaper;
 //! 3. [`insert`]: semi-naive evaluation over the updated relations, the delta in any body
 //!    position (EDB atoms included), starting from A+.
 //!
@@ -293,6 +294,8 @@ impl Dred {
             orders: rederive::OrderStats::new(&plans.head_bound),
             scans: rederive::ScanStats::new(program.rules.len()),
             round1: rederive::Round1::default(),
+            later: rederive::LaterStats::new(program.relations.len(), program.rules.len()),
+            later_rounds: rederive::LaterRounds::default(),
         };
         let program_facts = program
             .facts
@@ -371,6 +374,12 @@ impl Dred {
     /// estimated cost. Results do not depend on it (tests run every choice).
     pub fn set_round1(&mut self, round1: rederive::Round1) {
         self.rederive_costs.round1 = round1;
+    }
+
+    /// How rounds 2 and later of rederivation find proofs from now on; the default picks per
+    /// round by estimated cost. Results do not depend on it (tests run every choice).
+    pub fn set_later_rounds(&mut self, later: rederive::LaterRounds) {
+        self.rederive_costs.later_rounds = later;
     }
 
     /// Phase 3: adds `insertions` (the A+ of a normalised batch) and what follows from them.

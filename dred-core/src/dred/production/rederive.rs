@@ -6,8 +6,10 @@
 //! whose body holds in S — found per rule either by one search with the head bound per
 //! over-deleted fact, or by one scan of the rule's instances over S, whichever is estimated
 //! cheaper ([`ScanStats`]); round k+1 restores those that have an instance
-//! with a body in S plus the facts restored up to round k — such an instance must use a fact
-//! restored in round k, so only delta rules seeded with those facts are run. Facts restored in
+//! with a body in S plus the facts restored up to round k — found either by delta rules
+//! seeded with the facts restored in round k (such an instance must use one) or by one
+//! head-bound search per fact still pending, whichever is estimated cheaper
+//! ([`LaterStats`]). Facts restored in
 //! a round become visible at the next (Jacobi rounds), and a fact still in D is never
 //! evidence. The phase stops after a round that restores nothing (that empty round is
 //! reported) or once every over-deleted fact is back — the rounds of the reference engine.
@@ -165,6 +167,91 @@ pub enum Round1 {
     Scans,
 }
 
+/// How rounds 2 and later find proofs (see [`LaterStats`]). Every choice restores the same
+/// facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LaterRounds {
+    /// Per round, whichever of seeded rules and checks is estimated cheaper.
+    #[default]
+    Cheaper,
+    /// Delta rules seeded with the facts restored the round before.
+    Seeded,
+    /// One head-bound check per fact still pending.
+    Checks,
+}
+
+/// How a round after the first finds its proofs, chosen per round from measured costs.
+///
+/// Round k+1 restores the pending facts that have an instance whose body holds in the
+/// survivors plus the facts restored up to round k. Two ways find exactly that set:
+/// *seeded*, the delta rules run from each fact restored in round k (an instance not
+/// available before must use one), each head looked up among the pending facts; or
+/// *checks*, one head-bound search per fact still pending, over the live rows (facts
+/// restored in round k+1 stay dead until it ends, so the search sees the same relations).
+/// Seeded costs the instances through the facts restored last round, most of whose heads
+/// were never over-deleted; checks cost a search per pending fact, and such a fact failed
+/// its searches of every round before. Round 1 usually restores most of the over-deleted
+/// facts (on R-MAT, 87% for reachability towards a root), so round 2 seeds thousands of
+/// instances to find the few hundred facts left, which a check each finds directly. The
+/// estimates are in probes: seeded = facts restored last round × measured probes per such
+/// fact of its relation; checks = pending facts × measured probes of a failing check of
+/// each rule with their head (an over-estimate, since these checks may now succeed and
+/// stop early). Until measured, a seeded fact is guessed at one probe per plan seeded by
+/// it and a check at one probe per body atom.
+#[derive(Clone, Debug)]
+pub struct LaterStats {
+    /// Per relation: (probes, facts) summed over the facts that seeded a later round.
+    seeded: Vec<(u64, u64)>,
+    /// Per rule: (probes, checks) summed over the head-bound checks that failed.
+    failed: Vec<(u64, u64)>,
+}
+
+impl LaterStats {
+    /// No measurements yet, for `relations` relations and `rules` rules.
+    pub(crate) fn new(relations: usize, rules: usize) -> Self {
+        LaterStats {
+            seeded: vec![(0, 0); relations],
+            failed: vec![(0, 0); rules],
+        }
+    }
+
+    /// Estimated probes of a round seeded with one restored fact of `rel`, whose relation
+    /// seeds `plans` plans.
+    fn seeded_cost(&self, rel: RelId, plans: usize) -> f64 {
+        match self.seeded[rel] {
+            (_, 0) => plans as f64,
+            (p, n) => p as f64 / n as f64,
+        }
+    }
+
+    /// Estimated probes of checking one pending fact by rule `rule`, of `atoms` body atoms.
+    fn check_cost(&self, rule: usize, atoms: usize) -> f64 {
+        match self.failed[rule] {
+            (_, 0) => atoms as f64,
+            (p, n) => p as f64 / n as f64,
+        }
+    }
+
+    fn record_seeded(&mut self, rel: RelId, probes: u64) {
+        halve_into(&mut self.seeded[rel], probes);
+    }
+
+    fn record_failed(&mut self, rule: usize, probes: u64) {
+        halve_into(&mut self.failed[rule], probes);
+    }
+}
+
+/// Adds one measurement of `probes` to a (sum, count) pair, halving both once the count
+/// reaches [`HORIZON`] so that old costs fade.
+fn halve_into(slot: &mut (u64, u64), probes: u64) {
+    slot.0 += probes;
+    slot.1 += 1;
+    if slot.1 >= HORIZON {
+        slot.0 /= 2;
+        slot.1 /= 2;
+    }
+}
+
 impl ScanStats {
     /// No measurements yet, for `rules` rules.
     pub(crate) fn new(rules: usize) -> Self {
@@ -193,13 +280,7 @@ impl ScanStats {
     }
 
     fn record_check(&mut self, rule: usize, probes: u64) {
-        let slot = &mut self.checks[rule];
-        slot.0 += probes;
-        slot.1 += 1;
-        if slot.1 >= HORIZON {
-            slot.0 /= 2;
-            slot.1 /= 2;
-        }
+        halve_into(&mut self.checks[rule], probes);
     }
 
     fn record_scan(&mut self, rule: usize, probes: u64, rows: u64) {
@@ -219,6 +300,8 @@ pub(crate) struct RederiveCosts {
     pub(crate) orders: OrderStats,
     pub(crate) scans: ScanStats,
     pub(crate) round1: Round1,
+    pub(crate) later: LaterStats,
+    pub(crate) later_rounds: LaterRounds,
 }
 
 /// Live rows of the relations a plan's atoms read (each atom counted): the size a scan of its
@@ -331,6 +414,8 @@ pub(crate) fn rederive(
         orders: order_stats,
         scans: scan_stats,
         round1,
+        later,
+        later_rounds,
     } = costs;
     let work = WorkCounter::default();
     let mut heads = HeadProbes::default();
@@ -385,82 +470,45 @@ pub(crate) fn rederive(
             let rows = body_rows(plan, relations);
             scan_stats.record_scan(ri, after.probes - before.probes, rows as u64);
         }
-        let mut vars: Vec<Value> = Vec::new();
-        let mut ahead_vars: Vec<Value> = Vec::new();
-        for (i, &(rel, r)) in overdeleted_idb.iter().enumerate() {
-            // The searches are independent, so the first cache miss of a search a few facts
-            // ahead is started now and overlaps this one's; the over-deleted fact that search
-            // binds is loaded further ahead still.
-            if let Some(&(frel, fr)) = overdeleted_idb.get(i + 2 * CHECKS_AHEAD) {
-                relations[frel].prefetch_values(fr);
-            }
-            if let Some(&(arel, ar)) = overdeleted_idb
-                .get(i + CHECKS_AHEAD)
-                .filter(|&&(arel, ar)| pending.contains(arel, ar))
-            {
-                let tuple = relations[arel].row(ar);
-                for &ri in rules_by_head[arel].iter().filter(|&&ri| !scanned[ri]) {
-                    let plan = &plans.head_bound[ri][order_stats.choose(ri)];
-                    ahead_vars.clear();
-                    ahead_vars.resize(plan.num_vars, 0);
-                    if bind_head(&program.rules[ri].head.args, tuple, &mut ahead_vars) {
-                        matcher.prefetch_first(plan, &mut ahead_vars);
-                    }
-                }
-            }
-            if !pending.contains(rel, r) {
-                continue; // restored by a scan
-            }
-            let tuple = relations[rel].row(r);
-            if !program_facts.is_empty() {
-                work.probe(1);
-                if program_facts.contains(&(rel, tuple.to_vec())) {
-                    pending.remove(rel, r);
-                    restored.push((rel, r));
-                    continue;
-                }
-            }
-            for &ri in &rules_by_head[rel] {
-                if scanned[ri] {
-                    continue;
-                }
-                let order = order_stats.choose(ri);
-                let plan = &plans.head_bound[ri][order];
-                vars.clear();
-                vars.resize(plan.num_vars, 0);
-                // head(t) :- body, with the head bound to the over-deleted fact.
-                if !bind_head(&program.rules[ri].head.args, tuple, &mut vars) {
-                    continue;
-                }
-                let before = work.total();
-                let found = matcher.exists(plan, &mut vars);
-                let after = work.total();
-                order_stats.record(
-                    ri,
-                    order,
-                    after.probes - before.probes + after.touched - before.touched,
-                );
-                scan_stats.record_check(ri, after.probes - before.probes);
-                if found {
-                    pending.remove(rel, r);
-                    restored.push((rel, r));
-                    break;
-                }
-            }
-        }
+        let search = Search {
+            program,
+            plans,
+            rules_by_head: &rules_by_head,
+            skip: &scanned,
+        };
+        search.check(
+            &matcher,
+            order_stats,
+            Some(scan_stats),
+            later,
+            Some(program_facts),
+            overdeleted_idb,
+            &mut pending,
+            &mut restored,
+        );
     }
 
     let mut out = Rederived::default();
-    // The facts still pending after round 1, by value, made when round 2 starts.
-    let mut waiting: Option<Waiting> = None;
     if overdeleted_idb.is_empty() {
         out.work = work.total();
         return out;
     }
+    // The facts still pending after round 1, by value, made when a round is first seeded.
+    let mut waiting: Option<Waiting> = None;
+    let mut pending_of = vec![0usize; relations.len()];
+    for &(rel, _) in overdeleted_idb {
+        pending_of[rel] += 1;
+    }
+    // The facts a round of checks searches: those of `overdeleted_idb` still pending,
+    // narrowed before each such round.
+    let mut still_pending: Vec<RowRef> = Vec::new();
+    let mut narrowed = false;
+    let no_skip = vec![false; program.rules.len()];
     loop {
         // Every restored fact left `pending` when it was found; it becomes visible now.
         for &(rel, r) in &restored {
             relations[rel].revive(r);
+            pending_of[rel] -= 1;
         }
         work.touch(restored.len() as u64);
         out.rederived += restored.len();
@@ -471,8 +519,6 @@ pub(crate) fn rederive(
         if done {
             break;
         }
-        let waiting =
-            waiting.get_or_insert_with(|| Waiting::new(relations, &pending, overdeleted_idb));
         let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
         let matcher = Matcher {
             relations,
@@ -480,25 +526,183 @@ pub(crate) fn rederive(
             work: &work,
         };
         let last = out.rounds.last().expect("a round was just pushed");
-        let mut head: Vec<Value> = Vec::new();
-        for &(rel, r) in last {
-            let row = relations[rel].row(r);
-            for plan in &plans.seeded[rel] {
-                // head :- ..., body_i = a fact restored last round, ... (the rest live)
-                matcher.for_each_seeded(plan, row, &mut |vars| {
-                    work.probe(1);
-                    head.clear();
-                    head.extend(plan.head.iter().map(|o| o.get(vars)));
-                    if let Some(h) = waiting.take(relations, plan.head_rel, &head) {
-                        pending.remove(plan.head_rel, h);
-                        restored.push((plan.head_rel, h));
-                    }
-                });
+        let seeded = match *later_rounds {
+            LaterRounds::Seeded => true,
+            LaterRounds::Checks => false,
+            LaterRounds::Cheaper => {
+                let seeded: f64 = last
+                    .iter()
+                    .map(|&(rel, _)| later.seeded_cost(rel, plans.seeded[rel].len()))
+                    .sum();
+                let checks: f64 = pending_of
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &n)| n > 0)
+                    .map(|(rel, &n)| {
+                        n as f64
+                            * rules_by_head[rel]
+                                .iter()
+                                .map(|&ri| {
+                                    later.check_cost(ri, program.rules[ri].positive_atoms().count())
+                                })
+                                .sum::<f64>()
+                    })
+                    .sum();
+                seeded <= checks
             }
+        };
+        if seeded {
+            let waiting =
+                waiting.get_or_insert_with(|| Waiting::new(relations, &pending, overdeleted_idb));
+            let mut head: Vec<Value> = Vec::new();
+            for &(rel, r) in last {
+                let before = work.total().probes;
+                let row = relations[rel].row(r);
+                for plan in &plans.seeded[rel] {
+                    // head :- ..., body_i = a fact restored last round, ... (the rest live)
+                    matcher.for_each_seeded(plan, row, &mut |vars| {
+                        work.probe(1);
+                        head.clear();
+                        head.extend(plan.head.iter().map(|o| o.get(vars)));
+                        // A fact restored by a round of checks since `waiting` was made is
+                        // still in it, but no longer pending.
+                        if let Some(h) = waiting.take(relations, plan.head_rel, &head) {
+                            if pending.remove(plan.head_rel, h) {
+                                restored.push((plan.head_rel, h));
+                            }
+                        }
+                    });
+                }
+                later.record_seeded(rel, work.total().probes - before);
+            }
+        } else {
+            if !narrowed {
+                still_pending.extend_from_slice(overdeleted_idb);
+                narrowed = true;
+            }
+            still_pending.retain(|&(rel, r)| pending.contains(rel, r));
+            let search = Search {
+                program,
+                plans,
+                rules_by_head: &rules_by_head,
+                skip: &no_skip,
+            };
+            search.check(
+                &matcher,
+                order_stats,
+                None,
+                later,
+                None,
+                &still_pending,
+                &mut pending,
+                &mut restored,
+            );
         }
     }
     out.work = work.total();
     out
+}
+
+/// The head-bound searches of a round: for which facts, by which rules.
+struct Search<'a> {
+    program: &'a Program,
+    plans: &'a Plans,
+    rules_by_head: &'a [Vec<usize>],
+    /// Rules not searched (round 1's scanned rules).
+    skip: &'a [bool],
+}
+
+impl Search<'_> {
+    /// One head-bound check per fact of `facts` still pending, by each rule with its head
+    /// until one finds a proof over the live rows: such a fact leaves `pending` at once and
+    /// joins `restored`, but stays dead until the round ends. With `program_facts` (round 1),
+    /// a program fact is restored without a search. Checks are recorded in `orders`, in
+    /// `round1` when given, and when they fail in `later`.
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        &self,
+        matcher: &Matcher,
+        orders: &mut OrderStats,
+        mut round1: Option<&mut ScanStats>,
+        later: &mut LaterStats,
+        program_facts: Option<&HashSet<(RelId, Tuple)>>,
+        facts: &[RowRef],
+        pending: &mut RowMarks,
+        restored: &mut Vec<RowRef>,
+    ) {
+        let Search {
+            program,
+            plans,
+            rules_by_head,
+            skip,
+        } = *self;
+        let relations = matcher.relations;
+        let work = matcher.work;
+        let program_facts = program_facts.filter(|f| !f.is_empty());
+        let mut vars: Vec<Value> = Vec::new();
+        let mut ahead_vars: Vec<Value> = Vec::new();
+        for (i, &(rel, r)) in facts.iter().enumerate() {
+            // The searches are independent, so the first cache miss of a search a few facts
+            // ahead is started now and overlaps this one's; the fact that search binds is
+            // loaded further ahead still.
+            if let Some(&(frel, fr)) = facts.get(i + 2 * CHECKS_AHEAD) {
+                relations[frel].prefetch_values(fr);
+            }
+            if let Some(&(arel, ar)) = facts
+                .get(i + CHECKS_AHEAD)
+                .filter(|&&(arel, ar)| pending.contains(arel, ar))
+            {
+                let tuple = relations[arel].row(ar);
+                for &ri in rules_by_head[arel].iter().filter(|&&ri| !skip[ri]) {
+                    let plan = &plans.head_bound[ri][orders.choose(ri)];
+                    ahead_vars.clear();
+                    ahead_vars.resize(plan.num_vars, 0);
+                    if bind_head(&program.rules[ri].head.args, tuple, &mut ahead_vars) {
+                        matcher.prefetch_first(plan, &mut ahead_vars);
+                    }
+                }
+            }
+            if !pending.contains(rel, r) {
+                continue; // restored already (by a scan, or found twice in `facts`)
+            }
+            let tuple = relations[rel].row(r);
+            if let Some(program_facts) = program_facts {
+                work.probe(1);
+                if program_facts.contains(&(rel, tuple.to_vec())) {
+                    pending.remove(rel, r);
+                    restored.push((rel, r));
+                    continue;
+                }
+            }
+            for &ri in &rules_by_head[rel] {
+                if skip[ri] {
+                    continue;
+                }
+                let order = orders.choose(ri);
+                let plan = &plans.head_bound[ri][order];
+                vars.clear();
+                vars.resize(plan.num_vars, 0);
+                // head(t) :- body, with the head bound to the pending fact.
+                if !bind_head(&program.rules[ri].head.args, tuple, &mut vars) {
+                    continue;
+                }
+                let before = work.total();
+                let found = matcher.exists(plan, &mut vars);
+                let after = work.total();
+                let probes = after.probes - before.probes;
+                orders.record(ri, order, probes + after.touched - before.touched);
+                if let Some(stats) = round1.as_deref_mut() {
+                    stats.record_check(ri, probes);
+                }
+                if found {
+                    pending.remove(rel, r);
+                    restored.push((rel, r));
+                    break;
+                }
+                later.record_failed(ri, probes);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
