@@ -39,6 +39,11 @@ pub(crate) fn insert(
     additions: &[Fact],
     trace_facts: bool,
 ) -> Inserted {
+    // Nothing to add: no round, and none of the per-relation scratch below (a batch that
+    // only deletes would otherwise pay for it, from cold caches, on every batch).
+    if additions.is_empty() {
+        return Inserted::default();
+    }
     let start: Vec<RowId> = relations.iter().map(Relation::end).collect();
     let work = WorkCounter::default();
     work.probe(additions.len() as u64);

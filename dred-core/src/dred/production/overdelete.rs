@@ -33,6 +33,10 @@ pub(crate) fn overdelete(
     plans: &Plans,
     deletions: &[Fact],
 ) -> OverDeleted {
+    // Nothing deleted: D is empty, no round, and no per-batch scratch.
+    if deletions.is_empty() {
+        return OverDeleted::default();
+    }
     let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
     let work = WorkCounter::default();
     let matcher = Matcher {

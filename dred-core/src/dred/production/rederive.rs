@@ -400,6 +400,10 @@ pub(crate) fn rederive(
     program_facts: &HashSet<(RelId, Tuple)>,
     overdeleted_idb: &[RowRef],
 ) -> Rederived {
+    // Nothing over-deleted: no round (as the reference), and no per-batch scratch.
+    if overdeleted_idb.is_empty() {
+        return Rederived::default();
+    }
     let mut rules_by_head: Vec<Vec<usize>> = vec![Vec::new(); program.relations.len()];
     for (i, rule) in program.rules.iter().enumerate() {
         rules_by_head[rule.head.rel].push(i);
@@ -489,10 +493,6 @@ pub(crate) fn rederive(
     }
 
     let mut out = Rederived::default();
-    if overdeleted_idb.is_empty() {
-        out.work = work.total();
-        return out;
-    }
     // The facts still pending after round 1, by value, made when a round is first seeded.
     let mut waiting: Option<Waiting> = None;
     let mut pending_of = vec![0usize; relations.len()];
