@@ -5,7 +5,12 @@
 //! - `overdeletion_ratio`: over-deleted / actually removed, against change size;
 //! - `time_<dataset>_<program>`: median time per batch against change size, one line per
 //!   engine, recomputation included, and the change size from which recomputing is cheaper
-//!   than each incremental engine, also written to `crossover.csv`.
+//!   than each incremental engine, also written to `crossover.csv`;
+//! - `deletion_cost_<dataset>_<program>`: every batch that deletes, one point per engine:
+//!   its time against the number of facts DRed over-deleted in that batch (+1, so that a
+//!   batch that over-deletes nothing is drawn too), log–log. DRed pays per over-deleted
+//!   fact; an engine that does not over-delete shows no such slope, and where the two clouds
+//!   cross tells which batches each engine wins.
 //!
 //! Text is drawn with an embedded DejaVu Sans, so PNGs render the same on a machine without
 //! fonts.
@@ -106,23 +111,67 @@ pub fn line_chart(
     register_font();
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
+    let labels = Labels {
+        title,
+        x: x_label,
+        y: y_label,
+    };
     draw(
         SVGBackend::new(&svg, (900, 600)).into_drawing_area(),
-        title,
-        x_label,
-        y_label,
+        &labels,
         series,
+        true,
     )
     .with_context(|| format!("drawing {}", svg.display()))?;
     draw(
         BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
-        title,
-        x_label,
-        y_label,
+        &labels,
         series,
+        true,
     )
     .with_context(|| format!("drawing {}", png.display()))?;
     Ok([svg, png])
+}
+
+/// Draws a log–log scatter chart (points only, one colour per series) to `<stem>.svg` and
+/// `<stem>.png`; returns the two paths.
+pub fn scatter_chart(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> anyhow::Result<[PathBuf; 2]> {
+    register_font();
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    let labels = Labels {
+        title,
+        x: x_label,
+        y: y_label,
+    };
+    draw(
+        SVGBackend::new(&svg, (900, 600)).into_drawing_area(),
+        &labels,
+        series,
+        false,
+    )
+    .with_context(|| format!("drawing {}", svg.display()))?;
+    draw(
+        BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
+        &labels,
+        series,
+        false,
+    )
+    .with_context(|| format!("drawing {}", png.display()))?;
+    Ok([svg, png])
+}
+
+/// A chart's title and axis descriptions.
+struct Labels<'a> {
+    title: &'a str,
+    x: &'a str,
+    y: &'a str,
 }
 
 fn register_font() {
@@ -137,18 +186,20 @@ fn register_font() {
     });
 }
 
+/// Draws `series` on log–log axes: as lines through their points when `lines`, else as
+/// points alone.
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
+    labels: &Labels,
     series: &[Series],
+    lines: bool,
 ) -> anyhow::Result<()> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e:?}");
     root.fill(&WHITE).map_err(err)?;
     let pts = series.iter().flat_map(|s| s.points.iter());
-    let (mut x_max, mut y_min, mut y_max) = (1.0f64, f64::MAX, 0.0f64);
+    let (mut x_min, mut x_max, mut y_min, mut y_max) = (1.0f64, 1.0f64, f64::MAX, 0.0f64);
     for &(x, y) in pts {
+        x_min = x_min.min(x);
         x_max = x_max.max(x);
         y_min = y_min.min(y);
         y_max = y_max.max(y);
@@ -158,37 +209,47 @@ fn draw<DB: DrawingBackend>(
         y_max = 10.0;
     }
     let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
+        .caption(labels.title, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(70)
         .build_cartesian_2d(
-            (0.8f64..x_max * 1.25).log_scale(),
+            (x_min * 0.8..x_max * 1.25).log_scale(),
             (y_min * 0.8..y_max * 1.25).log_scale(),
         )
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
+        .x_desc(labels.x)
+        .y_desc(labels.y)
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(err)?;
     for (i, s) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(
-                s.points.iter().copied(),
-                color.stroke_width(2),
-            ))
-            .map_err(err)?
-            .label(s.name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(err)?;
+        if lines {
+            chart
+                .draw_series(LineSeries::new(
+                    s.points.iter().copied(),
+                    color.stroke_width(2),
+                ))
+                .map_err(err)?
+                .label(s.name.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
+        } else {
+            // Many points overlap: translucent, so that density shows.
+            let fill = color.mix(0.55).filled();
+            chart
+                .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, fill)))
+                .map_err(err)?
+                .label(s.name.clone())
+                .legend(move |(x, y)| Circle::new((x + 9, y), 4, color.filled()));
+        }
     }
     chart
         .configure_series_labels()
@@ -218,6 +279,45 @@ pub fn crossovers(time: &[Series], recompute: &str) -> Vec<(String, Option<f64>)
                 .find(|&&(x, y)| base.get(&(x as u64)).is_some_and(|&b| b <= y))
                 .map(|&(x, _)| x);
             (s.name.clone(), cross)
+        })
+        .collect()
+}
+
+/// For the rows of one dataset and program: per engine, one point per batch that deletes —
+/// (facts over-deleted in that batch + 1, time µs). The over-deleted count of a batch is the
+/// one a DRed engine (`dred` or `reference`, which agree) reported for it; batches no DRed
+/// engine ran are left out, as are failed cases.
+pub fn deletion_cost(rows: &[&ReportRow]) -> Vec<Series> {
+    type BatchKey<'a> = (&'a str, &'a str, Option<usize>, Option<u64>, usize);
+    fn key(r: &ReportRow) -> BatchKey<'_> {
+        (&r.stream, &r.kind, r.size, r.seed, r.batch)
+    }
+    let mut over: BTreeMap<BatchKey, usize> = BTreeMap::new();
+    for r in rows {
+        if let Some(o) = r.overdeleted {
+            over.entry(key(r)).or_insert(o);
+        }
+    }
+    let mut per_engine: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in rows {
+        if r.batch == 0 || r.eff_del == 0 || r.error.is_some() {
+            continue;
+        }
+        if let Some(&o) = over.get(&key(r)) {
+            per_engine
+                .entry(&r.engine)
+                .or_default()
+                .push((o as f64 + 1.0, r.time_us.max(1) as f64));
+        }
+    }
+    per_engine
+        .into_iter()
+        .map(|(engine, mut points)| {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            Series {
+                name: engine.to_string(),
+                points,
+            }
         })
         .collect()
 }
@@ -292,6 +392,20 @@ pub fn plot_rows(rows: &[ReportRow], out: &Path, recompute: &str) -> anyhow::Res
             "time per batch, µs (median)",
             &time,
         )?);
+        let cost = deletion_cost(&case_rows);
+        if !cost.is_empty() {
+            written.extend(scatter_chart(
+                &out.join(format!(
+                    "deletion_cost_{}_{}",
+                    file_safe(&dataset),
+                    file_safe(&program)
+                )),
+                &format!("Batches that delete: {dataset} / {program}"),
+                "IDB facts over-deleted by DRed in the batch, + 1",
+                "time of the batch, µs",
+                &cost,
+            )?);
+        }
     }
     let path = out.join("crossover.csv");
     dred_core::io::write_atomic(&path, crossover_csv.as_bytes())
@@ -330,6 +444,62 @@ mod tests {
         ];
         let c = crossovers(&time, "recompute");
         assert_eq!(c, vec![("dred".into(), Some(100.0)), ("dd".into(), None)]);
+    }
+
+    /// Each engine's point of a batch takes the over-deleted count DRed reported for that
+    /// same batch (matched by stream, seed and batch), insertion-only batches and failed
+    /// cases are left out, and a batch that over-deleted nothing sits at x = 1.
+    #[test]
+    fn deletion_cost_pairs_each_batch_with_its_overdeletion() {
+        let row =
+            |engine: &str, seed: u64, batch: usize, del: usize, over: Option<usize>, t: u64| {
+                ReportRow {
+                    dataset: "g".into(),
+                    program: "p".into(),
+                    engine: engine.into(),
+                    stream: "s".into(),
+                    kind: "delete".into(),
+                    size: Some(1),
+                    seed: Some(seed),
+                    batch,
+                    eff_del: del,
+                    eff_ins: 1 - del,
+                    overdeleted: over,
+                    time_us: t,
+                    ..ReportRow::default()
+                }
+            };
+        let mut rows = vec![
+            row("dred", 1, 1, 1, Some(40), 30),
+            row("dd", 1, 1, 1, None, 100),
+            row("dred", 2, 1, 1, Some(0), 2),
+            row("dd", 2, 1, 1, None, 90),
+            // Insertions: no point.
+            row("dred", 1, 2, 0, Some(0), 5),
+            row("dd", 1, 2, 0, None, 80),
+            // A batch no DRed engine ran: no point.
+            row("dd", 3, 1, 1, None, 70),
+        ];
+        let mut failed = row("dd", 2, 3, 1, None, 60);
+        failed.error = Some("mismatch".into());
+        rows.push(failed);
+        rows.push(row("dred", 2, 3, 1, Some(7), 9));
+        let refs: Vec<&ReportRow> = rows.iter().collect();
+        let cost = deletion_cost(&refs);
+        let points = |name: &str| {
+            cost.iter()
+                .find(|s| s.name == name)
+                .map(|s| s.points.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(points("dred"), vec![(1.0, 2.0), (8.0, 9.0), (41.0, 30.0)]);
+        assert_eq!(points("dd"), vec![(1.0, 90.0), (41.0, 100.0)]);
+        let tmp = tempfile::tempdir().expect("tmp");
+        let files = plot_rows(&rows, tmp.path(), "recompute").expect("plots");
+        let svg = tmp.path().join("deletion_cost_g_p.svg");
+        assert!(files.contains(&svg), "{files:?}");
+        let text = std::fs::read_to_string(&svg).expect("svg");
+        assert!(text.contains("<circle") && text.contains("dd"), "{text}");
     }
 
     #[test]
