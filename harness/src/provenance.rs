@@ -2,33 +2,15 @@
 //! reported figure can be traced to exactly what produced it.
 
 use std::path::Path;
-use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-/// The git revision of the working directory (`abc1234`, with `-dirty` when there are
-/// uncommitted changes to tracked files), or `unknown` when git or the checkout is missing.
+/// The git revision `dredbench` was built from (`abc1234`, with `-dirty` when tracked files
+/// differed from that commit at build time), or `unknown` when it was built outside a git
+/// checkout. Recorded by the build script, so it names the code that measured, wherever the
+/// binary runs.
 pub fn git_revision() -> String {
-    let run = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match run(&["rev-parse", "--short=12", "HEAD"]) {
-        Some(rev) if !rev.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
-            if dirty {
-                format!("{rev}-dirty")
-            } else {
-                rev
-            }
-        }
-        _ => "unknown".to_string(),
-    }
+    env!("DREDBENCH_GIT_REV").to_string()
 }
 
 /// SHA-256 over the sorted `.facts` file names of `dir` and their bytes, as the first 16 hex
@@ -56,6 +38,25 @@ pub fn dataset_hash(dir: &Path) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Built inside a git checkout, the revision is the commit's short hash, possibly
+    /// `-dirty`; built from sources without one, `unknown`.
+    #[test]
+    fn revision_is_the_checkout_commit() {
+        let rev = git_revision();
+        if !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../.git")
+            .exists()
+        {
+            assert_eq!(rev, "unknown");
+            return;
+        }
+        let hash = rev.strip_suffix("-dirty").unwrap_or(&rev);
+        assert!(
+            hash.len() == 12 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+            "{rev}"
+        );
+    }
 
     #[test]
     fn hash_depends_on_content_not_location() {
