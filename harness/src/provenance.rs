@@ -5,8 +5,8 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-/// The git revision `dredbench` was built from (`abc1234`, with `-dirty` when tracked files
-/// differed from that commit at build time), or `unknown` when it was built outside a git
+/// The git revision `dredbench` was built from (`abc1234`, with `-dirty` when the code —
+/// the crates and the workspace manifest — differed from that commit at build time), or `unknown` when it was built outside a git
 /// checkout. Recorded by the build script, so it names the code that measured, wherever the
 /// binary runs.
 pub fn git_revision() -> String {
