@@ -145,9 +145,10 @@ impl Index {
 }
 
 /// A set of rows of a fixed arity with hash indexes. Memory: one word per value; 9 bytes a
-/// slot of the set table (at most 3/4 used); per group of an index, one key and a 41-byte
-/// slot of its table (at most 3/4 used), which holds up to four row ids, and beyond four a
-/// `u32` per row on the heap.
+/// slot of the set table (at most 3/4 used) — for a one-column relation over small
+/// non-negative values, 4 bytes per value up to the largest stored instead; per group of an
+/// index, one key and a 41-byte slot of its table (at most 3/4 used), which holds up to four
+/// row ids, and beyond four a `u32` per row on the heap.
 #[derive(Clone, Debug)]
 pub struct Relation {
     arity: usize,
