@@ -146,7 +146,8 @@ impl Index {
 
 /// A set of rows of a fixed arity with hash indexes. Memory: one word per value; 9 bytes a
 /// slot of the set table (at most 3/4 used) — for a one-column relation over small
-/// non-negative values, 4 bytes per value up to the largest stored instead; per group of an
+/// non-negative values, 4 bytes per value up to the largest stored instead (at most 4 MiB,
+/// or 64 bytes per row); per group of an
 /// index, one key and a 41-byte slot of its table (at most 3/4 used), which holds up to four
 /// row ids, and beyond four a `u32` per row on the heap.
 #[derive(Clone, Debug)]
@@ -162,8 +163,8 @@ pub struct Relation {
     /// For a relation of one column whose values are small non-negative integers (interned
     /// symbols are numbered from 0): the newest row of each value, by value, found with one
     /// array read instead of a hash probe. While it is on, it replaces `set` (left empty);
-    /// the first value that does not fit ([`Dense::LIMIT`]) turns it off and fills `set`
-    /// from the rows. See [`Dense`].
+    /// the first value that does not fit ([`Dense::set`]: negative, or large for the rows
+    /// held) turns it off and fills `set` from the rows. See [`Dense`].
     dense: Option<Dense>,
     indexes: Vec<Index>,
     hasher: DefaultHashBuilder,
@@ -187,9 +188,14 @@ struct Dense {
 
 impl Dense {
     const NONE: RowId = RowId::MAX;
-    /// Values at or above this (or negative) turn the map off: it would cost more memory
-    /// than the values justify.
+    /// Values at or above this (or negative) turn the map off.
     const LIMIT: usize = 1 << 24;
+    /// Below this the map may always grow (4 MiB of array at most), whatever the rows.
+    const FREE: usize = 1 << 20;
+    /// Above [`Dense::FREE`], a value may be at most this many times the rows issued: a
+    /// few rows with large values (numbers, or symbols of a large table) are left to the set
+    /// table rather than given an array of mostly empty slots.
+    const PER_ROW: usize = 16;
 
     /// The row stored for value `v`, if any.
     #[inline(always)]
@@ -201,14 +207,18 @@ impl Dense {
             .filter(|&r| r != Self::NONE)
     }
 
-    /// Points value `v` at row `r`; false when `v` does not fit.
+    /// Points value `v` at row `r` of a relation that has issued `rows` row ids; false when
+    /// `v` does not fit ([`Dense::LIMIT`], [`Dense::FREE`], [`Dense::PER_ROW`]).
     #[inline]
-    fn set(&mut self, v: Value, r: RowId) -> bool {
-        let Some(i) = usize::try_from(v).ok().filter(|&i| i < Self::LIMIT) else {
+    fn set(&mut self, v: Value, r: RowId, rows: usize) -> bool {
+        let bound = Self::FREE
+            .max(Self::PER_ROW.saturating_mul(rows + 1))
+            .min(Self::LIMIT);
+        let Some(i) = usize::try_from(v).ok().filter(|&i| i < bound) else {
             return false;
         };
         if i >= self.rows.len() {
-            let len = (i + 1).max(self.rows.len() * 2).min(Self::LIMIT);
+            let len = (i + 1).max(self.rows.len() * 2).min(bound);
             self.rows.resize(len, Self::NONE);
         }
         self.rows[i] = r;
@@ -265,7 +275,8 @@ impl Relation {
                 return Ok(Some(old));
             }
         }
-        if self.dense.as_mut().is_some_and(|d| d.set(v, r)) {
+        let issued = self.len;
+        if self.dense.as_mut().is_some_and(|d| d.set(v, r, issued)) {
             return Ok(old);
         }
         self.dense_off();
@@ -1041,7 +1052,7 @@ mod tests {
     /// compaction and clearing.
     #[test]
     fn unary_relation_with_and_without_the_dense_map() {
-        for breaker in [None, Some(1i64 << 40), Some(-3)] {
+        for breaker in [None, Some(1i64 << 40), Some(-3), Some(1 << 21)] {
             let mut rel = Relation::new(1);
             let mut newest: std::collections::HashMap<Value, RowId> = Default::default();
             let mut live: std::collections::HashSet<Value> = Default::default();
