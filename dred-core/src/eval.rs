@@ -172,7 +172,7 @@ impl Matcher<'_> {
             let relation = &self.relations[a.rel];
             let key = fill_key(&a.key, vars, &mut buf);
             if a.membership {
-                relation.prefetch_row(relation.hash_row(&key));
+                relation.prefetch_row(relation.lookup_hash(&key));
                 return;
             }
             let Some(ix) = a.index else {
@@ -234,7 +234,7 @@ impl Matcher<'_> {
             fill_parts(&walk.next_membership, row, vars, &mut key);
             let hash = ahead
                 .hash_of(p)
-                .unwrap_or_else(|| tested.hash_row(&key[..arity]));
+                .unwrap_or_else(|| tested.lookup_hash(&key[..arity]));
             self.work.probe(1);
             let found = tested
                 .find_row_hashed(hash, &key[..arity])
@@ -454,7 +454,7 @@ impl<'p> TestsAhead<'p> {
         let mut key = [0; 8];
         while self.slots_to < slots_to {
             fill_parts(parts, walked.row(rows[self.slots_to]), vars, &mut key);
-            let h = tested.hash_row(&key[..parts.len()]);
+            let h = tested.lookup_hash(&key[..parts.len()]);
             tested.prefetch_row(h);
             self.hashes[self.slots_to % Self::HASHES] = h;
             self.slots_to += 1;

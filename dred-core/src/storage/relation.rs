@@ -433,6 +433,19 @@ impl Relation {
         self.hasher.hash_one(row)
     }
 
+    /// The hash to hand [`Relation::find_row_hashed`], [`Relation::prefetch_row`] and
+    /// [`Relation::first_candidate`] for these values: [`Relation::hash_row`], or 0 when
+    /// rows are found by the dense map, which needs none (and skipping the hash is the point:
+    /// callers that look up many heads pay it per head).
+    #[inline]
+    pub fn lookup_hash(&self, row: &[Value]) -> u64 {
+        if self.dense.is_some() {
+            0
+        } else {
+            self.hash_row(row)
+        }
+    }
+
     /// A hint that a row with this hash ([`Relation::hash_row`]) will be looked up soon:
     /// starts loading its slot, so that lookups of many rows overlap their cache misses.
     /// Changes no result.
@@ -496,10 +509,10 @@ impl Relation {
         if self.arity == 0 {
             return self.len.checked_sub(1).map(|r| r as RowId);
         }
-        debug_assert_eq!(hash, self.hash_row(row));
         if let Some(dense) = &self.dense {
             return dense.get(row[0]);
         }
+        debug_assert_eq!(hash, self.hash_row(row));
         self.set.find(hash, row, &self.data, self.arity)
     }
 

@@ -174,7 +174,7 @@ impl HeadProbes {
     /// Adds a head of relation `rel` and starts loading its slot.
     #[inline]
     pub(crate) fn push(&mut self, relations: &[Relation], rel: RelId, head: &[Value]) {
-        let hash = relations[rel].hash_row(head);
+        let hash = relations[rel].lookup_hash(head);
         relations[rel].prefetch_row(hash);
         self.rels.push(rel);
         self.hashes.push(hash);
@@ -194,7 +194,7 @@ impl HeadProbes {
         let start = self.values.len();
         self.values.extend(plan.head.iter().map(|o| o.get(vars)));
         let relation = &relations[plan.head_rel];
-        let hash = relation.hash_row(&self.values[start..]);
+        let hash = relation.lookup_hash(&self.values[start..]);
         relation.prefetch_row(hash);
         self.rels.push(plan.head_rel);
         self.hashes.push(hash);
