@@ -226,6 +226,14 @@ impl Dense {
     }
 }
 
+/// See [`Relation::place`].
+enum Place {
+    /// The dense map's row for the value, if any.
+    Dense(Option<RowId>),
+    /// A probe of the set table for the values, which hash to `hash`.
+    Set { hash: u64, probe: Probe },
+}
+
 impl Relation {
     /// An empty relation of this arity.
     pub fn new(arity: usize) -> Self {
@@ -243,44 +251,74 @@ impl Relation {
     }
 
     /// Turns the dense map off: the set table takes over, filled from the rows (the newest
-    /// copy of each value last, so that it wins).
+    /// copy of each value last, so that it wins). Only one-column relations have the map.
     fn dense_off(&mut self) {
+        debug_assert_eq!(self.arity, 1);
         self.dense = None;
         self.set.clear();
         for r in 0..self.len as RowId {
-            let start = r as usize * self.arity;
-            let row = &self.data[start..start + self.arity];
-            let h = self.hasher.hash_one(row);
-            self.set.reserve_one();
-            match self.set.probe(h, row, &self.data, self.arity) {
-                Probe::Found(i) => self.set.set_row_at(i, r),
-                Probe::Vacant(i) => self.set.fill(i, h, r),
-            }
+            let row = [self.data[r as usize]];
+            let place = self.place(&row);
+            self.claim(place, &row, r);
         }
     }
 
-    /// With the dense map on: the map's answer for `row`'s value if it fits — `Ok(Some(old))`
-    /// for a stored copy, `Ok(None)` for none, having pointed the value at `r` (the row about
-    /// to be appended) unless a copy is live. `Err(())` when the map is off, or was just
-    /// turned off because the value does not fit: use the set table.
+    /// Where `row`'s values stand before a row with them is added: in the dense map, or at
+    /// the end of one probe of the set table (made room for). [`Relation::stored`] tells the
+    /// copy held, [`Relation::claim`] points the values at a new row.
     #[inline]
-    fn dense_claim(&mut self, row: &[Value], r: RowId) -> Result<Option<RowId>, ()> {
-        let Some(dense) = &self.dense else {
-            return Err(());
-        };
-        let v = row[0];
-        let old = dense.get(v);
-        if let Some(old) = old {
-            if self.is_live(old) {
-                return Ok(Some(old));
+    fn place(&mut self, row: &[Value]) -> Place {
+        if let Some(dense) = &self.dense {
+            return Place::Dense(dense.get(row[0]));
+        }
+        let hash = self.hasher.hash_one(row);
+        self.set.reserve_one();
+        Place::Set {
+            hash,
+            probe: self.set.probe(hash, row, &self.data, self.arity),
+        }
+    }
+
+    /// The newest row (live or a tombstone) holding the values of a [`Relation::place`].
+    #[inline]
+    fn stored(&self, place: &Place) -> Option<RowId> {
+        match *place {
+            Place::Dense(old) => old,
+            Place::Set {
+                probe: Probe::Found(i),
+                ..
+            } => Some(self.set.row_at(i)),
+            Place::Set { .. } => None,
+        }
+    }
+
+    /// Points the values of a [`Relation::place`] (made for `row`, with nothing changed
+    /// since) at row `r`, superseding a stored copy. A value the dense map cannot hold turns
+    /// the map off first.
+    #[inline]
+    fn claim(&mut self, place: Place, row: &[Value], r: RowId) {
+        match place {
+            Place::Dense(_) => {
+                let issued = self.len;
+                if !self
+                    .dense
+                    .as_mut()
+                    .is_some_and(|d| d.set(row[0], r, issued))
+                {
+                    self.dense_off();
+                    let place = self.place(row);
+                    self.claim(place, row, r);
+                }
             }
+            Place::Set {
+                probe: Probe::Found(i),
+                ..
+            } => self.set.set_row_at(i, r),
+            Place::Set {
+                hash,
+                probe: Probe::Vacant(i),
+            } => self.set.fill(i, hash, r),
         }
-        let issued = self.len;
-        if self.dense.as_mut().is_some_and(|d| d.set(v, r, issued)) {
-            return Ok(old);
-        }
-        self.dense_off();
-        Err(())
     }
 
     /// Number of columns.
@@ -627,25 +665,13 @@ impl Relation {
             return true;
         }
         let r = self.len as RowId;
-        match self.dense_claim(row, r) {
-            Ok(Some(old)) if self.is_live(old) => return false,
-            Ok(_) => {}
-            Err(()) => {
-                let h = self.hasher.hash_one(row);
-                // One probe: the slot is the existing row (live: nothing to do; a tombstone:
-                // the new row supersedes it) or the free one for the new row.
-                self.set.reserve_one();
-                match self.set.probe(h, row, &self.data, self.arity) {
-                    Probe::Found(i) => {
-                        if self.is_live(self.set.row_at(i)) {
-                            return false;
-                        }
-                        self.set.set_row_at(i, r);
-                    }
-                    Probe::Vacant(i) => self.set.fill(i, h, r),
-                }
-            }
+        // One look: the existing row (live: nothing to do; a tombstone: the new row
+        // supersedes it) or where the new row goes.
+        let place = self.place(row);
+        if self.stored(&place).is_some_and(|old| self.is_live(old)) {
+            return false;
         }
+        self.claim(place, row, r);
         self.push_values(row);
         self.len += 1;
         for ix in &mut self.indexes {
@@ -689,48 +715,23 @@ impl Relation {
         let mut new = Vec::with_capacity(rows.len());
         for (i, row) in rows.iter().enumerate() {
             assert_eq!(row.len(), self.arity, "row of the wrong arity");
+            if let Some(next) = rows.get(i + AHEAD).filter(|_| self.dense.is_none()) {
+                self.set.prefetch(self.hasher.hash_one(next));
+            }
             let r = self.len as RowId;
-            if self.dense.is_some() {
-                // Revival must see the tombstone before the map is pointed at `r`.
-                if let Some(old) = self.dense.as_ref().and_then(|d| d.get(row[0])) {
-                    if self.is_live(old) {
-                        new.push(Insertion::Present);
-                        continue;
-                    }
-                    if revive {
-                        self.revive(old);
-                        new.push(Insertion::Revived(old));
-                        continue;
-                    }
+            let place = self.place(row);
+            if let Some(old) = self.stored(&place) {
+                if self.is_live(old) {
+                    new.push(Insertion::Present);
+                    continue;
                 }
-                if self.dense_claim(row, r).is_ok() {
-                    self.push_values(row);
-                    self.len += 1;
-                    new.push(Insertion::Appended);
+                if revive {
+                    self.revive(old);
+                    new.push(Insertion::Revived(old));
                     continue;
                 }
             }
-            if let Some(next) = rows.get(i + AHEAD) {
-                self.set.prefetch(self.hasher.hash_one(next));
-            }
-            let h = self.hasher.hash_one(row);
-            self.set.reserve_one();
-            match self.set.probe(h, row, &self.data, self.arity) {
-                Probe::Found(i) => {
-                    let old = self.set.row_at(i);
-                    if self.is_live(old) {
-                        new.push(Insertion::Present);
-                        continue;
-                    }
-                    if revive {
-                        self.revive(old);
-                        new.push(Insertion::Revived(old));
-                        continue;
-                    }
-                    self.set.set_row_at(i, r);
-                }
-                Probe::Vacant(i) => self.set.fill(i, h, r),
-            }
+            self.claim(place, row, r);
             self.push_values(row);
             self.len += 1;
             new.push(Insertion::Appended);

@@ -108,29 +108,7 @@ pub fn line_chart(
     y_label: &str,
     series: &[Series],
 ) -> anyhow::Result<[PathBuf; 2]> {
-    register_font();
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
-    let labels = Labels {
-        title,
-        x: x_label,
-        y: y_label,
-    };
-    draw(
-        SVGBackend::new(&svg, (900, 600)).into_drawing_area(),
-        &labels,
-        series,
-        true,
-    )
-    .with_context(|| format!("drawing {}", svg.display()))?;
-    draw(
-        BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
-        &labels,
-        series,
-        true,
-    )
-    .with_context(|| format!("drawing {}", png.display()))?;
-    Ok([svg, png])
+    chart_files(stem, &Labels::new(title, x_label, y_label), series, true)
 }
 
 /// Draws a log–log scatter chart (points only, one colour per series) to `<stem>.svg` and
@@ -142,26 +120,31 @@ pub fn scatter_chart(
     y_label: &str,
     series: &[Series],
 ) -> anyhow::Result<[PathBuf; 2]> {
+    chart_files(stem, &Labels::new(title, x_label, y_label), series, false)
+}
+
+/// Draws `series` (see [`draw`]) as `<stem>.svg` and `<stem>.png`; returns the two paths.
+fn chart_files(
+    stem: &Path,
+    labels: &Labels,
+    series: &[Series],
+    lines: bool,
+) -> anyhow::Result<[PathBuf; 2]> {
     register_font();
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
-    let labels = Labels {
-        title,
-        x: x_label,
-        y: y_label,
-    };
     draw(
         SVGBackend::new(&svg, (900, 600)).into_drawing_area(),
-        &labels,
+        labels,
         series,
-        false,
+        lines,
     )
     .with_context(|| format!("drawing {}", svg.display()))?;
     draw(
         BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
-        &labels,
+        labels,
         series,
-        false,
+        lines,
     )
     .with_context(|| format!("drawing {}", png.display()))?;
     Ok([svg, png])
@@ -172,6 +155,12 @@ struct Labels<'a> {
     title: &'a str,
     x: &'a str,
     y: &'a str,
+}
+
+impl<'a> Labels<'a> {
+    fn new(title: &'a str, x: &'a str, y: &'a str) -> Self {
+        Labels { title, x, y }
+    }
 }
 
 fn register_font() {
