@@ -7,6 +7,7 @@ pub mod cmd;
 pub mod compare;
 pub mod datasets;
 pub mod engines;
+pub mod memory;
 pub mod provenance;
 pub mod report;
 pub mod runner;

@@ -72,6 +72,12 @@ pub struct ReportRow {
     /// Phase 3 rows touched; for `recompute`, those of the whole evaluation.
     #[serde(default)]
     pub insert_touched: Option<u64>,
+    /// kB by which the process's peak resident set has grown since just before the case's
+    /// engines were built, read after this batch ([`crate::memory::Footprint`]; Linux,
+    /// empty elsewhere). With one engine in the case, that engine's footprint so far (and
+    /// the harness's per-batch scratch); with several, their joint one.
+    #[serde(default)]
+    pub peak_rss_kb: Option<u64>,
     /// Git revision of the code that produced the row (`unknown` outside a checkout).
     #[serde(default)]
     pub git_rev: String,

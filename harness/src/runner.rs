@@ -15,6 +15,7 @@ use dred_core::{
 
 use crate::compare::describe_difference;
 use crate::engines::EngineKind;
+use crate::memory::Footprint;
 use crate::report::{ReportRow, TraceLine};
 
 /// What identifies a case in its report rows.
@@ -130,6 +131,11 @@ pub fn run_case(
         rows: rows.to_vec(),
     };
     let mut models: Vec<Model> = Vec::new();
+    // From here the process's peak resident set grows by what the engines hold. An engine
+    // alone in its case, reporting its net change, is never copied out whole before the last
+    // batch: nothing needs its model, and the copy would count in its footprint.
+    let footprint = Footprint::start();
+    let alone = engines.len() == 1;
     for &kind in engines {
         let mut engine = build(kind);
         engine.set_trace_facts(trace_facts);
@@ -139,11 +145,18 @@ pub fn run_case(
             .map_err(|e| fail(kind, e, &rows))?;
         let time_us = t.elapsed().as_micros() as u64;
         engine.settle().map_err(|e| fail(kind, e, &rows))?;
-        let model = engine.model();
+        let size = if alone && engine.net_change().is_some() {
+            engine.digest().len()
+        } else {
+            let model = engine.model();
+            let size = model.len();
+            models.push(model);
+            size
+        };
         let w = kind.workers(workers);
         let change = NetChange {
             removed: 0,
-            added: model.len(),
+            added: size,
         };
         rows.push(row(
             &case.labels,
@@ -153,7 +166,7 @@ pub fn run_case(
             &Batch::default(),
             &rep,
             change,
-            model.len(),
+            size,
             time_us,
         ));
         collect_trace(
@@ -170,7 +183,10 @@ pub fn run_case(
             workers: w,
             engine,
         });
-        models.push(model);
+    }
+    let peak = footprint.and_then(|f| f.peak_growth_kb());
+    for r in &mut rows {
+        r.peak_rss_kb = peak;
     }
     after_batch(0);
     let mut mismatch = disagreement(program, case.symbols, &running, &models, 0);
@@ -217,18 +233,22 @@ pub fn run_case(
                 None => changes.iter().flatten().copied().next().unwrap_or_default(),
             };
             let size = digests[0].len();
+            let peak = footprint.and_then(|f| f.peak_growth_kb());
             for (r, (rep, time_us)) in running.iter().zip(&done) {
-                rows.push(row(
-                    &case.labels,
-                    r.kind,
-                    r.workers,
-                    batch_no,
-                    &batch,
-                    rep,
-                    change,
-                    size,
-                    *time_us,
-                ));
+                rows.push(ReportRow {
+                    peak_rss_kb: peak,
+                    ..row(
+                        &case.labels,
+                        r.kind,
+                        r.workers,
+                        batch_no,
+                        &batch,
+                        rep,
+                        change,
+                        size,
+                        *time_us,
+                    )
+                });
                 collect_trace(
                     &mut trace,
                     program,
@@ -358,6 +378,7 @@ fn row(
         rederive_touched: rep.rederive_work.map(|w| w.touched),
         insert_probes: rep.insert_work.map(|w| w.probes),
         insert_touched: rep.insert_work.map(|w| w.touched),
+        peak_rss_kb: None,
         git_rev: labels.git_rev.clone(),
         dataset_hash: labels.dataset_hash.clone(),
         stream: labels.stream.clone(),

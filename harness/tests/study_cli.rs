@@ -143,3 +143,84 @@ fn a_failed_case_is_a_row_and_the_sweep_goes_on() {
         .iter()
         .all(|r| &r[col("size")] == "1" && &r[col("kind")] == "delete"));
 }
+
+/// Reads a report: its header positions and rows.
+fn read_report(path: &std::path::Path) -> (csv::StringRecord, Vec<csv::StringRecord>) {
+    let text = std::fs::read_to_string(path).expect("report");
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let headers = rdr.headers().expect("headers").clone();
+    let rows = rdr.records().map(|r| r.expect("row")).collect();
+    (headers, rows)
+}
+
+/// An engine alone in its sweep reports its footprint on every row, a high-water mark that
+/// never falls from batch to batch; and alone it reports the same model sizes as beside
+/// another engine (its model is then not copied out at materialisation).
+#[test]
+fn an_engine_alone_reports_its_footprint_and_the_same_model_sizes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let sweep = |engines: &str, name: &str| {
+        let report = tmp.path().join(name);
+        let o = dredbench_in_cache(
+            tmp.path(),
+            &[
+                "sweep",
+                "--datasets",
+                "gen:layered?layers=6&width=40&fanout=3&seed=1",
+                "--programs",
+                "datasets/programs/tc_linear.dl",
+                "--kinds",
+                "delete",
+                "--revert",
+                "--sizes",
+                "5",
+                "--batches",
+                "4",
+                "--engines",
+                engines,
+                "--report",
+                report.to_str().expect("utf-8"),
+            ],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        read_report(&report)
+    };
+    let (h, alone) = sweep("dred", "alone.csv");
+    let (h2, beside) = sweep("dred,recompute", "beside.csv");
+    let col = |h: &csv::StringRecord, n: &str| h.iter().position(|x| x == n).expect(n);
+    let sizes = |h: &csv::StringRecord, rows: &[csv::StringRecord]| -> Vec<(String, String)> {
+        rows.iter()
+            .filter(|r| &r[col(h, "engine")] == "dred")
+            .map(|r| {
+                (
+                    r[col(h, "batch")].to_string(),
+                    r[col(h, "model_size")].to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(alone.len(), 9, "batch 0, four deletions and their reverts");
+    assert_eq!(sizes(&h, &alone), sizes(&h2, &beside));
+    assert!(sizes(&h, &alone).iter().all(|(_, s)| s != "0"));
+    if !std::path::Path::new("/proc/self/clear_refs").exists() {
+        return; // no footprint outside Linux: the column stays empty
+    }
+    let peaks: Vec<u64> = alone
+        .iter()
+        .map(|r| {
+            r[col(&h, "peak_rss_kb")]
+                .parse()
+                .expect("a footprint on every row")
+        })
+        .collect();
+    assert!(peaks[0] > 0, "{peaks:?}");
+    assert!(
+        peaks.windows(2).all(|w| w[0] <= w[1]),
+        "a high-water mark: {peaks:?}"
+    );
+}

@@ -265,8 +265,26 @@ impl<S: Tagged> ProbeTable<S> {
         }
     }
 
+    /// Makes room for `additional` more slots at once: one rehash into the final size
+    /// instead of a doubling per power of two, each of which left its old table behind as
+    /// freed memory the allocator keeps (on a bulk load, as much again as the final table).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let need = self.len + additional;
+        if need * 4 <= self.slots.len() * 3 {
+            return;
+        }
+        let mut cap = self.slots.len().max(16);
+        while need * 4 > cap * 3 {
+            cap *= 2;
+        }
+        self.grow_to(cap);
+    }
+
     fn grow(&mut self) {
-        let cap = (self.slots.len() * 2).max(16);
+        self.grow_to((self.slots.len() * 2).max(16));
+    }
+
+    fn grow_to(&mut self, cap: usize) {
         assert!(cap - 1 <= u32::MAX as usize, "hash table too large");
         let mut old_ctrl = std::mem::replace(&mut self.ctrl, vec![0; cap + GROUP]);
         old_ctrl.truncate(old_ctrl.len().saturating_sub(GROUP));
@@ -343,5 +361,43 @@ mod tests {
         assert_eq!(t.len(), 0);
         assert_eq!(t.iter().count(), 0);
         assert!(t.find(hash(3), |e| e.key == 3).is_none());
+    }
+
+    /// `reserve` sizes the table once for what follows (no growth while it is filled, at
+    /// most 3/4 full, the smallest such power of two) and keeps what it held findable.
+    #[test]
+    fn reserve_sizes_once() {
+        let hash = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut t: ProbeTable<Entry> = ProbeTable::default();
+        let put = |t: &mut ProbeTable<Entry>, k: u64| {
+            t.reserve_one();
+            match t.probe(hash(k), |e| e.key == k) {
+                Probe::Found(_) => panic!("key {k} is new"),
+                Probe::Vacant(i) => t.fill(
+                    i,
+                    hash(k),
+                    Entry {
+                        key: k,
+                        tag: hash(k) as u32,
+                        rows: Vec::new(),
+                    },
+                ),
+            }
+        };
+        for k in 0..10 {
+            put(&mut t, k);
+        }
+        t.reserve(3000);
+        let cap = t.slots.len();
+        assert_eq!(cap, 4096, "3,010 keys at most 3/4 full");
+        for k in 10..3010 {
+            put(&mut t, k);
+        }
+        assert_eq!(t.slots.len(), cap, "no growth after reserve");
+        t.reserve(10);
+        assert_eq!(t.slots.len(), cap, "room already there");
+        for k in 0..3010 {
+            assert!(t.find(hash(k), |e| e.key == k).is_some(), "key {k}");
+        }
     }
 }

@@ -634,6 +634,21 @@ impl Relation {
         true
     }
 
+    /// Room for `n` more rows in the arena and the set table (the dense map's array grows by
+    /// its own rule), in one allocation each.
+    fn reserve_rows(&mut self, n: usize) {
+        let values = self.data.len() + n * self.arity;
+        if values > self.data.capacity() {
+            let mut grown = Vec::with_capacity(values);
+            advise_huge_pages(&grown);
+            grown.extend_from_slice(&self.data);
+            self.data = grown;
+        }
+        if self.dense.is_none() {
+            self.set.reserve(n);
+        }
+    }
+
     /// Appends a row's values to the arena. The arena grows by doubling, as a `Vec` would,
     /// but into a fresh allocation advised to use huge pages before it is written.
     #[inline]
@@ -711,6 +726,14 @@ impl Relation {
                 .collect();
         }
         const AHEAD: usize = 16;
+        // A bulk load (at least as many rows as the relation holds): room for all of them
+        // at once, so that no structure doubles its way up and leaves each smaller copy
+        // behind as freed memory the allocator keeps resident (measured on GO BP's 65,108
+        // edges: 3.8 MB beside 6.9 MB of structures).
+        let bulk = rows.len() >= self.len.max(1024);
+        if bulk {
+            self.reserve_rows(rows.len());
+        }
         let first = self.len as RowId;
         let mut new = Vec::with_capacity(rows.len());
         for (i, row) in rows.iter().enumerate() {
@@ -748,6 +771,13 @@ impl Relation {
             hashes.extend(
                 (first..self.len as RowId).map(|r| Self::hash_key(hasher, row(r), &ix.cols)),
             );
+            if bulk {
+                // Groups the new rows may open: their distinct keys (by 64-bit hash).
+                let mut keys = hashes.clone();
+                keys.sort_unstable();
+                keys.dedup();
+                ix.table.reserve(keys.len());
+            }
             for (r, (i, &h)) in (first..).zip(hashes.iter().enumerate()) {
                 if let Some(&next) = hashes.get(i + AHEAD) {
                     ix.table.prefetch(next);
@@ -977,24 +1007,38 @@ mod tests {
     }
 
     /// A batch insert returns and stores what one-by-one inserts do: the same flags, row ids,
-    /// groups (ascending) and superseded tombstones, duplicates within the batch included.
+    /// groups (ascending) and superseded tombstones, duplicates within the batch included —
+    /// for a batch smaller than the relation, and for bulk loads (sized at once) into it and
+    /// into an empty relation.
     #[test]
     fn insert_batch_equals_inserts_in_order() {
+        let small: Vec<[Value; 2]> = (150..400)
+            .map(|i| [i % 17, i % 260])
+            .chain([[5, 5], [5, 5]])
+            .collect();
+        let bulk: Vec<[Value; 2]> = (0..5000)
+            .map(|i| [i % 17, i % 3100])
+            .chain([[5, 5], [5, 5]])
+            .collect();
+        for (rows, prefilled) in [(&small, true), (&bulk, true), (&bulk, false)] {
+            insert_batch_case(rows, prefilled);
+        }
+    }
+
+    fn insert_batch_case(rows: &[[Value; 2]], prefilled: bool) {
         let build = || {
             let mut r = Relation::new(2);
             r.ensure_index(&[0]);
             r.ensure_index(&[1, 0]);
             r.ensure_index(&[]);
-            for i in 0..200 {
-                r.insert(&[i % 13, i]);
+            if prefilled {
+                for i in 0..200 {
+                    r.insert(&[i % 13, i]);
+                }
+                r.remove(&[5, 5]);
             }
-            r.remove(&[5, 5]);
             r
         };
-        let rows: Vec<[Value; 2]> = (150..400)
-            .map(|i| [i % 17, i % 260])
-            .chain([[5, 5], [5, 5]])
-            .collect();
         let refs: Vec<&[Value]> = rows.iter().map(|r| &r[..]).collect();
         let mut one_by_one = build();
         let expected: Vec<bool> = refs.iter().map(|r| one_by_one.insert(r)).collect();

@@ -136,6 +136,11 @@ impl RowSet {
         );
     }
 
+    /// Makes room for `additional` more rows at once (see [`ProbeTable::reserve`]).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.table.reserve(additional);
+    }
+
     /// Makes room for one more row, so that a following probe's vacant slot can be filled.
     #[inline]
     pub(crate) fn reserve_one(&mut self) {

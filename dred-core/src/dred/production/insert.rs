@@ -44,25 +44,34 @@ pub(crate) fn insert(
     if additions.is_empty() {
         return Inserted::default();
     }
+    // Per relation, one batch: its indexes are maintained together.
+    let mut by_rel: Vec<Vec<&[Value]>> = vec![Vec::new(); relations.len()];
+    for f in additions {
+        by_rel[f.rel].push(&f.tuple);
+    }
+    insert_rows(program, relations, plans, &by_rel, trace_facts)
+}
+
+/// [`insert`] of A+ given as rows per relation (`additions[rel]`), so that a caller holding
+/// them elsewhere (the EDB, at materialisation) lends them instead of copying them into facts.
+pub(crate) fn insert_rows(
+    program: &Program,
+    relations: &mut [Relation],
+    plans: &Plans,
+    additions: &[Vec<&[Value]>],
+    trace_facts: bool,
+) -> Inserted {
     let start: Vec<RowId> = relations.iter().map(Relation::end).collect();
     let work = WorkCounter::default();
-    work.probe(additions.len() as u64);
+    work.probe(additions.iter().map(|rows| rows.len() as u64).sum());
     // Round 1's facts are copied only for a trace: a copy allocates, and on 1,000-edge
     // insertions the copies were a seventh of the phase.
     let mut added: Vec<Fact> = Vec::new();
     let mut first = 0;
-    // Per relation, one batch: its indexes are maintained together.
-    let mut by_rel: Vec<Vec<&Fact>> = vec![Vec::new(); relations.len()];
-    for f in additions {
-        by_rel[f.rel].push(f);
-    }
-    let mut rows: Vec<&[Value]> = Vec::new();
     let mut revived: Vec<(usize, RowId)> = Vec::new();
-    for (rel, facts) in by_rel.iter().enumerate().filter(|(_, f)| !f.is_empty()) {
-        rows.clear();
-        rows.extend(facts.iter().map(|f| &f.tuple[..]));
-        let outcome = relations[rel].insert_batch(&rows, true);
-        for (f, o) in facts.iter().zip(outcome) {
+    for (rel, rows) in additions.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+        let outcome = relations[rel].insert_batch(rows, true);
+        for (row, o) in rows.iter().zip(outcome) {
             match o {
                 Insertion::Present => continue,
                 Insertion::Appended => {}
@@ -75,7 +84,7 @@ pub(crate) fn insert(
             }
             first += 1;
             if trace_facts {
-                added.push((*f).clone());
+                added.push(Fact::new(rel, row.to_vec()));
             }
         }
     }

@@ -427,17 +427,26 @@ impl Engine for Dred {
             r.clear();
         }
         // The initial model is phase 3 from an empty model, with the whole EDB and the program
-        // facts as the first delta.
-        let mut first: Vec<Fact> = edb.facts().collect();
-        first.extend(
-            self.program
-                .facts
-                .iter()
-                .map(|f| Fact::new(f.rel, f.tuple.clone())),
-        );
+        // facts as the first delta, lent rather than copied: on a large EDB and a small model
+        // a copy as facts (a heap block per tuple) was a third of the engine's peak memory.
+        let mut first: Vec<Vec<&[Value]>> = edb
+            .relations
+            .iter()
+            .map(|tuples| tuples.iter().map(|t| &t[..]).collect())
+            .collect();
+        for f in &self.program.facts {
+            first[f.rel].push(&f.tuple);
+        }
         self.materialised = true;
         let t = Instant::now();
-        let outcome = self.insert(&first);
+        let outcome = insert::insert_rows(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            &first,
+            self.trace_facts,
+        );
+        drop(first);
         self.last_change = NetChange {
             removed: 0,
             added: self.idb_len(),
