@@ -134,6 +134,9 @@ pub fn run_case(
     // From here the process's peak resident set grows by what the engines hold. An engine
     // alone in its case, reporting its net change, is never copied out whole before the last
     // batch: nothing needs its model, and the copy would count in its footprint.
+    // The harness's own copy of the EDB, which it updates batch by batch, is made first so
+    // that it is not counted in the engines' footprint.
+    let mut edb = case.edb.clone();
     let footprint = Footprint::start();
     let alone = engines.len() == 1;
     for &kind in engines {
@@ -195,7 +198,6 @@ pub fn run_case(
     let reports_change = running.iter().any(|r| r.engine.net_change().is_some());
     let mut previous: Option<Model> = (!reports_change).then(|| models.swap_remove(0));
     drop(models);
-    let mut edb = case.edb.clone();
     let mut last_run = 0;
     if mismatch.is_none() {
         for (i, requested) in case.batches.iter().enumerate() {
