@@ -70,10 +70,9 @@ pub(crate) fn insert_rows(
     let mut first = 0;
     let mut revived: Vec<(usize, RowId)> = Vec::new();
     for (rel, rows) in additions.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
-        let outcome = relations[rel].insert_batch(rows, true);
-        for (row, o) in rows.iter().zip(outcome) {
+        relations[rel].insert_batch_with(rows, true, |i, o| {
             match o {
-                Insertion::Present => continue,
+                Insertion::Present => return,
                 Insertion::Appended => {}
                 Insertion::Revived(r) => {
                     // Only EDB facts are revived: A+ of a batch is EDB (an `.input` relation
@@ -84,9 +83,9 @@ pub(crate) fn insert_rows(
             }
             first += 1;
             if trace_facts {
-                added.push(Fact::new(rel, row.to_vec()));
+                added.push(Fact::new(rel, rows[i].to_vec()));
             }
-        }
+        });
     }
     let mut out = Inserted::default();
     if first == 0 {
