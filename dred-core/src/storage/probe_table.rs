@@ -3,7 +3,7 @@
 //! tables of its indexes.
 //!
 //! Each slot has a control byte in an array of its own (free, or `0x80` and the top 7 bits of
-//! the hash) and keeps the low 32 bits of its hash as a tag: its home slot (masked) and a
+//! the hash) and keeps the low 32 bits of its hash as a tag: its home slot (scaled to the table, see [`home`]) and a
 //! second filter before the caller's comparison. A probe reads the control bytes eight at a
 //! time.
 //!
@@ -84,6 +84,16 @@ pub(crate) fn advise_huge_pages<T>(v: &Vec<T>) {
 /// around.
 const GROUP: usize = 8;
 
+/// The home slot of a tag in a table of `cap` slots: the tag scaled to `0..cap` (a multiply
+/// and a shift) rather than masked, so that a table may have any number of slots. Why: a
+/// bulk load sizes its tables once ([`ProbeTable::reserve`]), and rounded up to a power of
+/// two an index of GO BP's edges took 65,536 slots of 41 bytes for 28 thousand groups; the
+/// indexes and set tables of the edges are most of `dred`'s memory on reachability.
+#[inline(always)]
+fn home(tag: u32, cap: usize) -> usize {
+    ((u64::from(tag) * cap as u64) >> 32) as usize
+}
+
 #[inline(always)]
 fn ctrl_of(hash: u64) -> u8 {
     0x80 | (hash >> 57) as u8
@@ -128,7 +138,7 @@ impl<S: Tagged> ProbeTable<S> {
             return;
         }
         // The home slot, where a probe for this hash starts.
-        let i = hash as u32 as usize & (self.slots.len() - 1);
+        let i = home(hash as u32, self.slots.len());
         prefetch(&self.ctrl[i]);
         prefetch(&self.slots[i]);
     }
@@ -168,9 +178,10 @@ impl<S: Tagged> ProbeTable<S> {
     fn walk(&self, hash: u64, mut hit: impl FnMut(&S) -> bool) -> Probe {
         const LOW: u64 = 0x0101_0101_0101_0101;
         const HIGH: u64 = 0x8080_8080_8080_8080;
-        let mask = self.slots.len() - 1;
+        let cap = self.slots.len();
+        let wrap = |i: usize| if i >= cap { i - cap } else { i };
         let c = ctrl_of(hash);
-        let mut i = hash as u32 as usize & mask;
+        let mut i = home(hash as u32, cap);
         loop {
             let group = u64::from_le_bytes(
                 self.ctrl[i..i + GROUP]
@@ -188,16 +199,16 @@ impl<S: Tagged> ProbeTable<S> {
                 matches &= (free & free.wrapping_neg()) - 1;
             }
             while matches != 0 {
-                let j = (i + matches.trailing_zeros() as usize / 8) & mask;
+                let j = wrap(i + matches.trailing_zeros() as usize / 8);
                 if hit(&self.slots[j]) {
                     return Probe::Found(j);
                 }
                 matches &= matches - 1;
             }
             if free != 0 {
-                return Probe::Vacant((i + free.trailing_zeros() as usize / 8) & mask);
+                return Probe::Vacant(wrap(i + free.trailing_zeros() as usize / 8));
             }
-            i = (i + GROUP) & mask;
+            i = wrap(i + GROUP);
         }
     }
 
@@ -273,10 +284,10 @@ impl<S: Tagged> ProbeTable<S> {
         if need * 4 <= self.slots.len() * 3 {
             return;
         }
-        let mut cap = self.slots.len().max(16);
-        while need * 4 > cap * 3 {
-            cap *= 2;
-        }
+        // Any size will do (see [`home`]): 2/3 full, where the next power of two would leave
+        // it between 3/8 and 3/4 full. Not 3/4: a table left exactly full doubled at its next
+        // new key, and callers count keys by hash, which may undercount by a collision.
+        let cap = (need * 3).div_ceil(2).next_multiple_of(GROUP).max(16);
         self.grow_to(cap);
     }
 
@@ -291,11 +302,10 @@ impl<S: Tagged> ProbeTable<S> {
         let mut old = std::mem::replace(&mut self.slots, Vec::with_capacity(cap));
         advise_huge_pages(&self.slots);
         self.slots.resize_with(cap, S::default);
-        let mask = cap - 1;
         for (s, c) in old.iter_mut().zip(old_ctrl).filter(|&(_, c)| c != 0) {
-            let mut i = s.tag() as usize & mask;
+            let mut i = home(s.tag(), cap);
             while self.ctrl[i] != 0 {
-                i = (i + 1) & mask;
+                i = if i + 1 == cap { 0 } else { i + 1 };
             }
             self.set_ctrl(i, c);
             self.slots[i] = std::mem::take(s);
@@ -363,8 +373,8 @@ mod tests {
         assert!(t.find(hash(3), |e| e.key == 3).is_none());
     }
 
-    /// `reserve` sizes the table once for what follows (no growth while it is filled, at
-    /// most 3/4 full, the smallest such power of two) and keeps what it held findable.
+    /// `reserve` sizes the table once for what follows (no growth while it is filled; 2/3
+    /// full rather than at a power of two) and keeps what it held findable.
     #[test]
     fn reserve_sizes_once() {
         let hash = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -389,13 +399,19 @@ mod tests {
         }
         t.reserve(3000);
         let cap = t.slots.len();
-        assert_eq!(cap, 4096, "3,010 keys at most 3/4 full");
+        assert_eq!(cap, 4520, "3,010 keys 2/3 full, in whole groups of 8 slots");
         for k in 10..3010 {
             put(&mut t, k);
         }
         assert_eq!(t.slots.len(), cap, "no growth after reserve");
-        t.reserve(10);
-        assert_eq!(t.slots.len(), cap, "room already there");
+        t.reserve(380);
+        assert_eq!(
+            t.slots.len(),
+            cap,
+            "room for 3,390 (3/4 full) already there"
+        );
+        t.reserve(381);
+        assert!(t.slots.len() > cap, "3,391 would be over 3/4");
         for k in 0..3010 {
             assert!(t.find(hash(k), |e| e.key == k).is_some(), "key {k}");
         }

@@ -719,14 +719,15 @@ impl Relation {
     /// [`Relation::insert_batch`], telling `each` what became of row i (in order, before the
     /// indexes are brought up to date) instead of collecting it: a bulk load of the EDB then
     /// holds no outcome per row (8 bytes an edge of the engine's peak).
-    pub fn insert_batch_with(
+    pub fn insert_batch_with<R: AsRef<[Value]>>(
         &mut self,
-        rows: &[&[Value]],
+        rows: &[R],
         revive: bool,
         mut each: impl FnMut(usize, Insertion),
     ) {
         if self.arity == 0 || self.indexes.is_empty() {
             for (i, row) in rows.iter().enumerate() {
+                let row = row.as_ref();
                 let outcome = match self.find_row(row).filter(|&r| revive && !self.is_live(r)) {
                     Some(r) => {
                         self.revive(r);
@@ -750,9 +751,10 @@ impl Relation {
         }
         let first = self.len as RowId;
         for (i, row) in rows.iter().enumerate() {
+            let row = row.as_ref();
             assert_eq!(row.len(), self.arity, "row of the wrong arity");
             if let Some(next) = rows.get(i + AHEAD).filter(|_| self.dense.is_none()) {
-                self.set.prefetch(self.hasher.hash_one(next));
+                self.set.prefetch(self.hasher.hash_one(next.as_ref()));
             }
             let r = self.len as RowId;
             let place = self.place(row);

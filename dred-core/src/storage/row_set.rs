@@ -28,7 +28,7 @@ use crate::value::Value;
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     row: RowId,
-    /// The low 32 bits of the row's hash: its home slot (masked), and a filter.
+    /// The low 32 bits of the row's hash: its home slot (scaled to the table), and a filter.
     tag: u32,
 }
 

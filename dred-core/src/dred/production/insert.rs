@@ -18,7 +18,7 @@ use crate::engine::{Fact, Phase, Round, Work};
 use crate::eval::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
 use crate::storage::{Insertion, Relation, RowId};
-use crate::value::Value;
+use crate::value::{Tuple, Value};
 
 /// The result of phase 3.
 #[derive(Debug, Default)]
@@ -45,7 +45,7 @@ pub(crate) fn insert(
         return Inserted::default();
     }
     // Per relation, one batch: its indexes are maintained together.
-    let mut by_rel: Vec<Vec<&[Value]>> = vec![Vec::new(); relations.len()];
+    let mut by_rel: Vec<Vec<&Tuple>> = vec![Vec::new(); relations.len()];
     for f in additions {
         by_rel[f.rel].push(&f.tuple);
     }
@@ -53,12 +53,13 @@ pub(crate) fn insert(
 }
 
 /// [`insert`] of A+ given as rows per relation (`additions[rel]`), so that a caller holding
-/// them elsewhere (the EDB, at materialisation) lends them instead of copying them into facts.
+/// them elsewhere (the EDB, at materialisation) lends them instead of copying them into facts
+/// (a thin reference each: 8 bytes a row of the peak, where a slice took 16).
 pub(crate) fn insert_rows(
     program: &Program,
     relations: &mut [Relation],
     plans: &Plans,
-    additions: &[Vec<&[Value]>],
+    additions: &[Vec<&Tuple>],
     trace_facts: bool,
 ) -> Inserted {
     let start: Vec<RowId> = relations.iter().map(Relation::end).collect();
@@ -83,7 +84,7 @@ pub(crate) fn insert_rows(
             }
             first += 1;
             if trace_facts {
-                added.push(Fact::new(rel, rows[i].to_vec()));
+                added.push(Fact::new(rel, rows[i].clone()));
             }
         });
     }

@@ -429,10 +429,10 @@ impl Engine for Dred {
         // The initial model is phase 3 from an empty model, with the whole EDB and the program
         // facts as the first delta, lent rather than copied: on a large EDB and a small model
         // a copy as facts (a heap block per tuple) was a third of the engine's peak memory.
-        let mut first: Vec<Vec<&[Value]>> = edb
+        let mut first: Vec<Vec<&Tuple>> = edb
             .relations
             .iter()
-            .map(|tuples| tuples.iter().map(|t| &t[..]).collect())
+            .map(|tuples| tuples.iter().collect())
             .collect();
         for f in &self.program.facts {
             first[f.rel].push(&f.tuple);
