@@ -3,9 +3,9 @@
 //! tables of its indexes.
 //!
 //! Each slot has a control byte in an array of its own (free, or `0x80` and the top 7 bits of
-//! the hash) and keeps the low 32 bits of its hash as a tag: its home slot (scaled to the table, see [`home`]) and a
-//! second filter before the caller's comparison. A probe reads the control bytes eight at a
-//! time.
+//! the hash) and keeps the low 32 bits of its hash as a tag: its home slot (the tag scaled to
+//! the table, see [`home`]) and a second filter before the caller's comparison. A probe reads
+//! the control bytes eight at a time.
 //!
 //! Why not a general-purpose hash table: a slot's address follows from the hash alone, so a
 //! caller with many keys to find or insert prefetches their slots first
