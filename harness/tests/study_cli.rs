@@ -123,10 +123,8 @@ fn a_failed_case_is_a_row_and_the_sweep_goes_on() {
         String::from_utf8_lossy(&o.stderr)
     );
     let text = std::fs::read_to_string(&report).expect("report");
-    let mut rdr = csv::Reader::from_reader(text.as_bytes());
-    let headers = rdr.headers().expect("headers").clone();
+    let (headers, rows) = read_report(&report);
     let col = |n: &str| headers.iter().position(|h| h == n).expect(n);
-    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
     let ok: Vec<_> = rows.iter().filter(|r| r[col("error")].is_empty()).collect();
     let failed: Vec<_> = rows
         .iter()

@@ -332,25 +332,30 @@ mod tests {
 
     /// Keys whose hashes collide on purpose (8 distinct hashes, so equal tags and control
     /// bytes), through several growths; the contents move with their slots.
+    /// Adds key `k` (absent) under hash `h`, holding `rows`.
+    fn put_new(t: &mut ProbeTable<Entry>, h: u64, k: u64, rows: Vec<u32>) {
+        t.reserve_one();
+        match t.probe(h, |e| e.key == k) {
+            Probe::Found(_) => panic!("key {k} is new"),
+            Probe::Vacant(i) => t.fill(
+                i,
+                h,
+                Entry {
+                    key: k,
+                    tag: h as u32,
+                    rows,
+                },
+            ),
+        }
+    }
+
     #[test]
     fn collisions_growth_and_clear() {
         let hash = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15) & 7;
         let mut t: ProbeTable<Entry> = ProbeTable::default();
         assert!(t.find(hash(1), |e| e.key == 1).is_none());
         for k in 0..1000u64 {
-            t.reserve_one();
-            match t.probe(hash(k), |e| e.key == k) {
-                Probe::Found(_) => panic!("key {k} is new"),
-                Probe::Vacant(i) => t.fill(
-                    i,
-                    hash(k),
-                    Entry {
-                        key: k,
-                        tag: hash(k) as u32,
-                        rows: vec![k as u32],
-                    },
-                ),
-            }
+            put_new(&mut t, hash(k), k, vec![k as u32]);
         }
         for k in 0..1000u64 {
             t.reserve_one();
@@ -379,21 +384,7 @@ mod tests {
     fn reserve_sizes_once() {
         let hash = |k: u64| k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let mut t: ProbeTable<Entry> = ProbeTable::default();
-        let put = |t: &mut ProbeTable<Entry>, k: u64| {
-            t.reserve_one();
-            match t.probe(hash(k), |e| e.key == k) {
-                Probe::Found(_) => panic!("key {k} is new"),
-                Probe::Vacant(i) => t.fill(
-                    i,
-                    hash(k),
-                    Entry {
-                        key: k,
-                        tag: hash(k) as u32,
-                        rows: Vec::new(),
-                    },
-                ),
-            }
-        };
+        let put = |t: &mut ProbeTable<Entry>, k: u64| put_new(t, hash(k), k, Vec::new());
         for k in 0..10 {
             put(&mut t, k);
         }

@@ -782,12 +782,13 @@ impl Relation {
                 ix.all.extend(first..end);
                 continue;
             }
-            let cols = ix.cols.clone();
-            let hash = |r: RowId| Self::hash_key(hasher, row(r), &cols);
+            let hash = |cols: &[usize], r: RowId| Self::hash_key(hasher, row(r), cols);
             if bulk {
                 // Groups the new rows may open: their distinct keys, told apart by the top
                 // half of their hashes (a collision only reserves a group too few).
-                let mut keys: Vec<u32> = (first..end).map(|r| (hash(r) >> 32) as u32).collect();
+                let mut keys: Vec<u32> = (first..end)
+                    .map(|r| (hash(&ix.cols, r) >> 32) as u32)
+                    .collect();
                 keys.sort_unstable();
                 keys.dedup();
                 ix.table.reserve(keys.len());
@@ -797,13 +798,13 @@ impl Relation {
             // the engine's peak.
             let mut ahead = [0u64; AHEAD];
             for (slot, r) in ahead.iter_mut().zip(first..end) {
-                *slot = hash(r);
+                *slot = hash(&ix.cols, r);
                 ix.table.prefetch(*slot);
             }
             for (i, r) in (first..end).enumerate() {
                 let h = ahead[i % AHEAD];
                 if let Some(next) = r.checked_add(AHEAD as RowId).filter(|&n| n < end) {
-                    ahead[i % AHEAD] = hash(next);
+                    ahead[i % AHEAD] = hash(&ix.cols, next);
                     ix.table.prefetch(ahead[i % AHEAD]);
                 }
                 Self::index_insert_hashed(ix, row(r), r, h);
