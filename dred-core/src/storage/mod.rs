@@ -4,6 +4,7 @@
 //! Row ids grow in insertion order, which is what semi-naive evaluation needs: the rows
 //! derived in one round are exactly a contiguous id range (see [`RowRange`]).
 
+mod group;
 mod marks;
 mod probe_table;
 mod relation;

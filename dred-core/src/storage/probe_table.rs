@@ -266,6 +266,15 @@ impl<S: Tagged> ProbeTable<S> {
             .map(|(_, s)| s)
     }
 
+    /// The filled slots, in slot order, to change anything but their tags.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut S> + '_ {
+        self.ctrl
+            .iter()
+            .zip(&mut self.slots)
+            .filter(|&(&c, _)| c != 0)
+            .map(|(_, s)| s)
+    }
+
     /// Makes room for one more slot, so that a following probe's vacant slot can be filled.
     #[inline]
     pub(crate) fn reserve_one(&mut self) {

@@ -14,9 +14,9 @@
 //! (live or dead) with that key.
 
 use hashbrown::DefaultHashBuilder;
-use smallvec::{smallvec, SmallVec};
 use std::hash::BuildHasher;
 
+use super::group::{GroupRows, RowPool};
 use super::probe_table::{advise_huge_pages, prefetch, Probe, ProbeTable, Tagged};
 use super::row_set::RowSet;
 use crate::value::Value;
@@ -74,25 +74,26 @@ struct Index {
     /// rather than `hashbrown`'s so that batches of insertions prefetch their groups.
     table: ProbeTable<IndexEntry>,
     /// For keys longer than one column, each group's key, `cols.len()` values a group, by
-    /// [`IndexEntry::group`]; empty for one-column keys, whose value is the entry's `first`
-    /// (8 bytes a group saved: on reachability over an ontology the indexes of the edges are
-    /// most of `dred`'s memory).
+    /// the group's number ([`GroupRows::number`]); empty for one-column keys, whose value is
+    /// the entry's `first` (8 bytes a group saved: on reachability over an ontology the
+    /// indexes of the edges are most of `dred`'s memory).
     keys: Vec<Value>,
+    /// The rows of groups too large for their entry.
+    pool: RowPool,
     /// The one group of an index without key columns: every row.
     all: Vec<RowId>,
 }
 
-/// Rows a group holds inside its table entry before it moves them to the heap.
-///
-/// Why inline: most groups of the indexes that maintenance touches are small (an ontology's
-/// nodes have one to three parents), and a group in its own heap block cost a further cache
-/// miss on every lookup and insertion, plus a reallocation as it grew from one row to two;
-/// on 1,000-edge insertions the reallocations alone were a fifth of the time. Four row ids
-/// fit in the space of the `Vec` they replace, so the entry stays 40 bytes.
-const INLINE_ROWS: usize = 4;
-const _: () = assert!(std::mem::size_of::<IndexEntry>() == 40);
+/// Why a group's first rows live inside its entry: most groups of the indexes that
+/// maintenance touches are small (an ontology's nodes have one to three parents), and a
+/// group in its own heap block cost a further cache miss on every lookup and insertion, plus
+/// a reallocation as it grew from one row to two; on 1,000-edge insertions the reallocations
+/// alone were a fifth of the time. Four row ids (three beside the group number of a longer
+/// key) fit in an entry of 32 bytes ([`GroupRows`]).
+const _: () = assert!(std::mem::size_of::<IndexEntry>() == 32);
 
-/// A group of an index: its key's first value, its number, its hash's tag and its rows.
+/// A group of an index: its key's first value, its hash's tag and its rows (with its number,
+/// for keys of more than one column).
 ///
 /// Why the group lives in the table's entry: a probe used to compare the key with the group's
 /// first row, reading a list of groups, the group's rows and then a row from the arena —
@@ -102,11 +103,11 @@ const _: () = assert!(std::mem::size_of::<IndexEntry>() == 40);
 #[derive(Clone, Debug, Default)]
 struct IndexEntry {
     first: Value,
-    group: u32,
-    /// The low 32 bits of the key's hash (see [`Tagged`]); it fills what would be padding.
+    /// The low 32 bits of the key's hash (see [`Tagged`]).
     tag: u32,
-    /// Rows of the group, ascending; up to [`INLINE_ROWS`] inside the entry.
-    rows: SmallVec<[RowId; INLINE_ROWS]>,
+    /// Rows of the group, ascending: the first inside the entry, the rest of a large group
+    /// in the index's [`RowPool`].
+    rows: GroupRows,
 }
 
 impl Tagged for IndexEntry {
@@ -122,6 +123,7 @@ impl Index {
             cols: cols.to_vec(),
             table: ProbeTable::default(),
             keys: Vec::new(),
+            pool: RowPool::new(cols.len() > 1),
             all: Vec::new(),
         }
     }
@@ -130,7 +132,7 @@ impl Index {
     fn groups(&self) -> impl Iterator<Item = &[RowId]> + '_ {
         self.table
             .iter()
-            .map(|e| &e.rows[..])
+            .map(|e| self.pool.rows(&e.rows))
             .chain(self.cols.is_empty().then_some(&self.all[..]))
     }
 
@@ -139,7 +141,7 @@ impl Index {
     fn holds(keys: &[Value], k: usize, e: &IndexEntry, key: impl Fn(usize) -> Value) -> bool {
         e.first == key(0)
             && (k == 1
-                || keys[e.group as usize * k + 1..(e.group as usize + 1) * k]
+                || keys[e.rows.number() as usize * k + 1..(e.rows.number() as usize + 1) * k]
                     .iter()
                     .enumerate()
                     .all(|(j, &v)| v == key(j + 1)))
@@ -149,9 +151,11 @@ impl Index {
 /// A set of rows of a fixed arity with hash indexes. Memory: one word per value; 9 bytes a
 /// slot of the set table (at most 3/4 used) — for a one-column relation over small
 /// non-negative values, 4 bytes per value up to the largest stored instead (at most 4 MiB,
-/// or 64 bytes per row); per group of an
-/// index, one key and a 41-byte slot of its table (at most 3/4 used), which holds up to four
-/// row ids, and beyond four a `u32` per row on the heap.
+/// or 64 bytes per row); per group of an index, a 33-byte slot of its table (at most 3/4
+/// used) holding up to four row ids (three for keys of several columns, which also store
+/// the key), and for a larger group a `u32` per row in the index's pool: a region of at most
+/// twice the group's rows, and cells left behind by groups that moved, reclaimed once they
+/// are a third of the pool (see [`RowPool`]).
 #[derive(Clone, Debug)]
 pub struct Relation {
     arity: usize,
@@ -430,7 +434,11 @@ impl Relation {
             .table
             .probe(h, |e| Index::holds(keys, k, e, |j| row[cols[j]]))
         {
-            Probe::Found(i) => ix.table.slot_mut(i).rows.push(r),
+            Probe::Found(i) => {
+                if ix.pool.push(&mut ix.table.slot_mut(i).rows, r) {
+                    ix.pool.compact(ix.table.iter_mut().map(|e| &mut e.rows));
+                }
+            }
             Probe::Vacant(i) => {
                 let group = ix.table.len() as u32;
                 if cols.len() > 1 {
@@ -441,9 +449,8 @@ impl Relation {
                     h,
                     IndexEntry {
                         first: row[cols[0]],
-                        group,
                         tag: h as u32,
-                        rows: smallvec![r],
+                        rows: ix.pool.single(r, group),
                     },
                 );
             }
@@ -716,27 +723,37 @@ impl Relation {
         outcomes
     }
 
-    /// [`Relation::insert_batch`], telling `each` what became of row i (in order, before the
-    /// indexes are brought up to date) instead of collecting it: a bulk load of the EDB then
-    /// holds no outcome per row (8 bytes an edge of the engine's peak).
-    pub fn insert_batch_with<R: AsRef<[Value]>>(
+    /// [`Relation::insert_batch`] of the rows an iterator gives, telling `each` what became
+    /// of each row (in order, before the indexes are brought up to date) instead of
+    /// collecting it: a bulk load of the EDB then holds neither a list of its rows nor an
+    /// outcome per row (8 bytes an edge of the engine's peak each). The iterator is cloned
+    /// to look a few rows ahead; its size hint's lower bound decides what counts as a bulk
+    /// load and how much room is made at once.
+    pub fn insert_batch_with<R: AsRef<[Value]>, I>(
         &mut self,
-        rows: &[R],
+        rows: I,
         revive: bool,
-        mut each: impl FnMut(usize, Insertion),
-    ) {
+        mut each: impl FnMut(R, Insertion),
+    ) where
+        I: IntoIterator<Item = R>,
+        I::IntoIter: Clone,
+    {
+        let rows = rows.into_iter();
         if self.arity == 0 || self.indexes.is_empty() {
-            for (i, row) in rows.iter().enumerate() {
-                let row = row.as_ref();
-                let outcome = match self.find_row(row).filter(|&r| revive && !self.is_live(r)) {
+            for row in rows {
+                let values = row.as_ref();
+                let outcome = match self
+                    .find_row(values)
+                    .filter(|&r| revive && !self.is_live(r))
+                {
                     Some(r) => {
                         self.revive(r);
                         Insertion::Revived(r)
                     }
-                    None if self.insert(row) => Insertion::Appended,
+                    None if self.insert(values) => Insertion::Appended,
                     None => Insertion::Present,
                 };
-                each(i, outcome);
+                each(row, outcome);
             }
             return;
         }
@@ -745,34 +762,36 @@ impl Relation {
         // at once, so that no structure doubles its way up and leaves each smaller copy
         // behind as freed memory the allocator keeps resident (measured on GO BP's 65,108
         // edges: 3.8 MB beside 6.9 MB of structures).
-        let bulk = rows.len() >= self.len.max(1024);
+        let offered = rows.size_hint().0;
+        let bulk = offered >= self.len.max(1024);
         if bulk {
-            self.reserve_rows(rows.len());
+            self.reserve_rows(offered);
         }
         let first = self.len as RowId;
-        for (i, row) in rows.iter().enumerate() {
-            let row = row.as_ref();
+        let mut ahead = rows.clone().skip(AHEAD);
+        for item in rows {
+            let row = item.as_ref();
             assert_eq!(row.len(), self.arity, "row of the wrong arity");
-            if let Some(next) = rows.get(i + AHEAD).filter(|_| self.dense.is_none()) {
+            if let Some(next) = ahead.next().filter(|_| self.dense.is_none()) {
                 self.set.prefetch(self.hasher.hash_one(next.as_ref()));
             }
             let r = self.len as RowId;
             let place = self.place(row);
             if let Some(old) = self.stored(&place) {
                 if self.is_live(old) {
-                    each(i, Insertion::Present);
+                    each(item, Insertion::Present);
                     continue;
                 }
                 if revive {
                     self.revive(old);
-                    each(i, Insertion::Revived(old));
+                    each(item, Insertion::Revived(old));
                     continue;
                 }
             }
             self.claim(place, row, r);
             self.push_values(row);
             self.len += 1;
-            each(i, Insertion::Appended);
+            each(item, Insertion::Appended);
         }
         let (data, arity, hasher) = (&self.data, self.arity, &self.hasher);
         let row = |r: RowId| &data[r as usize * arity..(r as usize + 1) * arity];
@@ -825,7 +844,7 @@ impl Relation {
             .table
             .find(h, |e| Index::holds(&ix.keys, k, e, |j| key[j]))
         {
-            Some(e) => &e.rows,
+            Some(e) => ix.pool.rows(&e.rows),
             None => &[],
         }
     }
@@ -841,6 +860,7 @@ impl Relation {
         for ix in &mut self.indexes {
             ix.table.clear();
             ix.keys.clear();
+            ix.pool.clear();
             ix.all.clear();
         }
     }
@@ -878,6 +898,7 @@ impl Relation {
             );
         }
         for (ixi, ix) in self.indexes.iter().enumerate() {
+            ix.pool.check(ix.table.iter().map(|e| &e.rows));
             let mut seen = 0;
             if self.arity > 0 && !ix.cols.is_empty() {
                 let k = ix.cols.len();
@@ -886,14 +907,14 @@ impl Relation {
                 for e in ix.table.iter() {
                     let first = [e.first];
                     let key = if k > 1 {
-                        &ix.keys[e.group as usize * k..(e.group as usize + 1) * k]
+                        &ix.keys[e.rows.number() as usize * k..(e.rows.number() as usize + 1) * k]
                     } else {
                         &first[..]
                     };
                     assert_eq!(e.first, key[0], "first key value");
                     assert_eq!(
                         self.lookup(ixi, key),
-                        &e.rows[..],
+                        ix.pool.rows(&e.rows),
                         "group not found by its key"
                     );
                 }

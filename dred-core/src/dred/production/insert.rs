@@ -49,29 +49,43 @@ pub(crate) fn insert(
     for f in additions {
         by_rel[f.rel].push(&f.tuple);
     }
-    insert_rows(program, relations, plans, &by_rel, trace_facts)
+    insert_rows(
+        program,
+        relations,
+        plans,
+        by_rel.iter().map(|rows| rows.iter().copied()),
+        trace_facts,
+    )
 }
 
-/// [`insert`] of A+ given as rows per relation (`additions[rel]`), so that a caller holding
-/// them elsewhere (the EDB, at materialisation) lends them instead of copying them into facts
-/// (a thin reference each: 8 bytes a row of the peak, where a slice took 16).
-pub(crate) fn insert_rows(
+/// [`insert`] of A+ given as an iterator of rows per relation (`additions`, in relation
+/// order), so that a caller holding them elsewhere (the EDB, at materialisation) lends them
+/// instead of copying them into facts or even listing them (a list of references was 8
+/// bytes a row of the peak).
+pub(crate) fn insert_rows<'t, I>(
     program: &Program,
     relations: &mut [Relation],
     plans: &Plans,
-    additions: &[Vec<&Tuple>],
+    additions: impl IntoIterator<Item = I>,
     trace_facts: bool,
-) -> Inserted {
+) -> Inserted
+where
+    I: Iterator<Item = &'t Tuple> + Clone,
+{
     let start: Vec<RowId> = relations.iter().map(Relation::end).collect();
     let work = WorkCounter::default();
-    work.probe(additions.iter().map(|rows| rows.len() as u64).sum());
     // Round 1's facts are copied only for a trace: a copy allocates, and on 1,000-edge
     // insertions the copies were a seventh of the phase.
     let mut added: Vec<Fact> = Vec::new();
+    let mut offered = 0;
     let mut first = 0;
     let mut revived: Vec<(usize, RowId)> = Vec::new();
-    for (rel, rows) in additions.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
-        relations[rel].insert_batch_with(rows, true, |i, o| {
+    for (rel, rows) in additions.into_iter().enumerate() {
+        if rows.clone().next().is_none() {
+            continue;
+        }
+        relations[rel].insert_batch_with(rows, true, |row, o| {
+            offered += 1;
             match o {
                 Insertion::Present => return,
                 Insertion::Appended => {}
@@ -84,10 +98,11 @@ pub(crate) fn insert_rows(
             }
             first += 1;
             if trace_facts {
-                added.push(Fact::new(rel, rows[i].clone()));
+                added.push(Fact::new(rel, row.clone()));
             }
         });
     }
+    work.probe(offered);
     let mut out = Inserted::default();
     if first == 0 {
         out.work = work.total();

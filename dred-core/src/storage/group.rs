@@ -1,0 +1,281 @@
+//! The row ids of an index group: a few inside the group's table entry ([`GroupRows`]),
+//! the rest of a larger group in one array shared by all groups of the index ([`RowPool`]).
+//!
+//! Why not a `SmallVec` per group: its 24 bytes (four inline ids and a capacity word) made an
+//! index entry 40 bytes, and on reachability over an ontology, where nearly every node has
+//! one parent, the index tables of the edges are most of `dred`'s memory (WordNet's forward
+//! index: 95,322 groups for 97,666 edges). [`GroupRows`] is 20 bytes, so an entry is 32 —
+//! two to a cache line, none straddling two — and a spilled group costs no allocation of
+//! its own (no allocator header; the cells it leaves behind when it moves to grow are
+//! reclaimed by compaction): it is a region of the pool, found with the same one dependent
+//! read as a `SmallVec`'s heap pointer.
+
+use super::RowId;
+
+/// Ids a [`GroupRows`] has room for inside the entry; an index whose keys have more than one
+/// column keeps its group number in the last cell and has one fewer ([`RowPool::new`]).
+const CELLS: usize = 4;
+
+/// A pool region's first capacity when a group spills.
+const FIRST_REGION: u32 = 8;
+
+/// A pool's abandoned cells that always justify compacting it (below this, a third of the
+/// pool).
+const COMPACT_FROM: usize = 4096;
+
+/// The ascending row ids of one group: up to the pool's `inline` of them in `cells`; beyond,
+/// in a region of the index's [`RowPool`] whose offset and capacity `cells` holds instead.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GroupRows {
+    len: u32,
+    /// Inline: the ids. Spilled: the region's offset and capacity. Either way, the last cell
+    /// holds the group number when the pool's `inline` is `CELLS - 1`.
+    cells: [RowId; CELLS],
+}
+
+impl GroupRows {
+    /// The group number stored beside the rows (pools made with `numbered`).
+    #[inline(always)]
+    pub(crate) fn number(&self) -> u32 {
+        self.cells[CELLS - 1]
+    }
+}
+
+/// The spilled regions of an index's groups, and what a group's ids are.
+///
+/// Invariant (checked by [`RowPool::check`]): the regions of the groups handed to it are
+/// disjoint, each within `rows`, and together with the `abandoned` cells they cover it.
+#[derive(Clone, Debug)]
+pub(crate) struct RowPool {
+    /// Ids a group holds inside its entry.
+    inline: u32,
+    rows: Vec<RowId>,
+    /// Cells of `rows` in no group's region (left behind when a group moved to a larger one).
+    abandoned: usize,
+}
+
+impl RowPool {
+    /// A pool for groups that keep `CELLS` ids inline, or one fewer and their group number
+    /// when `numbered`.
+    pub(crate) fn new(numbered: bool) -> Self {
+        RowPool {
+            inline: if numbered { CELLS - 1 } else { CELLS } as u32,
+            rows: Vec::new(),
+            abandoned: 0,
+        }
+    }
+
+    /// A group holding only `r`, numbered `number` (ignored unless the pool is numbered).
+    #[inline]
+    pub(crate) fn single(&self, r: RowId, number: u32) -> GroupRows {
+        let mut cells = [0; CELLS];
+        cells[0] = r;
+        if self.inline < CELLS as u32 {
+            cells[CELLS - 1] = number;
+        }
+        GroupRows { len: 1, cells }
+    }
+
+    /// The ids of `g`, ascending.
+    #[inline(always)]
+    pub(crate) fn rows<'a>(&'a self, g: &'a GroupRows) -> &'a [RowId] {
+        if g.len <= self.inline {
+            &g.cells[..g.len as usize]
+        } else {
+            let start = g.cells[0] as usize;
+            &self.rows[start..start + g.len as usize]
+        }
+    }
+
+    /// Appends `r` (greater than every id of `g`) to `g`. Returns true when the pool has
+    /// abandoned enough cells that the caller should [`RowPool::compact`] it.
+    #[inline]
+    pub(crate) fn push(&mut self, g: &mut GroupRows, r: RowId) -> bool {
+        let len = g.len;
+        g.len += 1;
+        if len < self.inline {
+            g.cells[len as usize] = r;
+            return false;
+        }
+        if len == self.inline {
+            // Spill: the inline ids move to a new region at the pool's end.
+            let start = self.rows.len();
+            let cap = FIRST_REGION.max(len + 1);
+            self.rows.extend_from_slice(&g.cells[..len as usize]);
+            self.rows.push(r);
+            self.rows.resize(start + cap as usize, 0);
+            g.cells[0] = Self::offset(start);
+            g.cells[1] = cap;
+            return false;
+        }
+        let (start, cap) = (g.cells[0] as usize, g.cells[1]);
+        if len < cap {
+            self.rows[start + len as usize] = r;
+            return false;
+        }
+        let end = start + cap as usize;
+        if end == self.rows.len() {
+            // The last region grows where it is.
+            self.rows.resize(start + 2 * cap as usize, 0);
+        } else {
+            let moved = self.rows.len();
+            self.rows.extend_from_within(start..end);
+            self.rows.resize(moved + 2 * cap as usize, 0);
+            self.abandoned += cap as usize;
+            g.cells[0] = Self::offset(moved);
+        }
+        g.cells[1] = 2 * cap;
+        self.rows[g.cells[0] as usize + len as usize] = r;
+        // Why a third: groups growing by doubling abandon about as many cells as their
+        // regions hold, so the pool settles near half abandoned; a third reclaims that. A
+        // compaction leaves each group half its size again to grow, so its cost is paid by
+        // the pushes that fill that room before the group moves (and abandons cells) again.
+        self.abandoned >= COMPACT_FROM.max(self.rows.len() / 3)
+    }
+
+    fn offset(start: usize) -> RowId {
+        RowId::try_from(start).expect("an index's pool holds fewer than 2^32 row ids")
+    }
+
+    /// Rebuilds the pool from the spilled groups among `groups` — which must be all groups
+    /// whose regions are in it — with no abandoned cells, each region half as large again as
+    /// its group.
+    pub(crate) fn compact<'a>(&mut self, groups: impl Iterator<Item = &'a mut GroupRows>) {
+        let mut spilled: Vec<&mut GroupRows> = groups.filter(|g| g.len > self.inline).collect();
+        let room = |len: u32| len + len / 2;
+        let cells: usize = spilled.iter().map(|g| room(g.len) as usize).sum();
+        let mut rows = Vec::with_capacity(cells);
+        for g in &mut spilled {
+            let start = g.cells[0] as usize;
+            let moved = rows.len();
+            rows.extend_from_slice(&self.rows[start..start + g.len as usize]);
+            rows.resize(moved + room(g.len) as usize, 0);
+            g.cells[0] = Self::offset(moved);
+            g.cells[1] = room(g.len);
+        }
+        self.rows = rows;
+        self.abandoned = 0;
+    }
+
+    /// Forgets every region, keeping the capacity.
+    pub(crate) fn clear(&mut self) {
+        self.rows.clear();
+        self.abandoned = 0;
+    }
+
+    /// Verifies the invariant over `groups` (all groups whose regions are in the pool);
+    /// panics with a description on the first disagreement. For tests and debug assertions.
+    pub(crate) fn check<'a>(&self, groups: impl Iterator<Item = &'a GroupRows>) {
+        let mut regions: Vec<(usize, usize)> = groups
+            .filter(|g| g.len > self.inline)
+            .map(|g| {
+                let (start, cap) = (g.cells[0] as usize, g.cells[1] as usize);
+                assert!(g.len as usize <= cap, "group longer than its region");
+                (start, start + cap)
+            })
+            .collect();
+        regions.sort_unstable();
+        assert!(
+            regions.windows(2).all(|w| w[0].1 <= w[1].0),
+            "pool regions overlap"
+        );
+        assert!(
+            regions
+                .last()
+                .is_none_or(|&(_, end)| end <= self.rows.len()),
+            "pool region past the pool's end"
+        );
+        let held: usize = regions.iter().map(|(s, e)| e - s).sum();
+        assert_eq!(
+            held + self.abandoned,
+            self.rows.len(),
+            "pool cells unaccounted"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Groups of many sizes grown in an interleaved order, against plain vectors: every
+    /// group reads back its ids in order through spills, moves, growth in place and
+    /// compactions, in numbered and unnumbered pools.
+    #[test]
+    fn groups_read_back_their_rows_through_spills_moves_and_compactions() {
+        for numbered in [false, true] {
+            let mut pool = RowPool::new(numbered);
+            // Two large groups leapfrog each other at the pool's end, each move abandoning a region.
+            let sizes = [1usize, 2, 3, 4, 5, 9, 17, 100, 3000, 3000];
+            let mut groups: Vec<GroupRows> = Vec::new();
+            let mut model: Vec<Vec<RowId>> = Vec::new();
+            let mut compactions = 0;
+            let mut r: RowId = 0;
+            for (number, _) in sizes.iter().enumerate() {
+                groups.push(pool.single(r, number as u32));
+                model.push(vec![r]);
+                r += 1;
+            }
+            // Round-robin over the groups that still grow, so that regions interleave and
+            // a group that is not last in the pool must move to grow.
+            for step in 1..*sizes.iter().max().expect("sizes") {
+                for (i, &size) in sizes.iter().enumerate() {
+                    if step < size {
+                        if pool.push(&mut groups[i], r) {
+                            pool.compact(groups.iter_mut());
+                            compactions += 1;
+                        }
+                        model[i].push(r);
+                        r += 1;
+                    }
+                }
+                if step % 50 == 0 {
+                    pool.check(groups.iter());
+                }
+            }
+            pool.check(groups.iter());
+            for (i, g) in groups.iter().enumerate() {
+                assert_eq!(pool.rows(g), &model[i][..], "group {i}");
+                if numbered {
+                    assert_eq!(g.number(), i as u32, "group number kept");
+                }
+            }
+            assert!(
+                compactions > 0,
+                "the largest group's moves abandon enough to compact"
+            );
+            pool.compact(groups.iter_mut());
+            pool.check(groups.iter());
+            let room: usize = model
+                .iter()
+                .filter(|m| m.len() > pool.inline as usize)
+                .map(|m| m.len() + m.len() / 2)
+                .sum();
+            assert_eq!(
+                pool.rows.len(),
+                room,
+                "a compacted pool holds 1.5 x the spilled ids"
+            );
+            for (i, g) in groups.iter().enumerate() {
+                assert_eq!(pool.rows(g), &model[i][..], "group {i} after compaction");
+            }
+        }
+    }
+
+    /// A numbered pool keeps three ids inline and spills at the fourth; an unnumbered one
+    /// spills at the fifth.
+    #[test]
+    fn spill_points() {
+        for (numbered, inline) in [(false, 4), (true, 3)] {
+            let mut pool = RowPool::new(numbered);
+            let mut g = pool.single(0, 7);
+            for r in 1..inline {
+                pool.push(&mut g, r);
+            }
+            assert!(pool.rows.is_empty(), "{inline} ids stay inline");
+            pool.push(&mut g, inline);
+            assert_eq!(pool.rows.len(), FIRST_REGION as usize);
+            assert_eq!(pool.rows(&g), (0..=inline).collect::<Vec<_>>());
+        }
+    }
+}
