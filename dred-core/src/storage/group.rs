@@ -1,5 +1,6 @@
-//! The row ids of an index group: a few inside the group's table entry ([`GroupRows`]),
-//! the rest of a larger group in one array shared by all groups of the index ([`RowPool`]).
+//! The row ids of an index group: a few inside the group's table entry ([`GroupRows`]), a
+//! middling group's in a region of one array shared by all groups of the index, a large
+//! group's in a vector of its own ([`RowPool`]).
 //!
 //! Why not a `SmallVec` per group: its 24 bytes (four inline ids and a capacity word) made an
 //! index entry 40 bytes, and on reachability over an ontology, where nearly every node has
@@ -9,6 +10,14 @@
 //! its own (no allocator header; the cells it leaves behind when it moves to grow are
 //! reclaimed by compaction): it is a region of the pool, found with the same one dependent
 //! read as a `SmallVec`'s heap pointer.
+//!
+//! Why large groups leave the pool: a region cannot grow where it is unless it is the
+//! pool's last, so a growing group moves and leaves its old region behind, and only
+//! compaction (a second copy of the pool while it runs) gets that back. For the groups of
+//! a transitive closure (thousands of rows each, growing every round) that was 5-8% more
+//! peak memory than a vector per group, whose freed blocks the allocator reuses. Past
+//! [`POOLED`] rows a group is a vector of its own: one more dependent read, against a walk
+//! of more than [`POOLED`] rows.
 
 use super::RowId;
 
@@ -19,17 +28,22 @@ const CELLS: usize = 4;
 /// A pool region's first capacity when a group spills.
 const FIRST_REGION: u32 = 8;
 
+/// The most rows a group keeps in the pool; a larger group has a vector of its own.
+const POOLED: u32 = 32;
+
 /// A pool's abandoned cells that always justify compacting it (below this, a third of the
 /// pool).
 const COMPACT_FROM: usize = 4096;
 
-/// The ascending row ids of one group: up to the pool's `inline` of them in `cells`; beyond,
-/// in a region of the index's [`RowPool`] whose offset and capacity `cells` holds instead.
+/// The ascending row ids of one group: up to the pool's `inline` of them in `cells`; up to
+/// [`POOLED`], in a region of the index's [`RowPool`] whose offset and capacity `cells`
+/// holds instead; beyond, in a vector of the pool's whose number `cells` holds.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct GroupRows {
     len: u32,
-    /// Inline: the ids. Spilled: the region's offset and capacity. Either way, the last cell
-    /// holds the group number when the pool's `inline` is `CELLS - 1`.
+    /// Inline: the ids. Pooled: the region's offset and capacity. Large: the vector's
+    /// number. Either way, the last cell holds the group number when the pool's `inline` is
+    /// `CELLS - 1`.
     cells: [RowId; CELLS],
 }
 
@@ -44,7 +58,8 @@ impl GroupRows {
 /// The spilled regions of an index's groups, and what a group's ids are.
 ///
 /// Invariant (checked by [`RowPool::check`]): the regions of the groups handed to it are
-/// disjoint, each within `rows`, and together with the `abandoned` cells they cover it.
+/// disjoint, each within `rows`, and together with the `abandoned` cells they cover it;
+/// each vector of `large` belongs to one group, and holds its rows.
 #[derive(Clone, Debug)]
 pub(crate) struct RowPool {
     /// Ids a group holds inside its entry.
@@ -52,6 +67,8 @@ pub(crate) struct RowPool {
     rows: Vec<RowId>,
     /// Cells of `rows` in no group's region (left behind when a group moved to a larger one).
     abandoned: usize,
+    /// The rows of groups larger than [`POOLED`].
+    large: Vec<Vec<RowId>>,
 }
 
 impl RowPool {
@@ -62,6 +79,7 @@ impl RowPool {
             inline: if numbered { CELLS - 1 } else { CELLS } as u32,
             rows: Vec::new(),
             abandoned: 0,
+            large: Vec::new(),
         }
     }
 
@@ -81,9 +99,11 @@ impl RowPool {
     pub(crate) fn rows<'a>(&'a self, g: &'a GroupRows) -> &'a [RowId] {
         if g.len <= self.inline {
             &g.cells[..g.len as usize]
-        } else {
+        } else if g.len <= POOLED {
             let start = g.cells[0] as usize;
             &self.rows[start..start + g.len as usize]
+        } else {
+            &self.large[g.cells[0] as usize]
         }
     }
 
@@ -108,24 +128,41 @@ impl RowPool {
             g.cells[1] = cap;
             return false;
         }
+        if len > POOLED {
+            self.large[g.cells[0] as usize].push(r);
+            return false;
+        }
         let (start, cap) = (g.cells[0] as usize, g.cells[1]);
         if len < cap {
             self.rows[start + len as usize] = r;
             return false;
         }
         let end = start + cap as usize;
-        if end == self.rows.len() {
-            // The last region grows where it is.
-            self.rows.resize(start + 2 * cap as usize, 0);
-        } else {
-            let moved = self.rows.len();
-            self.rows.extend_from_within(start..end);
-            self.rows.resize(moved + 2 * cap as usize, 0);
+        if len == POOLED {
+            // The group leaves the pool for a vector of its own.
+            let mut own = Vec::with_capacity(2 * POOLED as usize);
+            own.extend_from_slice(&self.rows[start..end]);
+            own.push(r);
+            g.cells[0] = RowId::try_from(self.large.len()).expect("fewer than 2^32 groups");
+            self.large.push(own);
             self.abandoned += cap as usize;
-            g.cells[0] = Self::offset(moved);
+        } else {
+            // Doubling from the first region reaches POOLED exactly; from a compacted one
+            // it is capped there.
+            let grown = (2 * cap).min(POOLED);
+            if end == self.rows.len() {
+                // The last region grows where it is.
+                self.rows.resize(start + grown as usize, 0);
+            } else {
+                let moved = self.rows.len();
+                self.rows.extend_from_within(start..end);
+                self.rows.resize(moved + grown as usize, 0);
+                self.abandoned += cap as usize;
+                g.cells[0] = Self::offset(moved);
+            }
+            g.cells[1] = grown;
+            self.rows[g.cells[0] as usize + len as usize] = r;
         }
-        g.cells[1] = 2 * cap;
-        self.rows[g.cells[0] as usize + len as usize] = r;
         // Why a third: groups growing by doubling abandon about as many cells as their
         // regions hold, so the pool settles near half abandoned; a third reclaims that. A
         // compaction leaves each group half its size again to grow, so its cost is paid by
@@ -141,8 +178,10 @@ impl RowPool {
     /// whose regions are in it — with no abandoned cells, each region half as large again as
     /// its group.
     pub(crate) fn compact<'a>(&mut self, groups: impl Iterator<Item = &'a mut GroupRows>) {
-        let mut spilled: Vec<&mut GroupRows> = groups.filter(|g| g.len > self.inline).collect();
-        let room = |len: u32| len + len / 2;
+        let mut spilled: Vec<&mut GroupRows> = groups
+            .filter(|g| g.len > self.inline && g.len <= POOLED)
+            .collect();
+        let room = |len: u32| (len + len / 2).min(POOLED);
         let cells: usize = spilled.iter().map(|g| room(g.len) as usize).sum();
         let mut rows = Vec::with_capacity(cells);
         for g in &mut spilled {
@@ -161,13 +200,30 @@ impl RowPool {
     pub(crate) fn clear(&mut self) {
         self.rows.clear();
         self.abandoned = 0;
+        self.large.clear();
     }
 
     /// Verifies the invariant over `groups` (all groups whose regions are in the pool);
     /// panics with a description on the first disagreement. For tests and debug assertions.
     pub(crate) fn check<'a>(&self, groups: impl Iterator<Item = &'a GroupRows>) {
+        let groups: Vec<&GroupRows> = groups.collect();
+        let mut owners: Vec<usize> = groups
+            .iter()
+            .filter(|g| g.len > POOLED)
+            .map(|g| {
+                let own = &self.large[g.cells[0] as usize];
+                assert_eq!(own.len(), g.len as usize, "large group's vector length");
+                g.cells[0] as usize
+            })
+            .collect();
+        owners.sort_unstable();
+        assert!(
+            owners.iter().copied().eq(0..self.large.len()),
+            "each large vector belongs to one group"
+        );
         let mut regions: Vec<(usize, usize)> = groups
-            .filter(|g| g.len > self.inline)
+            .iter()
+            .filter(|g| g.len > self.inline && g.len <= POOLED)
             .map(|g| {
                 let (start, cap) = (g.cells[0] as usize, g.cells[1] as usize);
                 assert!(g.len as usize <= cap, "group longer than its region");
@@ -205,8 +261,13 @@ mod tests {
     fn groups_read_back_their_rows_through_spills_moves_and_compactions() {
         for numbered in [false, true] {
             let mut pool = RowPool::new(numbered);
-            // Two large groups leapfrog each other at the pool's end, each move abandoning a region.
-            let sizes = [1usize, 2, 3, 4, 5, 9, 17, 100, 3000, 3000];
+            // Middling groups (many of them, so that the pool compacts) grown round-robin
+            // move as they grow, each move abandoning a region; two large groups leave the
+            // pool for vectors of their own.
+            let sizes: Vec<usize> = [1usize, 2, 3, 4, 5, 9, 17, 100, 3000, 3000]
+                .into_iter()
+                .chain((0..600).map(|i| 5 + i % 28))
+                .collect();
             let mut groups: Vec<GroupRows> = Vec::new();
             let mut model: Vec<Vec<RowId>> = Vec::new();
             let mut compactions = 0;
@@ -242,19 +303,24 @@ mod tests {
             }
             assert!(
                 compactions > 0,
-                "the largest group's moves abandon enough to compact"
+                "the middling groups' moves abandon enough to compact"
             );
             pool.compact(groups.iter_mut());
             pool.check(groups.iter());
             let room: usize = model
                 .iter()
-                .filter(|m| m.len() > pool.inline as usize)
-                .map(|m| m.len() + m.len() / 2)
+                .filter(|m| m.len() > pool.inline as usize && m.len() <= POOLED as usize)
+                .map(|m| (m.len() + m.len() / 2).min(POOLED as usize))
                 .sum();
             assert_eq!(
                 pool.rows.len(),
                 room,
-                "a compacted pool holds 1.5 x the spilled ids"
+                "a compacted pool holds 1.5 x the pooled ids (at most POOLED a group)"
+            );
+            assert_eq!(
+                pool.large.len(),
+                3,
+                "groups of 100, 3000 and 3000 rows own vectors"
             );
             for (i, g) in groups.iter().enumerate() {
                 assert_eq!(pool.rows(g), &model[i][..], "group {i} after compaction");
