@@ -1113,6 +1113,21 @@ mod tests {
             assert_eq!(batched.lookup(0, &[key]), one_by_one.lookup(0, &[key]));
         }
         assert_eq!(batched.lookup(2, &[]), one_by_one.lookup(2, &[]));
+        // An iterator whose size hint says nothing (a filter: lower bound 0) is never taken
+        // for a bulk load, and inserts the same rows with the same ids.
+        let mut filtered = build();
+        let mut got = Vec::new();
+        filtered.insert_batch_with(refs.iter().filter(|_| true), false, |_, o| {
+            got.push(o.is_new())
+        });
+        assert_eq!(got, expected);
+        filtered.check_invariants();
+        for r in 0..filtered.end() {
+            assert_eq!(filtered.row(r), one_by_one.row(r));
+        }
+        for key in 0..17 {
+            assert_eq!(filtered.lookup(0, &[key]), one_by_one.lookup(0, &[key]));
+        }
     }
 
     /// With `revive`, tombstones come back under their old ids (first copy in the batch
