@@ -105,8 +105,8 @@ struct IndexEntry {
     first: Value,
     /// The low 32 bits of the key's hash (see [`Tagged`]).
     tag: u32,
-    /// Rows of the group, ascending: the first inside the entry, the rest of a large group
-    /// in the index's [`RowPool`].
+    /// Rows of the group, ascending: a small group's inside the entry, a larger group's in
+    /// the index's [`RowPool`].
     rows: GroupRows,
 }
 
@@ -153,9 +153,10 @@ impl Index {
 /// non-negative values, 4 bytes per value up to the largest stored instead (at most 4 MiB,
 /// or 64 bytes per row); per group of an index, a 33-byte slot of its table (at most 3/4
 /// used) holding up to four row ids (three for keys of several columns, which also store
-/// the key), and for a larger group a `u32` per row in the index's pool: a region of at most
-/// twice the group's rows, and cells left behind by groups that moved, reclaimed once they
-/// are a third of the pool (see [`RowPool`]).
+/// the key); for a group of 5 to 32 rows, a `u32` per row in a region of the index's pool
+/// (at most twice the rows; cells left behind by groups that moved are reclaimed once they
+/// are a third of the pool), and for a larger group a vector of its own (24 bytes, and at
+/// most twice the rows; see [`RowPool`]).
 #[derive(Clone, Debug)]
 pub struct Relation {
     arity: usize,
