@@ -157,13 +157,21 @@ fn starts_with_lookup(plan: &RulePlan) -> bool {
 /// up only [`HeadProbes::DEPTH`] heads later, so that the misses overlap.
 #[derive(Debug, Default)]
 pub(crate) struct HeadProbes {
-    rels: Vec<RelId>,
-    hashes: Vec<u64>,
-    /// Where each head's values start in `values`.
-    starts: Vec<usize>,
+    /// One record per head rather than a vector per field: a push is one vector's growth
+    /// check, not three (on R-MAT TC, 12 million pushes for 20 single-edge deletions).
+    heads: Vec<HeadProbe>,
     values: Vec<Value>,
-    /// Per head, while draining: the row its lookup compares first.
-    candidates: Vec<Option<RowId>>,
+}
+
+/// A head held by [`HeadProbes`].
+#[derive(Clone, Copy, Debug)]
+struct HeadProbe {
+    rel: RelId,
+    /// Where the head's values start in [`HeadProbes::values`].
+    start: usize,
+    hash: u64,
+    /// While draining: the row its lookup compares first.
+    candidate: Option<RowId>,
 }
 
 impl HeadProbes {
@@ -176,9 +184,12 @@ impl HeadProbes {
     pub(crate) fn push(&mut self, relations: &[Relation], rel: RelId, head: &[Value]) {
         let hash = relations[rel].lookup_hash(head);
         relations[rel].prefetch_row(hash);
-        self.rels.push(rel);
-        self.hashes.push(hash);
-        self.starts.push(self.values.len());
+        self.heads.push(HeadProbe {
+            rel,
+            start: self.values.len(),
+            hash,
+            candidate: None,
+        });
         self.values.extend_from_slice(head);
     }
 
@@ -196,15 +207,18 @@ impl HeadProbes {
         let relation = &relations[plan.head_rel];
         let hash = relation.lookup_hash(&self.values[start..]);
         relation.prefetch_row(hash);
-        self.rels.push(plan.head_rel);
-        self.hashes.push(hash);
-        self.starts.push(start);
+        self.heads.push(HeadProbe {
+            rel: plan.head_rel,
+            start,
+            hash,
+            candidate: None,
+        });
     }
 
     /// True when enough heads are held to look them up.
     #[inline]
     pub(crate) fn is_full(&self) -> bool {
-        self.rels.len() >= Self::DEPTH
+        self.heads.len() >= Self::DEPTH
     }
 
     /// Looks up every head held, in the order pushed, and forgets them: `found` gets the
@@ -217,24 +231,18 @@ impl HeadProbes {
         // The slots have arrived by now (prefetched when pushed): note the row each lookup
         // will compare with and start loading it, so that those misses overlap too; the
         // lookups then compare that row without walking the slots again.
-        self.candidates.clear();
-        self.candidates.extend(
-            self.rels
-                .iter()
-                .zip(&self.hashes)
-                .map(|(&rel, &hash)| relations[rel].first_candidate(hash)),
-        );
-        for (i, (&rel, &hash)) in self.rels.iter().zip(&self.hashes).enumerate() {
-            let end = self.starts.get(i + 1).copied().unwrap_or(self.values.len());
-            let head = &self.values[self.starts[i]..end];
+        for h in &mut self.heads {
+            h.candidate = relations[h.rel].first_candidate(h.hash);
+        }
+        for (i, h) in self.heads.iter().enumerate() {
+            let end = self.heads.get(i + 1).map_or(self.values.len(), |n| n.start);
+            let head = &self.values[h.start..end];
             found(
-                rel,
-                relations[rel].find_row_candidate(hash, head, self.candidates[i]),
+                h.rel,
+                relations[h.rel].find_row_candidate(h.hash, head, h.candidate),
             );
         }
-        self.rels.clear();
-        self.hashes.clear();
-        self.starts.clear();
+        self.heads.clear();
         self.values.clear();
     }
 }
