@@ -11,4 +11,20 @@ mod relation;
 mod row_set;
 
 pub use marks::RowMarks;
+
+use crate::value::Value;
+
+/// True when two rows of one arity hold the same values. Element by element, and without a
+/// loop for one or two columns: `[i64] == [i64]` is a `memcmp` call, whose overhead
+/// dominated deduplication of short rows, and the zipped loop this replaces was 1.3% of
+/// `dred`'s instructions on R-MAT TC's single-edge deletions (callgrind, 12 million head
+/// lookups).
+#[inline(always)]
+pub(crate) fn same_values(a: &[Value], b: &[Value]) -> bool {
+    match (a, b) {
+        ([a0], [b0]) => a0 == b0,
+        ([a0, a1], [b0, b1]) => a0 == b0 && a1 == b1,
+        _ => a.iter().zip(b).all(|(x, y)| x == y),
+    }
+}
 pub use relation::{IndexId, Insertion, Relation, RowId, RowRange};

@@ -536,7 +536,7 @@ impl Relation {
             return dense.get(row[0]);
         }
         let r = candidate?;
-        if self.row(r).iter().zip(row).all(|(a, b)| a == b) {
+        if super::same_values(self.row(r), row) {
             Some(r)
         } else {
             self.find_row_hashed(hash, row)

@@ -50,12 +50,7 @@ pub(crate) struct RowSet {
 #[inline(always)]
 fn row_is(data: &[Value], arity: usize, r: RowId, row: &[Value]) -> bool {
     let start = r as usize * arity;
-    // Element-wise: `[i64] == [i64]` is a `memcmp` call, whose overhead dominated
-    // deduplication of short rows.
-    data[start..start + arity]
-        .iter()
-        .zip(row)
-        .all(|(a, b)| a == b)
+    super::same_values(&data[start..start + arity], row)
 }
 
 impl RowSet {
