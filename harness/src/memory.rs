@@ -84,14 +84,18 @@ mod tests {
             eprintln!("no /proc/self/clear_refs reset here: the footprint column stays empty");
             return;
         };
-        let mut block = vec![0u8; 64 << 20];
+        let mut block = vec![0u8; 128 << 20];
         // Touch every page so that it is resident.
         for i in (0..block.len()).step_by(4096) {
             block[i] = 1;
         }
         std::hint::black_box(&block);
         let growth = footprint.peak_growth_kb().expect("status readable");
-        assert!(growth >= 60 << 10, "64 MiB touched, growth {growth} kB");
+        // The other tests of this binary run in threads of the same process, and what they
+        // free meanwhile was counted in the start's resident set: a 64 MiB block once grew
+        // the mark by only 57 MiB (a CI run). A quarter of the block is left for that; a
+        // growth that missed the block would be far below.
+        assert!(growth >= 96 << 10, "128 MiB touched, growth {growth} kB");
         drop(block);
     }
 }
