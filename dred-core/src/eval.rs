@@ -295,17 +295,16 @@ impl Matcher<'_> {
             }
             Step::Atom(a) => {
                 let relation = &self.relations[a.rel];
-                let visit = |row: &[Value], vars: &mut [Value], emit: &mut F| -> bool {
+                // Binds the atom's variables from `row`; true when its checks then hold.
+                let matches = |row: &[Value], vars: &mut [Value]| -> bool {
                     // Bind first: a check may compare with a variable bound in this atom.
                     for &(c, v) in &a.binds {
                         vars[v] = row[c];
                     }
-                    for &(c, op) in &a.checks {
-                        if row[c] != op.get(vars) {
-                            return true;
-                        }
-                    }
-                    self.step(plan, i + 1, seed, vars, emit)
+                    a.checks.iter().all(|&(c, op)| row[c] == op.get(vars))
+                };
+                let visit = |row: &[Value], vars: &mut [Value], emit: &mut F| -> bool {
+                    !matches(row, vars) || self.step(plan, i + 1, seed, vars, emit)
                 };
                 if plan.seed_step == Some(i) {
                     if let Some(row) = seed {
@@ -379,14 +378,7 @@ impl Matcher<'_> {
                                 if check_live && !relation.is_live(r) {
                                     continue;
                                 }
-                                let row = relation.row(r);
-                                for &(c, v) in &a.binds {
-                                    vars[v] = row[c];
-                                }
-                                if a.checks.iter().any(|&(c, op)| row[c] != op.get(vars)) {
-                                    continue;
-                                }
-                                if !emit(vars) {
+                                if matches(relation.row(r), vars) && !emit(vars) {
                                     self.work.touch(visited);
                                     return false;
                                 }
