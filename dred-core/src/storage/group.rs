@@ -53,6 +53,14 @@ impl GroupRows {
     pub(crate) fn number(&self) -> u32 {
         self.cells[CELLS - 1]
     }
+
+    /// True for the default group, which holds no row (a slot of a dense index no row has).
+    /// Pushing a row into it makes the group [`RowPool::single`] would, in a pool that is
+    /// not numbered.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// The spilled regions of an index's groups, and what a group's ids are.

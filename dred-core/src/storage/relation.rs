@@ -1,5 +1,6 @@
 //! A set of tuples of one arity stored row-major in one `Vec`, deduplicated by a hash table of
-//! row ids, with any number of hash indexes on column subsets.
+//! row ids, with any number of indexes on column subsets (hashed, or for one column of small
+//! values an array by value).
 //!
 //! Removal leaves a tombstone: the row keeps its id (so index groups and semi-naive ranges
 //! stay valid) but is no longer *live*; readers skip dead rows. A tombstone stays findable by
@@ -82,6 +83,89 @@ struct Index {
     pool: RowPool,
     /// The one group of an index without key columns: every row.
     all: Vec<RowId>,
+    /// For a one-column key of small non-negative values: the groups by value, replacing
+    /// `table` (left empty) while on. See [`DenseGroups`].
+    dense: Option<DenseGroups>,
+    /// While `table` holds a one-column key's groups: the largest key value stored, or
+    /// `None` once some value is negative (no dense array can hold it).
+    hashed_max: Option<Value>,
+}
+
+/// The groups of a one-column index by key value: the group of value v at v, an empty
+/// [`GroupRows`] for a value no row has.
+///
+/// Why: a lookup in the hashed table costs a hash, its control bytes and then its slot —
+/// two dependent cache misses and about 170 instructions (callgrind, R-MAT reachability
+/// towards a root) — where this costs one read of an array. Index lookups were a quarter
+/// of `dred`'s time on that workload's single-edge deletions (perf, side by side with
+/// `dd`). Keys are mostly interned symbols, numbered from 0, so such an array is as
+/// compact as the table or more: 20 bytes a value against 44–88 bytes a group for the
+/// table (33-byte slots, 3/8–3/4 full).
+///
+/// It is kept no larger than the table would be: at most [`DenseGroups::PER_GROUP`]
+/// values a group (beyond a first [`DenseGroups::FREE`] values, 320 KB), so an index on a
+/// column with few distinct values among many symbols (the parents of an ontology's
+/// edges) stays hashed. A value that does not fit moves the groups into the table; the
+/// table moves back once there are as many groups as values to cover ([`Index::try_dense`]):
+/// half the density that turned it off, so that a value just beyond the bound, then a new
+/// group, then another such value do not move every group each time. Between two moves the
+/// groups at least double, so the moves cost O(1) a group.
+#[derive(Clone, Debug, Default)]
+struct DenseGroups {
+    groups: Vec<GroupRows>,
+    /// Groups not empty.
+    count: usize,
+}
+
+impl DenseGroups {
+    /// Values the array may always cover, whatever its groups.
+    const FREE: usize = 1 << 14;
+    /// Beyond [`DenseGroups::FREE`]: values covered per group, at most.
+    const PER_GROUP: usize = 2;
+
+    /// The most values an array of `groups` groups may cover.
+    #[inline]
+    fn bound(groups: usize) -> usize {
+        Self::FREE
+            .max(Self::PER_GROUP.saturating_mul(groups))
+            .min(Dense::LIMIT)
+    }
+
+    /// The group of value `v` (empty when no row has it).
+    #[inline(always)]
+    fn get(&self, v: Value) -> Option<&GroupRows> {
+        usize::try_from(v).ok().and_then(|i| self.groups.get(i))
+    }
+
+    /// The group of value `v` for a row to join it, the array grown to cover `v`; `None`
+    /// when `v` is negative or beyond [`DenseGroups::bound`] (the array is unchanged then).
+    #[inline]
+    fn group_mut(&mut self, v: Value) -> Option<&mut GroupRows> {
+        let i = usize::try_from(v).ok()?;
+        if i >= self.groups.len() {
+            let bound = Self::bound(self.count + 1);
+            if i >= bound {
+                return None;
+            }
+            self.cover(i + 1, bound);
+        }
+        let g = &mut self.groups[i];
+        if g.is_empty() {
+            self.count += 1;
+        }
+        Some(g)
+    }
+
+    /// Grows the array to cover at least `len` values, by half again at a time but never
+    /// beyond `bound` values (so that the doubling of a `Vec` does not overshoot the memory
+    /// rule).
+    fn cover(&mut self, len: usize, bound: usize) {
+        let grown = len
+            .max(self.groups.len() + self.groups.len() / 2)
+            .min(bound.max(len));
+        self.groups.reserve_exact(grown - self.groups.len());
+        self.groups.resize(grown, GroupRows::default());
+    }
 }
 
 /// Why a group's first rows live inside its entry: most groups of the indexes that
@@ -125,15 +209,84 @@ impl Index {
             keys: Vec::new(),
             pool: RowPool::new(cols.len() > 1),
             all: Vec::new(),
+            dense: (cols.len() == 1).then(DenseGroups::default),
+            hashed_max: Some(-1),
         }
     }
 
     /// The rows of every group (no order among groups).
     fn groups(&self) -> impl Iterator<Item = &[RowId]> + '_ {
+        let dense = self.dense.iter().flat_map(|d| &d.groups);
         self.table
             .iter()
-            .map(|e| self.pool.rows(&e.rows))
+            .map(|e| &e.rows)
+            .chain(dense)
+            .filter(|g| !g.is_empty())
+            .map(|g| self.pool.rows(g))
             .chain(self.cols.is_empty().then_some(&self.all[..]))
+    }
+
+    /// Every group's rows record, whichever holds them, for the pool to compact or check.
+    fn group_rows_mut(&mut self) -> (&mut RowPool, impl Iterator<Item = &mut GroupRows>) {
+        let dense = self.dense.iter_mut().flat_map(|d| &mut d.groups);
+        (
+            &mut self.pool,
+            self.table.iter_mut().map(|e| &mut e.rows).chain(dense),
+        )
+    }
+
+    /// Moves a dense index's groups into the hashed table (see [`DenseGroups`]).
+    fn dense_off(&mut self, hasher: &DefaultHashBuilder) {
+        let Some(dense) = self.dense.take() else {
+            return;
+        };
+        debug_assert_eq!(self.table.len(), 0);
+        self.table.reserve(dense.count + 1);
+        let mut max = -1;
+        for (v, rows) in dense.groups.into_iter().enumerate() {
+            if rows.is_empty() {
+                continue;
+            }
+            let v = v as Value;
+            max = v;
+            let h = hasher.hash_one(KeySlice(&[v]));
+            match self.table.probe(h, |e| e.first == v) {
+                Probe::Vacant(i) => self.table.fill(
+                    i,
+                    h,
+                    IndexEntry {
+                        first: v,
+                        tag: h as u32,
+                        rows,
+                    },
+                ),
+                Probe::Found(_) => unreachable!("each value has one group"),
+            }
+        }
+        self.hashed_max = Some(max);
+    }
+
+    /// Moves a one-column index's groups from the hashed table back into a dense array once
+    /// its values are dense enough: half of [`DenseGroups::bound`] (see there why half).
+    fn try_dense(&mut self) {
+        let groups = self.table.len();
+        let Some(max) = self.hashed_max else {
+            return;
+        };
+        let len = usize::try_from(max + 1).unwrap_or(0);
+        if len.saturating_mul(DenseGroups::PER_GROUP) > DenseGroups::bound(groups) {
+            return;
+        }
+        let mut dense = DenseGroups {
+            groups: Vec::new(),
+            count: groups,
+        };
+        dense.cover(len, len);
+        let table = std::mem::take(&mut self.table);
+        for e in table.iter() {
+            dense.groups[e.first as usize] = e.rows;
+        }
+        self.dense = Some(dense);
     }
 
     /// True when the entry's group has this key (given as values in key order).
@@ -153,7 +306,9 @@ impl Index {
 /// non-negative values, 4 bytes per value up to the largest stored instead (at most 4 MiB,
 /// or 64 bytes per row); per group of an index, a 33-byte slot of its table (at most 3/4
 /// used) holding up to four row ids (three for keys of several columns, which also store
-/// the key); for a group of 5 to 32 rows, a `u32` per row in a region of the index's pool
+/// the key) — for a one-column key of small non-negative values, 20 bytes per value up to
+/// the largest stored instead (at most two values a group beyond the first 16,384, see
+/// [`DenseGroups`]); for a group of 5 to 32 rows, a `u32` per row in a region of the index's pool
 /// (at most twice the rows; cells left behind by groups that moved are reclaimed once they
 /// are a third of the pool), and for a larger group a vector of its own (24 bytes, and at
 /// most twice the rows; see [`RowPool`]).
@@ -422,13 +577,38 @@ impl Relation {
             ix.all.push(r);
             return;
         }
+        if Self::dense_insert(ix, hasher, row[ix.cols[0]], r) {
+            return;
+        }
         let h = Self::hash_key(hasher, row, &ix.cols);
         Self::index_insert_hashed(ix, row, r, h);
     }
 
-    /// [`Relation::index_insert`] with the key's hash computed beforehand.
+    /// Adds row `r`, of key value `v`, to a dense index. False when the index is hashed —
+    /// already, or now because `v` does not fit the array (see [`DenseGroups`]) — and the
+    /// row is still to be added to the table.
+    #[inline]
+    fn dense_insert(ix: &mut Index, hasher: &DefaultHashBuilder, v: Value, r: RowId) -> bool {
+        let Index { dense, pool, .. } = ix;
+        let Some(dense) = dense else {
+            return false;
+        };
+        let Some(g) = dense.group_mut(v) else {
+            ix.dense_off(hasher);
+            return false;
+        };
+        if pool.push(g, r) {
+            let (pool, groups) = ix.group_rows_mut();
+            pool.compact(groups);
+        }
+        true
+    }
+
+    /// [`Relation::index_insert`] into the hashed table, with the key's hash computed
+    /// beforehand.
     #[inline]
     fn index_insert_hashed(ix: &mut Index, row: &[Value], r: RowId, h: u64) {
+        debug_assert!(ix.dense.is_none());
         ix.table.reserve_one();
         let (cols, keys, k) = (&ix.cols, &ix.keys, ix.cols.len());
         match ix
@@ -442,18 +622,23 @@ impl Relation {
             }
             Probe::Vacant(i) => {
                 let group = ix.table.len() as u32;
-                if cols.len() > 1 {
+                let first = row[cols[0]];
+                if k > 1 {
                     ix.keys.extend(cols.iter().map(|&c| row[c]));
                 }
                 ix.table.fill(
                     i,
                     h,
                     IndexEntry {
-                        first: row[cols[0]],
+                        first,
                         tag: h as u32,
                         rows: ix.pool.single(r, group),
                     },
                 );
+                if k == 1 {
+                    ix.hashed_max = ix.hashed_max.filter(|_| first >= 0).map(|m| m.max(first));
+                    ix.try_dense();
+                }
             }
         }
     }
@@ -802,6 +987,44 @@ impl Relation {
                 ix.all.extend(first..end);
                 continue;
             }
+            if let Some(dense) = ix.dense.as_mut().filter(|_| bulk) {
+                // Sized once for the new rows' values, or hashed now if they do not fit.
+                let c = ix.cols[0];
+                let mut values: Vec<Value> = (first..end).map(|r| row(r)[c]).collect();
+                values.sort_unstable();
+                values.dedup();
+                let bound = DenseGroups::bound(dense.count + values.len());
+                match (values.first(), values.last()) {
+                    (Some(&lo), Some(&hi)) if lo >= 0 && (hi as usize) < bound => {
+                        let len = (hi as usize + 1).max(dense.groups.len());
+                        dense.cover(len, len);
+                    }
+                    (Some(_), _) => ix.dense_off(hasher),
+                    _ => {}
+                }
+            }
+            // Rows from `hashed_from` on go to the hashed table: all of them, or those after
+            // the row whose value turned the dense array off.
+            let mut hashed_from = first;
+            if ix.dense.is_some() {
+                let c = ix.cols[0];
+                while hashed_from < end {
+                    let r = hashed_from;
+                    if let Some(next) = r.checked_add(AHEAD as RowId).filter(|&n| n < end) {
+                        if let Some(g) = ix.dense.as_ref().and_then(|d| d.get(row(next)[c])) {
+                            prefetch(g);
+                        }
+                    }
+                    if !Self::dense_insert(ix, hasher, row(r)[c], r) {
+                        break;
+                    }
+                    hashed_from += 1;
+                }
+            }
+            let first = hashed_from;
+            if first == end {
+                continue;
+            }
             let hash = |cols: &[usize], r: RowId| Self::hash_key(hasher, row(r), cols);
             if bulk {
                 // Groups the new rows may open: their distinct keys, told apart by the top
@@ -827,7 +1050,12 @@ impl Relation {
                     ahead[i % AHEAD] = hash(&ix.cols, next);
                     ix.table.prefetch(ahead[i % AHEAD]);
                 }
-                Self::index_insert_hashed(ix, row(r), r, h);
+                if ix.dense.is_some() {
+                    // Dense again since a new group of this batch ([`Index::try_dense`]).
+                    Self::index_insert(ix, hasher, row(r), r);
+                } else {
+                    Self::index_insert_hashed(ix, row(r), r, h);
+                }
             }
         }
     }
@@ -836,6 +1064,9 @@ impl Relation {
     #[inline]
     pub fn lookup(&self, index: IndexId, key: &[Value]) -> &[RowId] {
         let ix = &self.indexes[index];
+        if let Some(dense) = &ix.dense {
+            return dense.get(key[0]).map_or(&[], |g| ix.pool.rows(g));
+        }
         if self.arity == 0 || ix.cols.is_empty() {
             return &ix.all;
         }
@@ -863,6 +1094,14 @@ impl Relation {
             ix.keys.clear();
             ix.pool.clear();
             ix.all.clear();
+            // Dense again (its array kept) until a value does not fit.
+            if ix.cols.len() == 1 {
+                let mut dense = ix.dense.take().unwrap_or_default();
+                dense.groups.fill(GroupRows::default());
+                dense.count = 0;
+                ix.dense = Some(dense);
+                ix.hashed_max = Some(-1);
+            }
         }
     }
 
@@ -899,7 +1138,26 @@ impl Relation {
             );
         }
         for (ixi, ix) in self.indexes.iter().enumerate() {
-            ix.pool.check(ix.table.iter().map(|e| &e.rows));
+            let dense_groups = ix.dense.iter().flat_map(|d| &d.groups);
+            ix.pool
+                .check(ix.table.iter().map(|e| &e.rows).chain(dense_groups));
+            if let Some(dense) = &ix.dense {
+                assert_eq!(ix.cols.len(), 1, "dense index of a one-column key");
+                assert_eq!(ix.table.len(), 0, "hashed table beside the dense groups");
+                let count = dense.groups.iter().filter(|g| !g.is_empty()).count();
+                assert_eq!(dense.count, count, "dense group count");
+                for (v, g) in dense.groups.iter().enumerate() {
+                    for &r in ix.pool.rows(g) {
+                        assert_eq!(self.row(r)[ix.cols[0]], v as Value, "row {r} of value {v}");
+                    }
+                }
+            } else if ix.cols.len() == 1 {
+                let max = ix.table.iter().map(|e| e.first).max().unwrap_or(-1);
+                match ix.hashed_max {
+                    Some(m) => assert_eq!(m, max, "largest hashed value"),
+                    None => assert!(ix.table.iter().any(|e| e.first < 0), "a negative value"),
+                }
+            }
             let mut seen = 0;
             if self.arity > 0 && !ix.cols.is_empty() {
                 let k = ix.cols.len();
@@ -1246,6 +1504,99 @@ mod tests {
             rel.clear();
             assert!(rel.dense.is_some(), "an empty relation starts with the map");
             check(&rel, &Default::default(), &Default::default());
+        }
+    }
+
+    /// One-column indexes against a model of their groups while they are dense, turned
+    /// hashed by a negative or a far value, and dense again once the values fill in; row by
+    /// row and in bulk loads; through pool compactions, compaction and clearing.
+    #[test]
+    fn one_column_index_dense_hashed_and_back() {
+        struct Case {
+            rel: Relation,
+            groups: std::collections::BTreeMap<Value, Vec<RowId>>,
+        }
+        impl Case {
+            fn insert(&mut self, rows: &[[Value; 2]], bulk: bool) {
+                let refs: Vec<&[Value]> = rows.iter().map(|r| &r[..]).collect();
+                let before = self.rel.end();
+                if bulk {
+                    self.rel.insert_batch(&refs, false);
+                } else {
+                    for row in &refs {
+                        self.rel.insert(row);
+                    }
+                }
+                for r in before..self.rel.end() {
+                    let v = self.rel.row(r)[0];
+                    self.groups.entry(v).or_default().push(r);
+                }
+            }
+            fn check(&self, probe: impl Iterator<Item = Value>) {
+                self.rel.check_invariants();
+                for (v, rows) in &self.groups {
+                    assert_eq!(self.rel.lookup(0, &[*v]), &rows[..], "group of {v}");
+                }
+                for v in probe {
+                    let want = self.groups.get(&v).map_or(&[][..], |g| &g[..]);
+                    assert_eq!(self.rel.lookup(0, &[v]), want, "value {v}");
+                }
+            }
+            fn dense(&self) -> bool {
+                self.rel.indexes[0].dense.is_some()
+            }
+        }
+        let new_case = || {
+            let mut rel = Relation::new(2);
+            rel.ensure_index(&[0]);
+            rel.ensure_index(&[1]);
+            Case {
+                rel,
+                groups: Default::default(),
+            }
+        };
+        for bulk in [false, true] {
+            // Groups of 20 rows grown round-robin: middling groups move in the pool and
+            // compact it, inside the dense array.
+            let mut c = new_case();
+            let rows: Vec<[Value; 2]> = (0..60_000).map(|i| [i % 3000, i]).collect();
+            for chunk in rows.chunks(if bulk { 20_000 } else { 60_000 }) {
+                c.insert(chunk, bulk);
+            }
+            assert!(c.dense(), "small values stay dense");
+            c.check(-3..3100);
+
+            // A negative value turns it hashed for good; a far one too, until the values
+            // in between are filled in.
+            for (breaker, back) in [(-7, false), (100_000, true), (1 << 40, false)] {
+                let mut c = new_case();
+                c.insert(&[[1, 1], [2, 2], [breaker, 3], [2, 4]], bulk);
+                assert!(!c.dense(), "{breaker} turns the index hashed");
+                c.check([-7, 0, 1, 2, 3, 100_000, 1 << 40].into_iter());
+                let fill: Vec<[Value; 2]> = (0..110_000).map(|i| [i, i % 5]).collect();
+                for chunk in fill.chunks(7_000) {
+                    c.insert(chunk, bulk);
+                }
+                assert_eq!(c.dense(), back, "dense again after {breaker}: {back}");
+                c.check((-10..10).chain(109_990..110_010).chain([100_000, 1 << 40]));
+                // Compaction and clearing start dense again, and turn hashed the same way.
+                c.rel.remove(&[2, 2]);
+                c.rel.compact();
+                c.groups.clear();
+                for r in 0..c.rel.end() {
+                    c.groups.entry(c.rel.row(r)[0]).or_default().push(r);
+                }
+                assert_eq!(c.dense(), breaker != 1 << 40 && breaker >= 0);
+                c.check(-10..10);
+                c.rel.clear();
+                c.groups.clear();
+                assert!(c.dense(), "an empty index starts dense");
+                c.check(-3..3);
+                c.insert(&[[4, 1], [breaker, 2]], bulk);
+                // The array is kept through clearing, and covers 100,000 still.
+                assert_eq!(c.dense(), back);
+                c.check([-7, 4, 100_000].into_iter());
+            }
         }
     }
 
