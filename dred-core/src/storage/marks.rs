@@ -4,108 +4,110 @@
 //! Why not one hash set of pairs: on 1,000-edge deletions of TC those sets reach 650 k rows,
 //! and inserting into and probing a hash table of that size was a fifth of all samples (its
 //! rehashing as it grows included). A bitset over a relation's row ids is 1 bit a row —
-//! 100 KB for 780 k rows, within the L2 cache — and never rehashes. Small batches would pay
-//! for zeroing it, so a relation's marks start as a small hash set and become a bitset once
-//! they hold more than 64 rows and 1/1024 of the relation's: zeroing 1/8 byte a row is
-//! cheaper than hashing that many rows (at 1/64 instead, R-MAT TC single-edge deletions,
-//! with a median of 4,056 marks in a 780 k-row relation, took 9% longer).
+//! 100 KB for 780 k rows, within the L2 cache — and never rehashes.
+//!
+//! Why one set kept across batches ([`RowMarks::reset`]) rather than one made per batch: a
+//! new bitset is zeroed whole, in proportion to the relation rather than to the change. A
+//! set made per batch used to start as a hash set and become a bitset past 1/1024 of the
+//! relation's rows, and on R-MAT TC's single-edge deletions (a median of 4,056 marks in a
+//! 780 k-row relation) the allocation, zeroing and rehashing were still 4.7% of a
+//! mid-sized batch's instructions (callgrind). A kept bitset is cleared word by word where
+//! marks were made, so a batch pays only for its marks.
 
 use super::{Relation, RowId};
 
-#[derive(Clone, Debug)]
-enum Marks {
-    Sparse(hashbrown::HashSet<RowId>),
-    Dense { bits: Vec<u64>, len: usize },
+/// One relation's marks: a bitset over its row ids, and the words marked since the last
+/// reset (the only ones that may be non-zero).
+#[derive(Clone, Debug, Default)]
+struct Bits {
+    words: Vec<u64>,
+    touched: Vec<u32>,
+    len: usize,
+    /// Rows covered (the relation's end at the last reset), for debug assertions.
+    end: RowId,
 }
 
 /// A set of rows of a fixed list of relations, each identified by its index in that list and
-/// a row id below the relation's [`Relation::end`] when the set was made.
-#[derive(Clone, Debug)]
+/// a row id below the relation's [`Relation::end`] when the set was last reset. Memory: one
+/// bit per row of each relation, kept between batches.
+#[derive(Clone, Debug, Default)]
 pub struct RowMarks {
-    ends: Vec<RowId>,
-    per_relation: Vec<Marks>,
+    per_relation: Vec<Bits>,
 }
 
 impl RowMarks {
     /// An empty set over the rows `relations` have now.
     pub fn new(relations: &[Relation]) -> Self {
-        RowMarks {
-            ends: relations.iter().map(Relation::end).collect(),
-            per_relation: relations
-                .iter()
-                .map(|_| Marks::Sparse(hashbrown::HashSet::new()))
-                .collect(),
+        let mut marks = RowMarks::default();
+        marks.reset(relations);
+        marks
+    }
+
+    /// Empties the set and makes it cover the rows `relations` have now. Costs the marks made
+    /// since the last reset, plus the rows the relations gained (zeroed once).
+    pub fn reset(&mut self, relations: &[Relation]) {
+        self.per_relation
+            .resize_with(relations.len(), Bits::default);
+        for (bits, relation) in self.per_relation.iter_mut().zip(relations) {
+            for &w in &bits.touched {
+                bits.words[w as usize] = 0;
+            }
+            bits.touched.clear();
+            bits.len = 0;
+            bits.end = relation.end();
+            let words = (relation.end() as usize).div_ceil(64);
+            if bits.words.len() < words {
+                bits.words.resize(words, 0);
+            }
         }
     }
 
     /// Adds row `r` of relation `rel`; false when it was there already.
     #[inline]
     pub fn insert(&mut self, rel: usize, r: RowId) -> bool {
-        debug_assert!(r < self.ends[rel], "row {r} past the end of relation {rel}");
-        match &mut self.per_relation[rel] {
-            Marks::Dense { bits, len } => {
-                let (w, b) = (r as usize / 64, 1u64 << (r % 64));
-                let new = bits[w] & b == 0;
-                bits[w] |= b;
-                *len += new as usize;
-                new
-            }
-            Marks::Sparse(set) => {
-                if !set.insert(r) {
-                    return false;
-                }
-                let end = self.ends[rel] as usize;
-                if set.len() > 64 && set.len() > end / 1024 {
-                    let mut bits = vec![0u64; end.div_ceil(64)];
-                    for &x in set.iter() {
-                        bits[x as usize / 64] |= 1 << (x % 64);
-                    }
-                    let len = set.len();
-                    self.per_relation[rel] = Marks::Dense { bits, len };
-                }
-                true
-            }
+        let bits = &mut self.per_relation[rel];
+        debug_assert!(r < bits.end, "row {r} past the end of relation {rel}");
+        let (w, b) = (r as usize / 64, 1u64 << (r % 64));
+        let word = &mut bits.words[w];
+        if *word & b != 0 {
+            return false;
         }
+        if *word == 0 {
+            bits.touched.push(w as u32);
+        }
+        *word |= b;
+        bits.len += 1;
+        true
     }
 
     /// True when row `r` of relation `rel` is in the set.
     #[inline]
     pub fn contains(&self, rel: usize, r: RowId) -> bool {
-        match &self.per_relation[rel] {
-            Marks::Dense { bits, .. } => bits
-                .get(r as usize / 64)
-                .is_some_and(|w| w & (1 << (r % 64)) != 0),
-            Marks::Sparse(set) => set.contains(&r),
-        }
+        self.per_relation[rel]
+            .words
+            .get(r as usize / 64)
+            .is_some_and(|w| w & (1 << (r % 64)) != 0)
     }
 
     /// Removes row `r` of relation `rel`; false when it was not there.
     #[inline]
     pub fn remove(&mut self, rel: usize, r: RowId) -> bool {
-        match &mut self.per_relation[rel] {
-            Marks::Dense { bits, len } => {
-                let Some(word) = bits.get_mut(r as usize / 64) else {
-                    return false;
-                };
-                let b = 1u64 << (r % 64);
-                let was = *word & b != 0;
-                *word &= !b;
-                *len -= was as usize;
-                was
-            }
-            Marks::Sparse(set) => set.remove(&r),
-        }
+        let bits = &mut self.per_relation[rel];
+        let Some(word) = bits.words.get_mut(r as usize / 64) else {
+            return false;
+        };
+        let b = 1u64 << (r % 64);
+        let was = *word & b != 0;
+        // A word emptied stays in `touched`; marked again, it is listed twice, and zeroed
+        // twice at the next reset.
+        *word &= !b;
+        bits.len -= was as usize;
+        was
     }
 
     /// Rows in the set, over all relations.
     pub fn len(&self) -> usize {
-        self.per_relation
-            .iter()
-            .map(|m| match m {
-                Marks::Dense { len, .. } => *len,
-                Marks::Sparse(set) => set.len(),
-            })
-            .sum()
+        self.per_relation.iter().map(|b| b.len).sum()
     }
 
     /// True when no row is in the set.
@@ -118,7 +120,7 @@ impl RowMarks {
 mod tests {
     use super::*;
 
-    /// The set agrees with a `HashSet` of pairs through the switch to a bitset.
+    /// The set agrees with a `HashSet` of pairs, and a reset empties it whole.
     #[test]
     fn agrees_with_a_hash_set_across_the_switch() {
         let mut small = Relation::new(1);
@@ -129,7 +131,7 @@ mod tests {
         for i in 0..20_000 {
             large.insert(&[i]);
         }
-        let mut marks = RowMarks::new(&[small, large]);
+        let mut marks = RowMarks::new(&[small.clone(), large.clone()]);
         let mut model = std::collections::HashSet::new();
         let mut x: u64 = 7;
         for step in 0..30_000 {
@@ -146,10 +148,35 @@ mod tests {
             assert_eq!(marks.contains(rel, r), model.contains(&(rel, r)));
         }
         assert_eq!(marks.len(), model.len());
-        assert!(matches!(marks.per_relation[1], Marks::Dense { .. }));
-        assert!(matches!(marks.per_relation[0], Marks::Sparse(_)));
         for r in 0..20_000 {
             assert_eq!(marks.contains(1, r), model.contains(&(1, r)));
         }
+        // Reset over relations that grew: empty, covering the new rows, and usable again.
+        large.insert(&[20_000]);
+        for i in 20_001..20_500 {
+            large.insert(&[i]);
+        }
+        let relations = [small, large];
+        marks.reset(&relations);
+        assert!(marks.is_empty());
+        assert!(marks
+            .per_relation
+            .iter()
+            .all(|b| b.words.iter().all(|&w| w == 0)));
+        for r in 0..20_500 {
+            assert!(!marks.contains(1, r));
+        }
+        assert!(marks.insert(1, 20_499));
+        assert!(!marks.insert(1, 20_499));
+        assert!(marks.insert(0, 3));
+        assert_eq!(marks.len(), 2);
+        assert!(marks.remove(1, 20_499));
+        assert!(marks.insert(1, 20_499), "a word emptied and marked again");
+        marks.reset(&relations);
+        assert!(marks.is_empty());
+        assert!(marks
+            .per_relation
+            .iter()
+            .all(|b| b.words.iter().all(|&w| w == 0)));
     }
 }

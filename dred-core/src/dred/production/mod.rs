@@ -41,7 +41,7 @@ use crate::engine::{
 use crate::eval::{idb_digest, idb_model};
 use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
-use crate::storage::{Relation, RowId};
+use crate::storage::{Relation, RowId, RowMarks};
 use crate::value::{Tuple, Value};
 
 /// A fact identified by its relation and row id, valid while a batch runs.
@@ -287,6 +287,10 @@ pub struct Dred {
     /// The measured cost of each order of the head-bound checks and of round-1 scans, kept
     /// across batches.
     rederive_costs: rederive::RederiveCosts,
+    /// Phase 1's marks of D and phase 2's of the facts still pending: kept across batches so
+    /// that a batch clears only the marks it made (see [`RowMarks`]).
+    deleted_marks: RowMarks,
+    pending_marks: RowMarks,
 }
 
 impl Dred {
@@ -319,6 +323,8 @@ impl Dred {
             trace_facts: true,
             last_change: NetChange::default(),
             rederive_costs,
+            deleted_marks: RowMarks::default(),
+            pending_marks: RowMarks::default(),
         }
     }
 
@@ -355,8 +361,13 @@ impl Dred {
     /// [`Engine::materialise`].
     pub fn overdelete(&mut self, deletions: &[Fact]) -> overdelete::OverDeleted {
         assert!(self.materialised, "dred: overdelete before materialise");
-        let mut over =
-            overdelete::overdelete(&self.program, &self.relations, &self.plans, deletions);
+        let mut over = overdelete::overdelete(
+            &self.program,
+            &self.relations,
+            &self.plans,
+            deletions,
+            &mut self.deleted_marks,
+        );
         // D leaves the model by row id; survivors are what stays live.
         for &(rel, r) in &over.deleted {
             self.relations[rel].remove_id(r);
@@ -375,6 +386,7 @@ impl Dred {
             &mut self.rederive_costs,
             &self.program_facts,
             &over.overdeleted_idb,
+            &mut self.pending_marks,
         )
     }
 

@@ -26,12 +26,14 @@ pub struct OverDeleted {
     pub work: Work,
 }
 
-/// Runs phase 1 over `relations` (the old model, all live).
+/// Runs phase 1 over `relations` (the old model, all live). `in_d` is scratch kept across
+/// batches (reset here), marking the facts of D.
 pub(crate) fn overdelete(
     program: &Program,
     relations: &[Relation],
     plans: &Plans,
     deletions: &[Fact],
+    in_d: &mut RowMarks,
 ) -> OverDeleted {
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
     if deletions.is_empty() {
@@ -44,7 +46,7 @@ pub(crate) fn overdelete(
         versions: &versions,
         work: &work,
     };
-    let mut in_d = RowMarks::new(relations);
+    in_d.reset(relations);
     let mut frontier: Vec<RowRef> = Vec::new();
     let mut out = OverDeleted::default();
     let mut heads = HeadProbes::default();
@@ -64,10 +66,10 @@ pub(crate) fn overdelete(
         work.probe(1);
         heads.push(relations, f.rel, &f.tuple);
         if heads.is_full() {
-            reach(&mut heads, &mut in_d, &mut frontier);
+            reach(&mut heads, in_d, &mut frontier);
         }
     }
-    reach(&mut heads, &mut in_d, &mut frontier);
+    reach(&mut heads, in_d, &mut frontier);
     while !frontier.is_empty() {
         out.deleted.extend(&frontier);
         out.overdeleted_idb
@@ -82,11 +84,11 @@ pub(crate) fn overdelete(
                     heads.push_instance(relations, plan, vars);
                 });
                 if heads.is_full() {
-                    reach(&mut heads, &mut in_d, &mut next);
+                    reach(&mut heads, in_d, &mut next);
                 }
             }
         }
-        reach(&mut heads, &mut in_d, &mut next);
+        reach(&mut heads, in_d, &mut next);
         out.rounds.push(std::mem::replace(&mut frontier, next));
     }
     out.work = work.total();

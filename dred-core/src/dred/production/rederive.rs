@@ -51,6 +51,21 @@ pub struct OrderStats {
     per_rule: Vec<Vec<(u64, u64)>>,
     /// Per rule: work earned for trying orders other than the cheapest, minus work spent so.
     budget: Vec<i64>,
+    /// Per rule: what the measurements say, worked out when they change rather than at each
+    /// choice (a choice is made once or twice per check: 3.5% of a mid-sized R-MAT TC
+    /// batch's instructions went to working it out each time).
+    standing: Vec<Standing>,
+}
+
+/// Where the measurements of a rule's orders stand.
+#[derive(Clone, Copy, Debug)]
+enum Standing {
+    /// One order only.
+    Only,
+    /// This order has been tried fewer than [`EXPLORE`] times.
+    Untried(usize),
+    /// The order of lowest mean work, and the other order tried least.
+    Ranked { best: usize, other: usize },
 }
 
 /// Checks with each order before the averages are trusted.
@@ -63,10 +78,40 @@ const EXPLORE_SHARE: i64 = 32;
 impl OrderStats {
     /// No measurements yet, for these plans.
     pub(crate) fn new(head_bound: &[Vec<RulePlan>]) -> Self {
-        OrderStats {
-            per_rule: head_bound.iter().map(|o| vec![(0, 0); o.len()]).collect(),
-            budget: vec![0; head_bound.len()],
+        let orders: Vec<usize> = head_bound.iter().map(Vec::len).collect();
+        Self::for_orders(&orders)
+    }
+
+    /// No measurements yet, for rules with these numbers of orders.
+    fn for_orders(orders: &[usize]) -> Self {
+        let mut stats = OrderStats {
+            per_rule: orders.iter().map(|&n| vec![(0, 0); n]).collect(),
+            budget: vec![0; orders.len()],
+            standing: vec![Standing::Only; orders.len()],
+        };
+        for rule in 0..orders.len() {
+            stats.rank(rule);
         }
+        stats
+    }
+
+    /// Works out [`OrderStats::standing`] of rule `rule` from its measurements.
+    fn rank(&mut self, rule: usize) {
+        let stats = &self.per_rule[rule];
+        self.standing[rule] = if stats.len() <= 1 {
+            Standing::Only
+        } else {
+            match self.cheapest(rule) {
+                Err(untried) => Standing::Untried(untried),
+                Ok(best) => Standing::Ranked {
+                    best,
+                    other: (0..stats.len())
+                        .filter(|&o| o != best)
+                        .min_by_key(|&o| stats[o].1)
+                        .expect("two orders or more"),
+                },
+            }
+        };
     }
 
     /// The order of lowest mean work for rule `rule`, once every order has been tried
@@ -87,31 +132,26 @@ impl OrderStats {
     }
 
     /// The order to use for the next check by rule `rule`.
+    #[inline]
     fn choose(&self, rule: usize) -> usize {
-        let stats = &self.per_rule[rule];
-        if stats.len() == 1 {
-            return 0;
-        }
-        let best = match self.cheapest(rule) {
-            Ok(best) => best,
-            Err(untried) => return untried,
-        };
-        // The other order tried least, once the budget covers its mean work.
-        let other = (0..stats.len())
-            .filter(|&o| o != best)
-            .min_by_key(|&o| stats[o].1)
-            .expect("two orders or more");
-        let (w, n) = stats[other];
-        if self.budget[rule] >= ((w / n) as i64).saturating_mul(EXPLORE_SHARE) {
-            other
-        } else {
-            best
+        match self.standing[rule] {
+            Standing::Only => 0,
+            Standing::Untried(untried) => untried,
+            Standing::Ranked { best, other } => {
+                // The other order tried least, once the budget covers its mean work.
+                let (w, n) = self.per_rule[rule][other];
+                if self.budget[rule] >= ((w / n) as i64).saturating_mul(EXPLORE_SHARE) {
+                    other
+                } else {
+                    best
+                }
+            }
         }
     }
 
     /// Records the work of one check by rule `rule` with order `order`.
     fn record(&mut self, rule: usize, order: usize, work: u64) {
-        if let Ok(best) = self.cheapest(rule) {
+        if let Standing::Ranked { best, .. } = self.standing[rule] {
             let budget = &mut self.budget[rule];
             *budget = if order == best {
                 budget.saturating_add(work as i64)
@@ -126,6 +166,7 @@ impl OrderStats {
             slot.0 /= 2;
             slot.1 /= 2;
         }
+        self.rank(rule);
     }
 }
 
@@ -349,14 +390,22 @@ struct Waiting {
 impl Waiting {
     /// The rows of `overdeleted` still in `pending`.
     fn new(relations: &[Relation], pending: &RowMarks, overdeleted: &[RowRef]) -> Self {
-        let mut per_relation: Vec<hashbrown::HashTable<RowId>> = relations
+        // Sized once: grown by rehashing, the tables were 1% of a mid-sized batch's
+        // instructions on R-MAT TC.
+        let mut sizes = vec![0usize; relations.len()];
+        let still = || {
+            overdeleted
+                .iter()
+                .filter(|&&(rel, r)| pending.contains(rel, r))
+        };
+        for &(rel, _) in still() {
+            sizes[rel] += 1;
+        }
+        let mut per_relation: Vec<hashbrown::HashTable<RowId>> = sizes
             .iter()
-            .map(|_| hashbrown::HashTable::new())
+            .map(|&n| hashbrown::HashTable::with_capacity(n))
             .collect();
-        for &(rel, r) in overdeleted
-            .iter()
-            .filter(|&&(rel, r)| pending.contains(rel, r))
-        {
+        for &(rel, r) in still() {
             let relation = &relations[rel];
             per_relation[rel].insert_unique(relation.hash_row(relation.row(r)), r, |&x| {
                 relation.hash_row(relation.row(x))
@@ -391,7 +440,8 @@ pub struct Rederived {
     pub work: Work,
 }
 
-/// Runs phase 2, reviving restored facts in `relations`.
+/// Runs phase 2, reviving restored facts in `relations`. `pending` is scratch kept across
+/// batches (reset here), marking the over-deleted facts not restored yet.
 pub(crate) fn rederive(
     program: &Program,
     relations: &mut [Relation],
@@ -399,6 +449,7 @@ pub(crate) fn rederive(
     costs: &mut RederiveCosts,
     program_facts: &HashSet<(RelId, Tuple)>,
     overdeleted_idb: &[RowRef],
+    pending: &mut RowMarks,
 ) -> Rederived {
     // Nothing over-deleted: no round (as the reference), and no per-batch scratch.
     if overdeleted_idb.is_empty() {
@@ -409,7 +460,7 @@ pub(crate) fn rederive(
         rules_by_head[rule.head.rel].push(i);
     }
     // Over-deleted facts not restored yet (their rows are tombstones, still found by value).
-    let mut pending = RowMarks::new(relations);
+    pending.reset(relations);
     for &(rel, r) in overdeleted_idb {
         pending.insert(rel, r);
     }
@@ -466,10 +517,10 @@ pub(crate) fn rederive(
                 work.probe(1);
                 heads.push_instance(relations, plan, vars);
                 if heads.is_full() {
-                    restore(&mut heads, relations, &mut pending, &mut restored);
+                    restore(&mut heads, relations, pending, &mut restored);
                 }
             });
-            restore(&mut heads, relations, &mut pending, &mut restored);
+            restore(&mut heads, relations, pending, &mut restored);
             let after = work.total();
             let rows = body_rows(plan, relations);
             scan_stats.record_scan(ri, after.probes - before.probes, rows as u64);
@@ -487,7 +538,7 @@ pub(crate) fn rederive(
             later,
             Some(program_facts),
             overdeleted_idb,
-            &mut pending,
+            pending,
             &mut restored,
         );
     }
@@ -553,7 +604,7 @@ pub(crate) fn rederive(
         };
         if seeded {
             let waiting =
-                waiting.get_or_insert_with(|| Waiting::new(relations, &pending, overdeleted_idb));
+                waiting.get_or_insert_with(|| Waiting::new(relations, pending, overdeleted_idb));
             let mut head: Vec<Value> = Vec::new();
             for &(rel, r) in last {
                 let before = work.total().probes;
@@ -594,7 +645,7 @@ pub(crate) fn rederive(
                 later,
                 None,
                 &still_pending,
-                &mut pending,
+                pending,
                 &mut restored,
             );
         }
@@ -714,10 +765,7 @@ mod tests {
     /// choice.
     #[test]
     fn other_orders_are_tried_on_a_budget() {
-        let mut stats = OrderStats {
-            per_rule: vec![vec![(0, 0); 2]],
-            budget: vec![0],
-        };
+        let mut stats = OrderStats::for_orders(&[2]);
         let mut cost = [100u64, 1];
         let mut spent = [0u64; 2];
         let mut tries = [0u64; 2];
