@@ -7,7 +7,7 @@
 //! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
 //! from its instance store; nothing is removed yet.
 
-use super::{HeadProbes, Plans, RowRef};
+use super::{HeadProbes, Plans, RecentHeads, RowRef};
 use crate::engine::{Fact, Work};
 use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::program::Program;
@@ -26,14 +26,15 @@ pub struct OverDeleted {
     pub work: Work,
 }
 
-/// Runs phase 1 over `relations` (the old model, all live). `in_d` is scratch kept across
-/// batches (reset here), marking the facts of D.
+/// Runs phase 1 over `relations` (the old model, all live). `in_d` and `recent` are scratch
+/// kept across batches (reset here): the marks of the facts of D, and the heads found lately.
 pub(crate) fn overdelete(
     program: &Program,
     relations: &[Relation],
     plans: &Plans,
     deletions: &[Fact],
     in_d: &mut RowMarks,
+    recent: &mut RecentHeads,
 ) -> OverDeleted {
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
     if deletions.is_empty() {
@@ -47,13 +48,18 @@ pub(crate) fn overdelete(
         work: &work,
     };
     in_d.reset(relations);
+    recent.begin();
     let mut frontier: Vec<RowRef> = Vec::new();
     let mut out = OverDeleted::default();
     let mut heads = HeadProbes::default();
     // A head reached is in the old model (closed under the rules); it joins D once. So does
     // a fact of D-, which is normalised against the EDB: every one is present.
-    let reach = |heads: &mut HeadProbes, in_d: &mut RowMarks, next: &mut Vec<RowRef>| {
-        heads.drain(relations, |rel, h| {
+    // A head found again is in D already, so it may be skipped ([`RecentHeads`]).
+    let reach = |heads: &mut HeadProbes,
+                 recent: &mut RecentHeads,
+                 in_d: &mut RowMarks,
+                 next: &mut Vec<RowRef>| {
+        heads.drain_noting(relations, recent, |rel, h| {
             let h = h
                 .filter(|&h| relations[rel].is_live(h))
                 .expect("the old model is closed under the rules and holds D-");
@@ -66,10 +72,10 @@ pub(crate) fn overdelete(
         work.probe(1);
         heads.push(relations, f.rel, &f.tuple);
         if heads.is_full() {
-            reach(&mut heads, in_d, &mut frontier);
+            reach(&mut heads, recent, in_d, &mut frontier);
         }
     }
-    reach(&mut heads, in_d, &mut frontier);
+    reach(&mut heads, recent, in_d, &mut frontier);
     while !frontier.is_empty() {
         out.deleted.extend(&frontier);
         out.overdeleted_idb
@@ -81,14 +87,14 @@ pub(crate) fn overdelete(
                 // head :- ..., body_i = the frontier fact, ... (other atoms over old facts)
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     work.probe(1);
-                    heads.push_instance(relations, plan, vars);
+                    heads.push_instance_unless_recent(relations, plan, vars, recent);
                 });
                 if heads.is_full() {
-                    reach(&mut heads, in_d, &mut next);
+                    reach(&mut heads, recent, in_d, &mut next);
                 }
             }
         }
-        reach(&mut heads, in_d, &mut next);
+        reach(&mut heads, recent, in_d, &mut next);
         out.rounds.push(std::mem::replace(&mut frontier, next));
     }
     out.work = work.total();
