@@ -450,6 +450,7 @@ impl Dred {
             .collect();
         let plans = Plans::new(&program, &mut relations);
         let rederive_costs = rederive::RederiveCosts {
+            rules: rederive::RuleStats::new(program.rules.len()),
             orders: rederive::OrderStats::new(&plans.head_bound),
             scans: rederive::ScanStats::new(program.rules.len()),
             round1: rederive::Round1::default(),
