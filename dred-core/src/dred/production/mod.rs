@@ -202,17 +202,8 @@ impl HeadProbes {
         plan: &RulePlan,
         vars: &[Value],
     ) {
-        let start = self.values.len();
-        self.values.extend(plan.head.iter().map(|o| o.get(vars)));
-        let relation = &relations[plan.head_rel];
-        let hash = relation.lookup_hash(&self.values[start..]);
-        relation.prefetch_row(hash);
-        self.heads.push(HeadProbe {
-            rel: plan.head_rel,
-            start,
-            hash,
-            candidate: None,
-        });
+        let head = plan.head.iter().map(|o| o.get(vars));
+        self.push_unless_recent(relations, plan.head_rel, head, None);
     }
 
     /// [`HeadProbes::push_instance`], unless `recent` shows the head found already in this
@@ -228,18 +219,19 @@ impl HeadProbes {
         recent: &RecentHeads,
     ) {
         let head = plan.head.iter().map(|o| o.get(vars));
-        self.push_unless_recent(relations, plan.head_rel, head, recent);
+        self.push_unless_recent(relations, plan.head_rel, head, Some(recent));
     }
 
-    /// [`HeadProbes::push_instance_unless_recent`] of a head of relation `rel` given by its
-    /// values.
+    /// Adds a head of relation `rel` given by its values and starts loading its slot, unless
+    /// `recent` is given and shows it found already (see
+    /// [`HeadProbes::push_instance_unless_recent`]).
     #[inline(always)]
     fn push_unless_recent(
         &mut self,
         relations: &[Relation],
         rel: RelId,
         head: impl Iterator<Item = Value>,
-        recent: &RecentHeads,
+        recent: Option<&RecentHeads>,
     ) {
         let start = self.values.len();
         self.values.extend(head);
@@ -248,7 +240,7 @@ impl HeadProbes {
         let hash = relation.lookup_hash(head);
         // Hash 0: found by the dense map, which costs less than the table (and a real hash
         // of 0 only misses the table).
-        if hash != 0 {
+        if let Some(recent) = recent.filter(|_| hash != 0) {
             if let Some(r) = recent.found(hash, rel) {
                 if crate::storage::same_values(relation.row(r), head) {
                     self.values.truncate(start);
@@ -276,6 +268,27 @@ impl HeadProbes {
     pub(crate) fn drain(
         &mut self,
         relations: &[Relation],
+        found: impl FnMut(RelId, Option<RowId>),
+    ) {
+        self.drain_into(relations, None, found);
+    }
+
+    /// [`HeadProbes::drain`], noting in `recent` each head found (for
+    /// [`HeadProbes::push_instance_unless_recent`]).
+    pub(crate) fn drain_noting(
+        &mut self,
+        relations: &[Relation],
+        recent: &mut RecentHeads,
+        found: impl FnMut(RelId, Option<RowId>),
+    ) {
+        self.drain_into(relations, Some(recent), found);
+    }
+
+    #[inline(always)]
+    fn drain_into(
+        &mut self,
+        relations: &[Relation],
+        mut recent: Option<&mut RecentHeads>,
         mut found: impl FnMut(RelId, Option<RowId>),
     ) {
         // The slots have arrived by now (prefetched when pushed): note the row each lookup
@@ -287,31 +300,8 @@ impl HeadProbes {
         for (i, h) in self.heads.iter().enumerate() {
             let end = self.heads.get(i + 1).map_or(self.values.len(), |n| n.start);
             let head = &self.values[h.start..end];
-            found(
-                h.rel,
-                relations[h.rel].find_row_candidate(h.hash, head, h.candidate),
-            );
-        }
-        self.heads.clear();
-        self.values.clear();
-    }
-
-    /// [`HeadProbes::drain`], noting in `recent` each head found (for
-    /// [`HeadProbes::push_instance_unless_recent`]).
-    pub(crate) fn drain_noting(
-        &mut self,
-        relations: &[Relation],
-        recent: &mut RecentHeads,
-        mut found: impl FnMut(RelId, Option<RowId>),
-    ) {
-        for h in &mut self.heads {
-            h.candidate = relations[h.rel].first_candidate(h.hash);
-        }
-        for (i, h) in self.heads.iter().enumerate() {
-            let end = self.heads.get(i + 1).map_or(self.values.len(), |n| n.start);
-            let head = &self.values[h.start..end];
             let row = relations[h.rel].find_row_candidate(h.hash, head, h.candidate);
-            if let Some(r) = row.filter(|_| h.hash != 0) {
+            if let (Some(recent), Some(r)) = (recent.as_deref_mut(), row.filter(|_| h.hash != 0)) {
                 recent.note(h.hash, h.rel, r);
             }
             found(h.rel, row);

@@ -831,7 +831,11 @@ mod tests {
     fn rules_are_tried_by_work_per_proof() {
         let mut stats = RuleStats::new(4);
         let heads = vec![vec![0, 1], vec![2, 3]];
-        assert_eq!(stats.ordered(&heads), heads, "program order before any check");
+        assert_eq!(
+            stats.ordered(&heads),
+            heads,
+            "program order before any check"
+        );
         for _ in 0..100 {
             stats.record(0, 1, false); // the base rule: one probe, never a proof
             stats.record(1, 5, true); // the recursive rule: five a proof

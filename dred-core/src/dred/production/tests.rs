@@ -251,7 +251,7 @@ fn recent_heads_skip_only_heads_found_before() {
         let mut heads = HeadProbes::default();
         let mut got: Vec<(usize, Option<u32>)> = Vec::new();
         for (rel, values) in &queries {
-            heads.push_unless_recent(&relations, *rel, values.iter().copied(), &recent);
+            heads.push_unless_recent(&relations, *rel, values.iter().copied(), Some(&recent));
             if heads.is_full() {
                 heads.drain_noting(&relations, &mut recent, |rel, h| got.push((rel, h)));
             }
