@@ -11,6 +11,7 @@ mod relation;
 mod row_set;
 
 pub use marks::RowMarks;
+pub use relation::{IndexId, Insertion, Relation, RowId, RowRange};
 
 use crate::value::Value;
 
@@ -27,4 +28,3 @@ pub(crate) fn same_values(a: &[Value], b: &[Value]) -> bool {
         _ => a.iter().zip(b).all(|(x, y)| x == y),
     }
 }
-pub use relation::{IndexId, Insertion, Relation, RowId, RowRange};
