@@ -110,6 +110,81 @@ pub struct RulePlan {
     pub num_vars: usize,
     /// For a seeded plan, the step of the atom that is given one row instead of scanned.
     pub seed_step: Option<usize>,
+    /// The plan's first lookup, its key made from the row a run starts from (the seed row of
+    /// a seeded plan, the head's values of a plan with the head bound), when every key value
+    /// comes from that row or is a constant: callers running the plan on many rows start
+    /// loading what the lookups of rows ahead will read.
+    pub first_lookup: Option<FirstLookup>,
+}
+
+/// See [`RulePlan::first_lookup`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstLookup {
+    /// The relation looked up.
+    pub rel: RelId,
+    /// The index probed, or `None` for a membership test (the key is the whole row).
+    pub index: Option<IndexId>,
+    /// The key's values in the index's column order (at most 8).
+    pub key: Vec<StartValue>,
+}
+
+/// One value of a [`FirstLookup`]'s key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartValue {
+    /// A constant of the rule.
+    Const(Value),
+    /// Column `c` of the row the run starts from.
+    Column(usize),
+}
+
+/// The first lookup of `steps` and its key from the starting row: for a seeded plan the
+/// seed atom (step `seed_step`) binds variables from it; otherwise `head` does (the
+/// prebound head variables at their first position in the head).
+fn first_lookup(steps: &[Step], seed_step: Option<usize>, head: &[Term]) -> Option<FirstLookup> {
+    let mut from_row: Vec<(VarId, usize)> = Vec::new();
+    let mut atoms = steps.iter().enumerate().filter_map(|(i, s)| match s {
+        Step::Atom(a) => Some((i, a)),
+        _ => None,
+    });
+    let (_, first) = match seed_step {
+        Some(seed) => {
+            let (i, a) = atoms.next()?;
+            if i != seed {
+                return None;
+            }
+            from_row.extend(a.binds.iter().map(|&(c, v)| (v, c)));
+            atoms.next()?
+        }
+        None => {
+            for (c, t) in head.iter().enumerate() {
+                if let Term::Var(v) = *t {
+                    if !from_row.iter().any(|&(w, _)| w == v) {
+                        from_row.push((v, c));
+                    }
+                }
+            }
+            atoms.next()?
+        }
+    };
+    if first.key.len() > 8 || (first.index.is_none() && !first.membership) {
+        return None;
+    }
+    let key = first
+        .key
+        .iter()
+        .map(|op| match *op {
+            Operand::Const(c) => Some(StartValue::Const(c)),
+            Operand::Var(v) => from_row
+                .iter()
+                .find(|&&(w, _)| w == v)
+                .map(|&(_, c)| StartValue::Column(c)),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(FirstLookup {
+        rel: first.rel,
+        index: first.index,
+        key,
+    })
 }
 
 /// Fills [`AtomStep::next_membership`] for every indexed atom directly followed by a
@@ -376,6 +451,7 @@ pub fn plan_rule_with(
         .iter()
         .map(|t| operand(*t, &bound).expect("range-restricted head"))
         .collect();
+    let first_lookup = first_lookup(&steps, seed_step, &rule.head.args);
     RulePlan {
         rule: rule_idx,
         steps,
@@ -383,5 +459,83 @@ pub fn plan_rule_with(
         head,
         num_vars: rule.num_vars(),
         seed_step,
+        first_lookup,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{load_program, SourceFile, Symbols};
+
+    /// A plan's first lookup takes its key from the row a run starts from: the seed row's
+    /// columns through the seed atom's variables, the head's positions for a plan with the
+    /// head bound, and the rule's constants; a plan with no lookup after its start has none.
+    #[test]
+    fn first_lookup_keys_come_from_the_starting_row() {
+        let src = ".decl edge(x: symbol, y: symbol)\n.decl path(x: symbol, y: symbol)\n\
+                   .decl far(x: symbol)\n.input edge\n\
+                   path(x, y) :- edge(x, y).\n\
+                   path(x, z) :- path(x, y), edge(y, z).\n\
+                   far(x) :- path(x, y), edge(y, \"a\").\n";
+        let mut symbols = Symbols::new();
+        let program = load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program");
+        let edge = program.relation_id("edge").expect("edge");
+        let mut relations: Vec<Relation> = program
+            .relations
+            .iter()
+            .map(|r| Relation::new(r.arity()))
+            .collect();
+        let full = [Version::Full, Version::Full];
+        let seeded = PlanOptions {
+            seeded: true,
+            prebound: Vec::new(),
+        };
+        let head_bound = |rule: usize| PlanOptions {
+            seeded: false,
+            prebound: program.rules[rule].head_vars().collect(),
+        };
+        let by_col0 = relations[edge].ensure_index(&[0]);
+        let by_col1 = relations[edge].ensure_index(&[1]);
+        let a = symbols.intern("a");
+
+        // path(x, z) :- path(x, y)*, edge(y, z): y is the seed's column 1.
+        let plan = plan_rule_with(&program, 1, &full, Some(0), &seeded, &mut relations);
+        let want = FirstLookup {
+            rel: edge,
+            index: Some(by_col0),
+            key: vec![StartValue::Column(1)],
+        };
+        assert_eq!(plan.first_lookup, Some(want));
+        // The same rule with (x, z) bound, from edge(y, z): z is the head's position 1.
+        let plan = plan_rule_with(&program, 1, &full, Some(1), &head_bound(1), &mut relations);
+        let want = FirstLookup {
+            rel: edge,
+            index: Some(by_col1),
+            key: vec![StartValue::Column(1)],
+        };
+        assert_eq!(plan.first_lookup, Some(want));
+        // far(x) :- path(x, y)*, edge(y, "a"): a membership test of the seed's y and "a".
+        let plan = plan_rule_with(&program, 2, &full, Some(0), &seeded, &mut relations);
+        let want = FirstLookup {
+            rel: edge,
+            index: None,
+            key: vec![StartValue::Column(1), StartValue::Const(a)],
+        };
+        assert_eq!(plan.first_lookup, Some(want));
+        // path(x, y) :- edge(x, y)*: nothing after the seed.
+        let plan = plan_rule_with(
+            &program,
+            0,
+            &[Version::Full],
+            Some(0),
+            &seeded,
+            &mut relations,
+        );
+        assert_eq!(plan.first_lookup, None);
+        // A semi-naive plan scans its delta first: no lookup to start from.
+        let delta = [Version::Delta, Version::Full];
+        let plan = plan_rule(&program, 1, &delta, Some(0), &mut relations);
+        assert_eq!(plan.first_lookup, None);
     }
 }

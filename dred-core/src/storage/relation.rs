@@ -681,13 +681,17 @@ impl Relation {
         }
     }
 
-    /// A hint that a row with this hash ([`Relation::hash_row`]) will be looked up soon:
-    /// starts loading its slot, so that lookups of many rows overlap their cache misses.
-    /// Changes no result.
+    /// A hint that `row`, whose [`Relation::lookup_hash`] is `hash`, will be looked up soon:
+    /// starts loading its slot (of the set table, or of the dense map), so that lookups of
+    /// many rows overlap their cache misses. Changes no result.
     #[inline]
-    pub fn prefetch_row(&self, hash: u64) {
-        if self.dense.is_some() {
-            return; // found without the set table
+    pub fn prefetch_row(&self, hash: u64, row: &[Value]) {
+        if let Some(dense) = &self.dense {
+            // One read, but a random one: after other work the map is out of the cache.
+            if let Some(slot) = usize::try_from(row[0]).ok().and_then(|i| dense.rows.get(i)) {
+                prefetch(slot);
+            }
+            return;
         }
         self.set.prefetch(hash);
     }
@@ -1057,6 +1061,21 @@ impl Relation {
                     Self::index_insert_hashed(ix, row(r), r, h);
                 }
             }
+        }
+    }
+
+    /// A hint that [`Relation::lookup`] of `index` and `key` comes soon: starts loading the
+    /// group's entry (of the dense array, or the home slot of the hashed table), reading
+    /// nothing that may miss. Changes no result.
+    #[inline]
+    pub fn prefetch_group(&self, index: IndexId, key: &[Value]) {
+        let ix = &self.indexes[index];
+        if let Some(dense) = &ix.dense {
+            if let Some(g) = dense.get(key[0]) {
+                prefetch(g);
+            }
+        } else if self.arity > 0 && !ix.cols.is_empty() {
+            ix.table.prefetch(self.hasher.hash_one(KeySlice(key)));
         }
     }
 
@@ -1444,6 +1463,8 @@ mod tests {
                          live: &std::collections::HashSet<Value>| {
                 rel.check_invariants();
                 for v in -5..300 {
+                    // The hint takes any value (negative, beyond the map, absent).
+                    rel.prefetch_row(rel.lookup_hash(&[v]), &[v]);
                     assert_eq!(rel.find_row(&[v]), newest.get(&v).copied(), "value {v}");
                     assert_eq!(rel.contains(&[v]), live.contains(&v), "value {v}");
                 }
@@ -1539,6 +1560,8 @@ mod tests {
                 }
                 for v in probe {
                     let want = self.groups.get(&v).map_or(&[][..], |g| &g[..]);
+                    // The hints take any value (negative, beyond the array, no group).
+                    self.rel.prefetch_group(0, &[v]);
                     assert_eq!(self.rel.lookup(0, &[v]), want, "value {v}");
                 }
             }

@@ -18,7 +18,7 @@
 
 use std::collections::HashSet;
 
-use super::{bind_head, HeadProbes, Plans, RowRef};
+use super::{bind_head, HeadProbes, Plans, RowRef, SpareRows};
 use crate::engine::Work;
 use crate::eval::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
@@ -485,7 +485,7 @@ impl Waiting {
 }
 
 /// The result of phase 2.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Rederived {
     /// Facts restored in all rounds.
     pub rederived: usize,
@@ -494,10 +494,14 @@ pub struct Rederived {
     /// Work of the phase (joins, one probe per program-fact test and per instance's head in
     /// later rounds, one row touched per revival).
     pub work: Work,
+    /// Vectors kept for the next batch's rounds.
+    spare: SpareRows,
 }
 
 /// Runs phase 2, reviving restored facts in `relations`. `pending` is scratch kept across
-/// batches (reset here), marking the over-deleted facts not restored yet.
+/// batches (reset here), marking the over-deleted facts not restored yet. The result is
+/// written into `out` (an earlier batch's, emptied first: its memory is reused).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rederive(
     program: &Program,
     relations: &mut [Relation],
@@ -506,10 +510,14 @@ pub(crate) fn rederive(
     program_facts: &HashSet<(RelId, Tuple)>,
     overdeleted_idb: &[RowRef],
     pending: &mut RowMarks,
+    mut out: Rederived,
 ) -> Rederived {
+    out.rederived = 0;
+    out.spare.keep_all(&mut out.rounds);
+    out.work = Work::default();
     // Nothing over-deleted: no round (as the reference), and no per-batch scratch.
     if overdeleted_idb.is_empty() {
-        return Rederived::default();
+        return out;
     }
     let mut rules_by_head: Vec<Vec<usize>> = vec![Vec::new(); program.relations.len()];
     for (i, rule) in program.rules.iter().enumerate() {
@@ -534,7 +542,7 @@ pub(crate) fn rederive(
     // Round 1: per rule, a scan of its instances over S or one bounded search per
     // over-deleted fact, whichever is estimated cheaper. A fact found leaves `pending` at
     // once (so it is restored once) but stays dead until the round ends.
-    let mut restored: Vec<RowRef> = Vec::new();
+    let mut restored = out.spare.take();
     {
         let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
         let matcher = Matcher {
@@ -602,7 +610,6 @@ pub(crate) fn rederive(
         );
     }
 
-    let mut out = Rederived::default();
     // The facts still pending after round 1, by value, made when a round is first seeded.
     let mut waiting: Option<Waiting> = None;
     let mut pending_of = vec![0usize; relations.len()];
@@ -625,7 +632,8 @@ pub(crate) fn rederive(
         // As the reference: stop after a round that restores nothing, or once every
         // over-deleted fact is back (no further, empty round then).
         let done = restored.is_empty() || pending.is_empty();
-        out.rounds.push(std::mem::take(&mut restored));
+        let next = out.spare.take();
+        out.rounds.push(std::mem::replace(&mut restored, next));
         if done {
             break;
         }
@@ -711,6 +719,7 @@ pub(crate) fn rederive(
             );
         }
     }
+    out.spare.keep(restored);
     out.work = work.total();
     out
 }
@@ -761,6 +770,18 @@ impl Search<'_> {
             // loaded further ahead still.
             if let Some(&(frel, fr)) = facts.get(i + 2 * CHECKS_AHEAD) {
                 relations[frel].prefetch_values(fr);
+            }
+            // Between the two: the index entry that search's first lookup reads, so that
+            // `prefetch_first` below finds it rather than waiting for it.
+            if let Some(&(erel, er)) = facts
+                .get(i + CHECKS_AHEAD + CHECKS_AHEAD / 2)
+                .filter(|&&(erel, er)| pending.contains(erel, er))
+            {
+                let tuple = relations[erel].row(er);
+                for &ri in rules_by_head[erel].iter().filter(|&&ri| !skip[ri]) {
+                    let plan = &plans.head_bound[ri][orders.choose(ri)];
+                    matcher.prefetch_start(plan, tuple);
+                }
             }
             if let Some(&(arel, ar)) = facts
                 .get(i + CHECKS_AHEAD)
