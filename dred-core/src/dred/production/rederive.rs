@@ -771,16 +771,15 @@ impl Search<'_> {
             if let Some(&(frel, fr)) = facts.get(i + 2 * CHECKS_AHEAD) {
                 relations[frel].prefetch_values(fr);
             }
+            // Both hints below are for the rule tried first only: rules go in order of work
+            // per proof ([`RuleStats`]), so it is the one that proves most facts, and hints
+            // for the others would cost as much for searches that seldom run.
             // Between the two: the index entry that search's first lookup reads, so that
             // `prefetch_first` below finds it rather than waiting for it.
-            if let Some(&(erel, er)) = facts
-                .get(i + CHECKS_AHEAD + CHECKS_AHEAD / 2)
-                .filter(|&&(erel, er)| pending.contains(erel, er))
-            {
-                let tuple = relations[erel].row(er);
-                for &ri in rules_by_head[erel].iter().filter(|&&ri| !skip[ri]) {
+            if let Some(&(erel, er)) = facts.get(i + CHECKS_AHEAD + CHECKS_AHEAD / 2) {
+                if let Some(&ri) = rules_by_head[erel].iter().find(|&&ri| !skip[ri]) {
                     let plan = &plans.head_bound[ri][orders.choose(ri)];
-                    matcher.prefetch_start(plan, tuple);
+                    matcher.prefetch_start(plan, relations[erel].row(er));
                 }
             }
             if let Some(&(arel, ar)) = facts
@@ -788,7 +787,7 @@ impl Search<'_> {
                 .filter(|&&(arel, ar)| pending.contains(arel, ar))
             {
                 let tuple = relations[arel].row(ar);
-                for &ri in rules_by_head[arel].iter().filter(|&&ri| !skip[ri]) {
+                if let Some(&ri) = rules_by_head[arel].iter().find(|&&ri| !skip[ri]) {
                     let plan = &plans.head_bound[ri][orders.choose(ri)];
                     ahead_vars.clear();
                     ahead_vars.resize(plan.num_vars, 0);
