@@ -40,8 +40,8 @@ pub(crate) fn overdelete(
     recent: &mut RecentHeads,
     mut out: OverDeleted,
 ) -> OverDeleted {
-    out.deleted.clear();
-    out.overdeleted_idb.clear();
+    SpareRows::reuse(&mut out.deleted);
+    SpareRows::reuse(&mut out.overdeleted_idb);
     out.spare.keep_all(&mut out.rounds);
     out.work = Work::default();
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
