@@ -2,6 +2,7 @@
 """Paired per-batch comparison of one engine between two builds of dredbench.
 
 Usage: paired.py BEFORE.csv[,BEFORE2.csv...] AFTER.csv[,AFTER2.csv...] [--engine dred]
+                 [--column time_us] [--by-run] [--against dd]
 
 Each file is a `dredbench sweep` report of the same sweep (same datasets, programs, streams
 and seeds) run by one build. Batches are paired by (dataset, program, kind, size, seed,
@@ -9,6 +10,13 @@ batch); when several runs of a build are given, each pair uses the median of tha
 runs. Printed per (dataset, program, size) and for deleting and inserting batches apart: the
 median of the per-batch ratios after / before, the number of pairs, and the medians of the
 two times. Batch 0 (materialisation) is reported on its own line.
+
+--column: another time column of the report (overdelete_us, rederive_us, insert_us).
+--by-run: the k-th run of one build is paired with the k-th of the other (the runs having
+alternated, each pair shares the machine's load), and the median is over every (run, batch)
+pair rather than over batches of medians.
+--against ENGINE: the ratio compared is the engine's time over ENGINE's in the same batch of
+the same run (side by side), after / before: load that slows both engines cancels.
 """
 
 import csv
@@ -17,46 +25,89 @@ import sys
 from collections import defaultdict
 
 
-def load(paths, engine):
-    """(dataset, program, kind, size, seed, batch) -> list of (time_us, deleting) over runs."""
-    runs = defaultdict(list)
-    for path in paths.split(","):
+def load(paths, engine, column="time_us", against=None):
+    """(run, dataset, program, kind, size, seed, batch) -> (figure, deleting), where run is
+    the file's position in `paths`, and figure the engine's `column`, or its ratio to
+    `against`'s in the same batch."""
+    runs = {}
+    for run, path in enumerate(paths.split(",")):
+        times = defaultdict(dict)
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
-                if row["engine"] != engine or row["error"] or not row["time_us"]:
+                if row["error"] or not row[column]:
                     continue
-                key = (row["dataset"], row["program"], row["kind"], row["size"],
+                key = (run, row["dataset"], row["program"], row["kind"], row["size"],
                        row["seed"], int(row["batch"]))
                 deleting = int(row["eff_del"] or 0) > 0
-                runs[key].append((float(row["time_us"]), deleting))
+                times[key][row["engine"]] = (float(row[column]), deleting)
+        for key, by_engine in times.items():
+            if engine not in by_engine:
+                continue
+            t, deleting = by_engine[engine]
+            if against is not None:
+                other = by_engine.get(against)
+                if other is None or other[0] <= 0 or t <= 0:
+                    continue
+                t = t / other[0]
+            runs[key] = (t, deleting)
     return runs
 
 
+def pairs_of(before, after, by_run):
+    """(dataset, program, size, change) -> [(before, after)]: by run, or medians over runs."""
+    def merged(runs):
+        out = defaultdict(list)
+        for key, value in runs.items():
+            out[key if by_run else key[1:]].append(value)
+        return out
+    b_all, a_all = merged(before), merged(after)
+    groups = defaultdict(list)
+    for key in sorted(b_all.keys() & a_all.keys()):
+        b = statistics.median(t for t, _ in b_all[key])
+        a = statistics.median(t for t, _ in a_all[key])
+        deleting = b_all[key][0][1]
+        change = "materialise" if key[-1] == 0 else ("delete" if deleting else "insert")
+        k = key[1:] if by_run else key
+        groups[(k[0], k[1], k[3], change)].append((b, a))
+    return groups
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    engine = "dred"
-    if "--engine" in sys.argv:
-        engine = sys.argv[sys.argv.index("--engine") + 1]
-        args = [a for a in args if a != engine]
+    argv = sys.argv[1:]
+    options = {"--engine": "dred", "--column": "time_us", "--against": None}
+    args = []
+    by_run = False
+    i = 0
+    while i < len(argv):
+        if argv[i] in options and i + 1 < len(argv):
+            options[argv[i]] = argv[i + 1]
+            i += 2
+        elif argv[i] == "--by-run":
+            by_run = True
+            i += 1
+        elif argv[i].startswith("--"):
+            sys.exit(__doc__)
+        else:
+            args.append(argv[i])
+            i += 1
     if len(args) != 2:
         sys.exit(__doc__)
-    before, after = load(args[0], engine), load(args[1], engine)
-    groups = defaultdict(list)
-    for key in sorted(before.keys() & after.keys()):
-        b = statistics.median(t for t, _ in before[key])
-        a = statistics.median(t for t, _ in after[key])
-        deleting = before[key][0][1]
-        change = "materialise" if key[5] == 0 else ("delete" if deleting else "insert")
-        groups[(key[0], key[1], key[3], change)].append((b, a))
-    print("| dataset | program | K | batches | pairs | after / before | before µs | after µs |")
+    engine, column, against = options["--engine"], options["--column"], options["--against"]
+    before = load(args[0], engine, column, against)
+    after = load(args[1], engine, column, against)
+    groups = pairs_of(before, after, by_run)
+    unit = f"/ {against}" if against else "µs"
+    print(f"| dataset | program | K | batches | pairs | after / before | before {unit} | "
+          f"after {unit} |")
     print("|---|---|---:|---|---:|---:|---:|---:|")
     for (dataset, program, size, change), pairs in sorted(groups.items()):
         ratios = [a / b for b, a in pairs if b > 0]
         if not ratios:
             continue
+        fmt = ".3f" if against else ",.0f"
         print(f"| {dataset} | {program} | {size} | {change} | {len(pairs)} | "
-              f"{statistics.median(ratios):.3f} | {statistics.median(b for b, _ in pairs):,.0f} | "
-              f"{statistics.median(a for _, a in pairs):,.0f} |")
+              f"{statistics.median(ratios):.3f} | {statistics.median(b for b, _ in pairs):{fmt}} | "
+              f"{statistics.median(a for _, a in pairs):{fmt}} |")
 
 
 if __name__ == "__main__":

@@ -401,3 +401,33 @@ fn later_rounds_follow_a_chain_by_seeded_rules() {
         "cheaper {cheaper}, seeded {seeded}"
     );
 }
+
+/// Kept vectors come back with their capacity, room for at most [`SpareRows::HELD`] facts
+/// is held in all, and a vector larger than that is given back rather than kept.
+#[test]
+fn spare_rows_keep_a_bounded_room() {
+    use super::{RowRef, SpareRows};
+    let mut spare = SpareRows::default();
+    let mut small = Vec::with_capacity(100);
+    small.push((0, 7));
+    spare.keep(small);
+    let back = spare.take();
+    assert!(
+        back.is_empty() && back.capacity() >= 100,
+        "emptied, capacity kept"
+    );
+    assert_eq!(spare.take().capacity(), 0, "nothing else was kept");
+    // Two vectors of most of the room: the second does not fit and is dropped.
+    let big = SpareRows::HELD * 3 / 4;
+    spare.keep_all(&mut vec![Vec::with_capacity(big), Vec::with_capacity(big)]);
+    assert!(spare.take().capacity() >= big);
+    assert_eq!(spare.take().capacity(), 0, "the second was over the room");
+    // D and the over-deleted IDB: cleared in place, or given back above the room.
+    let mut rows: Vec<RowRef> = Vec::with_capacity(SpareRows::HELD + 1);
+    rows.push((1, 2));
+    SpareRows::reuse(&mut rows);
+    assert_eq!(rows.capacity(), 0);
+    let mut rows: Vec<RowRef> = vec![(1, 2); 10];
+    SpareRows::reuse(&mut rows);
+    assert!(rows.is_empty() && rows.capacity() >= 10);
+}
