@@ -325,8 +325,6 @@ impl HeadProbes {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SpareRows {
     vectors: Vec<Vec<RowRef>>,
-    /// The capacity of `vectors`, in facts.
-    held: usize,
 }
 
 impl SpareRows {
@@ -335,16 +333,15 @@ impl SpareRows {
 
     /// An empty vector, with the capacity of one kept if any.
     pub(crate) fn take(&mut self) -> Vec<RowRef> {
-        let rows = self.vectors.pop().unwrap_or_default();
-        self.held -= rows.capacity();
-        rows
+        self.vectors.pop().unwrap_or_default()
     }
 
     /// Keeps `rows`' vector (emptied) for a later [`SpareRows::take`], if there is room.
     pub(crate) fn keep(&mut self, mut rows: Vec<RowRef>) {
-        if self.held + rows.capacity() <= Self::HELD {
+        // A few vectors (one per round at most): summed each time rather than tracked.
+        let held: usize = self.vectors.iter().map(Vec::capacity).sum();
+        if held + rows.capacity() <= Self::HELD {
             rows.clear();
-            self.held += rows.capacity();
             self.vectors.push(rows);
         }
     }

@@ -734,7 +734,15 @@ struct Search<'a> {
     skip: &'a [bool],
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    /// The first rule a check of a fact of `rel` tries (not skipped), and the plan its check
+    /// would use now.
+    #[inline]
+    fn first_tried(&self, orders: &OrderStats, rel: RelId) -> Option<(usize, &'a RulePlan)> {
+        let ri = *self.rules_by_head[rel].iter().find(|&&ri| !self.skip[ri])?;
+        Some((ri, &self.plans.head_bound[ri][orders.choose(ri)]))
+    }
+
     /// One head-bound check per fact of `facts` still pending, by each rule with its head
     /// until one finds a proof over the live rows: such a fact leaves `pending` at once and
     /// joins `restored`, but stays dead until the round ends. With `program_facts` (round 1),
@@ -777,8 +785,7 @@ impl Search<'_> {
             // Between the two: the index entry that search's first lookup reads, so that
             // `prefetch_first` below finds it rather than waiting for it.
             if let Some(&(erel, er)) = facts.get(i + CHECKS_AHEAD + CHECKS_AHEAD / 2) {
-                if let Some(&ri) = rules_by_head[erel].iter().find(|&&ri| !skip[ri]) {
-                    let plan = &plans.head_bound[ri][orders.choose(ri)];
+                if let Some((_, plan)) = self.first_tried(orders, erel) {
                     matcher.prefetch_start(plan, relations[erel].row(er));
                 }
             }
@@ -787,8 +794,7 @@ impl Search<'_> {
                 .filter(|&&(arel, ar)| pending.contains(arel, ar))
             {
                 let tuple = relations[arel].row(ar);
-                if let Some(&ri) = rules_by_head[arel].iter().find(|&&ri| !skip[ri]) {
-                    let plan = &plans.head_bound[ri][orders.choose(ri)];
+                if let Some((ri, plan)) = self.first_tried(orders, arel) {
                     ahead_vars.clear();
                     ahead_vars.resize(plan.num_vars, 0);
                     if bind_head(&program.rules[ri].head.args, tuple, &mut ahead_vars) {
