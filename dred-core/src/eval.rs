@@ -140,21 +140,142 @@ impl Matcher<'_> {
             on_heap.resize(plan.num_vars, 0);
             &mut on_heap[..]
         };
+        if plan.seeded_walk {
+            self.seeded_walk(plan, row, vars, emit);
+            return;
+        }
         self.step(plan, 0, Some(row), vars, &mut |vars| {
             emit(vars);
             true
         });
     }
 
+    /// [`Matcher::for_each_seeded`] for a plan with [`RulePlan::seeded_walk`]: the same
+    /// instances, in the same order, with the same work counts as [`Matcher::step`] on its
+    /// two steps, in one loop.
+    ///
+    /// Why: over-deletion runs these plans once per frontier fact, nearly always on a short
+    /// group (R-MAT `reach_root` deletions: 3.8 rows a run), where the interpreter's
+    /// dispatch, its recursion and the closure between its two levels cost more than the
+    /// rows walked.
+    #[inline]
+    fn seeded_walk<F: FnMut(&[Value])>(
+        &self,
+        plan: &RulePlan,
+        row: &[Value],
+        vars: &mut [Value],
+        emit: &mut F,
+    ) {
+        let [Step::Atom(seed), Step::Atom(walk)] = plan.steps.as_slice() else {
+            unreachable!("a seeded walk has two atom steps (checked when planned)");
+        };
+        let Some(ix) = walk.index else {
+            unreachable!("a seeded walk's second atom has an index (checked when planned)");
+        };
+        self.work.touch(1);
+        for &(c, v) in &seed.binds {
+            vars[v] = row[c];
+        }
+        if !seed.checks.iter().all(|&(c, op)| row[c] == op.get(vars)) {
+            return;
+        }
+        let range = self.versions[walk.rel].range(walk.version);
+        if range.is_empty() {
+            return;
+        }
+        let relation = &self.relations[walk.rel];
+        let mut buf = [0; 8];
+        let key = fill_key(&walk.key, vars, &mut buf);
+        self.work.probe(1);
+        let rows = relation.lookup(ix, &key);
+        let start = if range.lo == 0 {
+            0
+        } else {
+            rows.partition_point(|&r| r < range.lo)
+        };
+        let check_live = relation.has_dead();
+        let mut visited = 0;
+        for &r in &rows[start..] {
+            if r >= range.hi {
+                break;
+            }
+            visited += 1;
+            if check_live && !relation.is_live(r) {
+                continue;
+            }
+            let row = relation.row(r);
+            for &(c, v) in &walk.binds {
+                vars[v] = row[c];
+            }
+            if walk.checks.iter().all(|&(c, op)| row[c] == op.get(vars)) {
+                emit(vars);
+            }
+        }
+        self.work.touch(visited);
+    }
+
     /// True when some instance of `plan` exists with the prebound variables (see
     /// [`crate::plan::PlanOptions::prebound`]) set as in `vars`; stops at the first.
     pub fn exists(&self, plan: &RulePlan, vars: &mut [Value]) -> bool {
         let mut found = false;
-        self.step(plan, 0, None, vars, &mut |_| {
+        let mut stop = |_: &[Value]| {
             found = true;
             false
-        });
+        };
+        if plan.starts_with_walk_test {
+            self.start_walk_test(plan, vars, &mut stop);
+        } else {
+            self.step(plan, 0, None, vars, &mut stop);
+        }
         found
+    }
+
+    /// [`Matcher::step`] from step 0 of a plan with [`RulePlan::starts_with_walk_test`]:
+    /// the lookup of the walked atom, then [`Matcher::walk_tests`] directly — the same
+    /// instances, order and work counts.
+    ///
+    /// Why: rederivation runs one such search per pending fact, and on R-MAT `reach_root`
+    /// deletions `step`'s dispatch and frame around the walk were 165 instructions a search
+    /// (callgrind), over half of what the walk itself costs.
+    #[inline]
+    fn start_walk_test<F: FnMut(&[Value]) -> bool>(
+        &self,
+        plan: &RulePlan,
+        vars: &mut [Value],
+        emit: &mut F,
+    ) -> bool {
+        let [Step::Atom(walk), Step::Atom(test), ..] = plan.steps.as_slice() else {
+            unreachable!("a walk and a test come first (checked when planned)");
+        };
+        debug_assert!(!walk.next_membership.is_empty() && test.membership);
+        let Some(ix) = walk.index else {
+            unreachable!("the walked atom has an index (checked when planned)");
+        };
+        let range = self.versions[walk.rel].range(walk.version);
+        if range.is_empty() {
+            return true;
+        }
+        let relation = &self.relations[walk.rel];
+        let mut buf = [0; 8];
+        let key = fill_key(&walk.key, vars, &mut buf);
+        self.work.probe(1);
+        let rows = relation.lookup(ix, &key);
+        let start = if range.lo == 0 {
+            0
+        } else {
+            rows.partition_point(|&r| r < range.lo)
+        };
+        self.walk_tests(
+            plan,
+            0,
+            walk,
+            test,
+            &rows[start..],
+            range.hi,
+            None,
+            vars,
+            emit,
+        )
     }
 
     /// A hint before [`Matcher::exists`] on the same binding: follows the plan's first
@@ -888,15 +1009,20 @@ mod tests {
             panic!("the plan starts with the edge atom")
         };
         assert!(!walk.next_membership.is_empty(), "linked to path's test");
+        assert!(fused.starts_with_walk_test, "exists starts at the walk");
         let mut plain = fused.clone();
+        plain.starts_with_walk_test = false;
         if let Step::Atom(walk) = &mut plain.steps[0] {
             walk.next_membership.clear();
         }
+        // Fused, but started through `step` rather than at the walk.
+        let mut stepped = fused.clone();
+        stepped.starts_with_walk_test = false;
         let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
         // (x, z) bound: z = 0 walks the hub's 40 parents; x = 2000 reaches none of them.
         for (px, pz) in [(x, 0), (2000, 0), (x, 5)] {
             let mut runs = Vec::new();
-            for plan in [&fused, &plain] {
+            for plan in [&fused, &plain, &stepped] {
                 let work = WorkCounter::default();
                 let matcher = Matcher {
                     relations: &relations,
@@ -915,8 +1041,112 @@ mod tests {
                 runs.push((seen, found, work.total()));
             }
             assert_eq!(runs[0], runs[1], "binding ({px}, {pz})");
+            assert_eq!(runs[0], runs[2], "binding ({px}, {pz}), through step");
         }
         // Every third parent but the tombstone is a proof.
         assert_eq!(relations[edge].dead_count(), 1);
+    }
+
+    /// A seeded plan of the seed and one walked atom ([`RulePlan::seeded_walk`]) finds the
+    /// same instances, in the same order, with the same work counts through its own loop as
+    /// through [`Matcher::step`]: from either atom of a linear rule, with a constant and a
+    /// repeated variable checked, tombstones in the walked relation, and versions that hide
+    /// rows at both ends of a group.
+    #[test]
+    fn seeded_walk_equals_step_by_step() {
+        let src = ".decl edge(x: symbol, y: symbol)\n.decl path(x: symbol, y: symbol)\n\
+                   .decl tri(x: symbol, y: symbol, z: symbol)\n.decl twice(x: symbol)\n\
+                   .decl from_a(x: symbol)\n.decl both(x: symbol)\n.input edge\n.input tri\n\
+                   path(x, z) :- path(x, y), edge(y, z).\n\
+                   twice(y) :- path(x, x), edge(x, y).\n\
+                   from_a(z) :- path(\"a\", y), edge(y, z).\n\
+                   both(x) :- path(x, w), tri(w, y, y).\n";
+        let mut symbols = Symbols::new();
+        let program = load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program");
+        let (edge, path) = (
+            program.relation_id("edge").expect("edge"),
+            program.relation_id("path").expect("path"),
+        );
+        let a = symbols.intern("a");
+        let mut relations: Vec<Relation> = program
+            .relations
+            .iter()
+            .map(|r| Relation::new(r.arity()))
+            .collect();
+        // Node 1 has 12 successors, itself among them; path rows from `a` and from 5.
+        for z in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] {
+            relations[edge].insert(&[1, z]);
+            relations[path].insert(&[5, z]);
+            relations[path].insert(&[a, z]);
+        }
+        relations[path].insert(&[1, 1]);
+        let tri = program.relation_id("tri").expect("tri");
+        for w in 1..=12 {
+            relations[tri].insert(&[w, 7, 7]);
+            relations[tri].insert(&[w, 7, 8]);
+        }
+        relations[edge].remove(&[1, 4]);
+        relations[path].remove(&[5, 3]);
+        let seeded = PlanOptions {
+            seeded: true,
+            prebound: Vec::new(),
+        };
+        let full = [Version::Full, Version::Full];
+        let complete: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+        // Old rows end before the group's last edges; delta rows start after its first.
+        let mut narrow = complete.clone();
+        narrow[edge] = Versions {
+            old_end: 8,
+            delta_end: relations[edge].end(),
+        };
+        narrow[path] = Versions {
+            old_end: 20,
+            delta_end: relations[path].end(),
+        };
+        let (mut plans, mut checked) = (0, 0);
+        for rule in 0..program.rules.len() {
+            for first in 0..2 {
+                for versions_of_walk in [Version::Full, Version::Old, Version::Delta] {
+                    let mut fast =
+                        plan_rule_with(&program, rule, &full, Some(first), &seeded, &mut relations);
+                    if !fast.seeded_walk {
+                        continue; // the other atom is a membership test
+                    }
+                    plans += 1;
+                    if let Step::Atom(walk) = &mut fast.steps[1] {
+                        walk.version = versions_of_walk;
+                    }
+                    let mut slow = fast.clone();
+                    slow.seeded_walk = false;
+                    let seed_rel = match &fast.steps[0] {
+                        Step::Atom(s) => s.rel,
+                        _ => unreachable!(),
+                    };
+                    for versions in [&complete, &narrow] {
+                        for r in 0..relations[seed_rel].end() {
+                            let row = relations[seed_rel].row(r).to_vec();
+                            let mut runs = Vec::new();
+                            for plan in [&fast, &slow] {
+                                let work = WorkCounter::default();
+                                let matcher = Matcher {
+                                    relations: &relations,
+                                    versions,
+                                    work: &work,
+                                };
+                                let mut seen = Vec::new();
+                                matcher.for_each_seeded(plan, &row, &mut |v| seen.push(v.to_vec()));
+                                runs.push((seen, work.total()));
+                            }
+                            assert_eq!(runs[0], runs[1], "rule {rule} at {first}, seed {row:?}");
+                            checked += usize::from(!runs[0].0.is_empty());
+                        }
+                    }
+                }
+            }
+        }
+        // Both seeds of `path` and `both`, the `path` seeds of `twice` and `from_a`, in
+        // three versions each.
+        assert_eq!(plans, 6 * 3);
+        assert!(checked > 20, "instances were found: {checked}");
     }
 }

@@ -115,6 +115,17 @@ pub struct RulePlan {
     /// comes from that row or is a constant: callers running the plan on many rows start
     /// loading what the lookups of rows ahead will read.
     pub first_lookup: Option<FirstLookup>,
+    /// A seeded plan of two steps: the seed atom (step 0), then one atom walked through an
+    /// index on values the seed bound, with nothing after it — the delta rules of linear
+    /// recursion (`path(x, z) :- path(x, y), edge(y, z)` seeded at either atom, `reach(x)
+    /// :- edge(x, y), reach(y)` seeded at `reach`). [`crate::eval::Matcher::for_each_seeded`]
+    /// runs such a plan in one loop instead of stepping through it.
+    pub seeded_walk: bool,
+    /// The first step walks an index group and the second is a membership test fed by it
+    /// ([`AtomStep::next_membership`]), with no seed among them — the searches of
+    /// rederivation with the head bound, `reach(x) :- edge(x, y), reach(y)` with `x` given.
+    /// [`crate::eval::Matcher::exists`] starts such a plan at the walk.
+    pub starts_with_walk_test: bool,
 }
 
 /// See [`RulePlan::first_lookup`].
@@ -452,6 +463,13 @@ pub fn plan_rule_with(
         .map(|t| operand(*t, &bound).expect("range-restricted head"))
         .collect();
     let first_lookup = first_lookup(&steps, seed_step, &rule.head.args);
+    let seeded_walk = seed_step == Some(0)
+        && matches!(steps.as_slice(),
+            [Step::Atom(_), Step::Atom(walk)] if walk.index.is_some() && !walk.membership);
+    let starts_with_walk_test = seed_step.is_none()
+        && matches!(steps.as_slice(),
+            [Step::Atom(walk), Step::Atom(_), ..]
+                if walk.index.is_some() && !walk.membership && !walk.next_membership.is_empty());
     RulePlan {
         rule: rule_idx,
         steps,
@@ -460,6 +478,8 @@ pub fn plan_rule_with(
         num_vars: rule.num_vars(),
         seed_step,
         first_lookup,
+        seeded_walk,
+        starts_with_walk_test,
     }
 }
 
