@@ -16,7 +16,7 @@ use crate::plan::{
     compare, plan_rule, AtomStep, KeyPart, Operand, RulePlan, StartValue, Step, Version,
 };
 use crate::program::{Program, RelId};
-use crate::storage::{Relation, RowId, RowRange};
+use crate::storage::{IndexId, Relation, RowId, RowRange};
 use crate::value::Value;
 
 /// Visible row ranges of one relation during a round: old = `0..old_end`, delta =
@@ -99,7 +99,7 @@ pub struct Matcher<'a> {
     pub work: &'a WorkCounter,
 }
 
-impl Matcher<'_> {
+impl<'a> Matcher<'a> {
     /// Appends the head of every instance of `plan` over the visible rows to `out` (flattened,
     /// head arity values each); returns the number of instances found.
     pub fn run(&self, plan: &RulePlan, out: &mut Vec<Value>) -> u64 {
@@ -184,18 +184,10 @@ impl Matcher<'_> {
             return;
         }
         let relation = &self.relations[walk.rel];
-        let mut buf = [0; 8];
-        let key = fill_key(&walk.key, vars, &mut buf);
-        self.work.probe(1);
-        let rows = relation.lookup(ix, &key);
-        let start = if range.lo == 0 {
-            0
-        } else {
-            rows.partition_point(|&r| r < range.lo)
-        };
+        let rows = self.visible_group(relation, walk, ix, range, vars);
         let check_live = relation.has_dead();
         let mut visited = 0;
-        for &r in &rows[start..] {
+        for &r in rows {
             if r >= range.hi {
                 break;
             }
@@ -255,9 +247,24 @@ impl Matcher<'_> {
         if range.is_empty() {
             return true;
         }
-        let relation = &self.relations[walk.rel];
+        let rows = self.visible_group(&self.relations[walk.rel], walk, ix, range, vars);
+        self.walk_tests(plan, 0, walk, test, rows, range.hi, None, vars, emit)
+    }
+
+    /// The ids of atom `a`'s group in index `ix` of `relation` (`a`'s), its key bound in
+    /// `vars`, from the first visible in `range` on (the caller stops at `range.hi`);
+    /// counted as one probe.
+    #[inline(always)]
+    fn visible_group(
+        &self,
+        relation: &'a Relation,
+        a: &AtomStep,
+        ix: IndexId,
+        range: RowRange,
+        vars: &[Value],
+    ) -> &'a [RowId] {
         let mut buf = [0; 8];
-        let key = fill_key(&walk.key, vars, &mut buf);
+        let key = fill_key(&a.key, vars, &mut buf);
         self.work.probe(1);
         let rows = relation.lookup(ix, &key);
         let start = if range.lo == 0 {
@@ -265,17 +272,7 @@ impl Matcher<'_> {
         } else {
             rows.partition_point(|&r| r < range.lo)
         };
-        self.walk_tests(
-            plan,
-            0,
-            walk,
-            test,
-            &rows[start..],
-            range.hi,
-            None,
-            vars,
-            emit,
-        )
+        &rows[start..]
     }
 
     /// A hint before [`Matcher::exists`] on the same binding: follows the plan's first
@@ -498,16 +495,7 @@ impl Matcher<'_> {
                         self.work.touch((range.hi - range.lo) as u64);
                     }
                     Some(ix) => {
-                        let mut buf = [0; 8];
-                        let key = fill_key(&a.key, vars, &mut buf);
-                        self.work.probe(1);
-                        let rows = relation.lookup(ix, &key);
-                        let start = if range.lo == 0 {
-                            0
-                        } else {
-                            rows.partition_point(|&r| r < range.lo)
-                        };
-                        let rows = &rows[start..];
+                        let rows = self.visible_group(relation, a, ix, range, vars);
                         if let Some(Step::Atom(test)) = plan.steps.get(i + 1) {
                             if !a.next_membership.is_empty() && plan.seed_step != Some(i + 1) {
                                 return self.walk_tests(
