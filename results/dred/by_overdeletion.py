@@ -17,6 +17,7 @@ the two groups meet; the bins show each group on its own. The work ratio bounds 
 over recomputation at equal cost per unit of work.
 """
 import csv
+import signal
 import statistics
 import sys
 
@@ -84,6 +85,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    # Piped into `head`: stop quietly.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     main(sys.argv)
