@@ -229,7 +229,7 @@ impl<'a> Matcher<'a> {
     /// Why: rederivation runs one such search per pending fact, and on R-MAT `reach_root`
     /// deletions `step`'s dispatch and frame around the walk were 165 instructions a search
     /// by callgrind's inclusive counts, over half of what the walk itself costs; going around
-    /// them saves 81 (6% of phase 2's instructions there).
+    /// them saves 81 (5% of phase 2's instructions there).
     #[inline]
     fn start_walk_test<F: FnMut(&[Value]) -> bool>(
         &self,
