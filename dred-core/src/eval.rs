@@ -185,10 +185,30 @@ impl<'a> Matcher<'a> {
         }
         let relation = &self.relations[walk.rel];
         let rows = self.visible_group(relation, walk, ix, range, vars);
+        self.emit_group(relation, walk, rows, range.hi, vars, &mut |vars| {
+            emit(vars);
+            true
+        });
+    }
+
+    /// Atom `a` as a plan's last step over `rows` of its index group in `relation` (those
+    /// below `hi` visible): each live row whose checks hold binds `a`'s variables and is an
+    /// instance, given to `emit` (false stops). Counts the rows visited as touched; returns
+    /// false once stopped.
+    #[inline(always)]
+    fn emit_group<F: FnMut(&[Value]) -> bool>(
+        &self,
+        relation: &Relation,
+        a: &AtomStep,
+        rows: &[RowId],
+        hi: RowId,
+        vars: &mut [Value],
+        emit: &mut F,
+    ) -> bool {
         let check_live = relation.has_dead();
         let mut visited = 0;
         for &r in rows {
-            if r >= range.hi {
+            if r >= hi {
                 break;
             }
             visited += 1;
@@ -196,14 +216,17 @@ impl<'a> Matcher<'a> {
                 continue;
             }
             let row = relation.row(r);
-            for &(c, v) in &walk.binds {
+            // Bind first: a check may compare with a variable bound in this atom.
+            for &(c, v) in &a.binds {
                 vars[v] = row[c];
             }
-            if walk.checks.iter().all(|&(c, op)| row[c] == op.get(vars)) {
-                emit(vars);
+            if a.checks.iter().all(|&(c, op)| row[c] == op.get(vars)) && !emit(vars) {
+                self.work.touch(visited);
+                return false;
             }
         }
         self.work.touch(visited);
+        true
     }
 
     /// True when some instance of `plan` exists with the prebound variables (see
@@ -504,29 +527,15 @@ impl<'a> Matcher<'a> {
                                 );
                             }
                         }
-                        let mut visited = 0;
                         if i + 1 == plan.steps.len() {
                             // The last step: each row that passes is an instance, emitted
                             // here rather than through a call of `step` that only emits
                             // (most delta rules of over-deletion end with the walked atom;
                             // the calls were 7.7% of `dred`'s instructions on R-MAT TC's
                             // single-edge deletions, by callgrind).
-                            for &r in rows {
-                                if r >= range.hi {
-                                    break;
-                                }
-                                visited += 1;
-                                if check_live && !relation.is_live(r) {
-                                    continue;
-                                }
-                                if matches(relation.row(r), vars) && !emit(vars) {
-                                    self.work.touch(visited);
-                                    return false;
-                                }
-                            }
-                            self.work.touch(visited);
-                            return true;
+                            return self.emit_group(relation, a, rows, range.hi, vars, emit);
                         }
+                        let mut visited = 0;
                         for &r in rows {
                             if r >= range.hi {
                                 break;
@@ -940,6 +949,7 @@ impl Engine for Recompute {
 mod tests {
     use super::*;
     use crate::plan::{plan_rule_with, PlanOptions};
+    use crate::program::Term;
     use crate::{load_program, SourceFile, Symbols};
 
     /// The fused walk of an index group and its membership tests ([`Matcher::walk_tests`])
@@ -1040,7 +1050,8 @@ mod tests {
     /// same instances, in the same order, with the same work counts through its own loop as
     /// through [`Matcher::step`]: from either atom of a linear rule, with a constant and a
     /// repeated variable checked, tombstones in the walked relation, and versions that hide
-    /// rows at both ends of a group.
+    /// rows at both ends of a group. Each instance found is also checked on its own: its atoms
+    /// ground to the seed row and to live rows (the two paths share the walked atom's checks).
     #[test]
     fn seeded_walk_equals_step_by_step() {
         let src = ".decl edge(x: symbol, y: symbol)\n.decl path(x: symbol, y: symbol)\n\
@@ -1072,7 +1083,7 @@ mod tests {
         let tri = program.relation_id("tri").expect("tri");
         for w in 1..=12 {
             relations[tri].insert(&[w, 7, 7]);
-            relations[tri].insert(&[w, 7, 8]);
+            relations[tri].insert(&[w, 8, 9]);
         }
         relations[edge].remove(&[1, 4]);
         relations[path].remove(&[5, 3]);
@@ -1127,6 +1138,30 @@ mod tests {
                                 runs.push((seen, work.total()));
                             }
                             assert_eq!(runs[0], runs[1], "rule {rule} at {first}, seed {row:?}");
+                            // Each instance is one, independently of either path: the seed
+                            // atom grounds to the seed row, every other atom to a live row.
+                            for vars in &runs[0].0 {
+                                let atoms = program.rules[rule].positive_atoms().enumerate();
+                                for (i, atom) in atoms {
+                                    let ground: Vec<Value> = atom
+                                        .args
+                                        .iter()
+                                        .map(|t| match *t {
+                                            Term::Var(v) => vars[v],
+                                            Term::Const(c) => c,
+                                            Term::Wildcard => unreachable!("no `_` here"),
+                                        })
+                                        .collect();
+                                    if i == first {
+                                        assert_eq!(ground, row, "rule {rule}: seed atom");
+                                    } else {
+                                        assert!(
+                                            relations[atom.rel].contains(&ground),
+                                            "rule {rule} at {first}: {ground:?} is no live row"
+                                        );
+                                    }
+                                }
+                            }
                             checked += usize::from(!runs[0].0.is_empty());
                         }
                     }
