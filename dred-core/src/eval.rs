@@ -50,49 +50,6 @@ impl Versions {
     }
 }
 
-/// The visible rows of an index group as a walk reads them: the ids, and beside them, when
-/// the index is covering and the group spilled ([`Relation::lookup_covered`]), the covered
-/// column's values, from which a row is made without reading the arena.
-#[derive(Clone, Copy)]
-struct Group<'a> {
-    ids: &'a [RowId],
-    values: Option<&'a [Value]>,
-    /// The group's key value, the row's other column when it is made from `values`.
-    key: Value,
-    /// The covered column.
-    covered: usize,
-}
-
-impl<'a> Group<'a> {
-    /// A buffer for [`Group::row`], holding the key where the row has it.
-    #[inline(always)]
-    fn buffer(&self) -> [Value; 2] {
-        [self.key; 2]
-    }
-
-    /// The values of row `r`, the group's `p`th: made in `buf` (from [`Group::buffer`]) from
-    /// the covered value, or read in `relation`'s arena.
-    #[inline(always)]
-    fn row<'b>(
-        &self,
-        relation: &'b Relation,
-        p: usize,
-        r: RowId,
-        buf: &'b mut [Value; 2],
-    ) -> &'b [Value]
-    where
-        'a: 'b,
-    {
-        match self.values {
-            Some(values) => {
-                buf[self.covered] = values[p];
-                &buf[..]
-            }
-            None => relation.row(r),
-        }
-    }
-}
-
 /// Plans of one stratum.
 #[derive(Clone, Debug)]
 struct StratumPlan {
@@ -227,14 +184,14 @@ impl<'a> Matcher<'a> {
             return;
         }
         let relation = &self.relations[walk.rel];
-        let group = self.visible_group(relation, walk, ix, range, vars);
-        self.emit_group(relation, walk, group, range.hi, vars, &mut |vars| {
+        let rows = self.visible_group(relation, walk, ix, range, vars);
+        self.emit_group(relation, walk, rows, range.hi, vars, &mut |vars| {
             emit(vars);
             true
         });
     }
 
-    /// Atom `a` as a plan's last step over the rows of its index group in `relation` (those
+    /// Atom `a` as a plan's last step over `rows` of its index group in `relation` (those
     /// below `hi` visible): each live row whose checks hold binds `a`'s variables and is an
     /// instance, given to `emit` (false stops). Counts the rows visited as touched; returns
     /// false once stopped.
@@ -243,15 +200,14 @@ impl<'a> Matcher<'a> {
         &self,
         relation: &Relation,
         a: &AtomStep,
-        group: Group,
+        rows: &[RowId],
         hi: RowId,
         vars: &mut [Value],
         emit: &mut F,
     ) -> bool {
         let check_live = relation.has_dead();
         let mut visited = 0;
-        let mut buf = group.buffer();
-        for (p, &r) in group.ids.iter().enumerate() {
+        for &r in rows {
             if r >= hi {
                 break;
             }
@@ -259,7 +215,7 @@ impl<'a> Matcher<'a> {
             if check_live && !relation.is_live(r) {
                 continue;
             }
-            let row = group.row(relation, p, r, &mut buf);
+            let row = relation.row(r);
             // Bind first: a check may compare with a variable bound in this atom.
             for &(c, v) in &a.binds {
                 vars[v] = row[c];
@@ -315,13 +271,13 @@ impl<'a> Matcher<'a> {
         if range.is_empty() {
             return true;
         }
-        let group = self.visible_group(&self.relations[walk.rel], walk, ix, range, vars);
-        self.walk_tests(plan, 0, walk, test, group, range.hi, None, vars, emit)
+        let rows = self.visible_group(&self.relations[walk.rel], walk, ix, range, vars);
+        self.walk_tests(plan, 0, walk, test, rows, range.hi, None, vars, emit)
     }
 
-    /// Atom `a`'s group in index `ix` of `relation` (`a`'s), its key bound in `vars`, from
-    /// the first row visible in `range` on (the caller stops at `range.hi`); counted as one
-    /// probe.
+    /// The ids of atom `a`'s group in index `ix` of `relation` (`a`'s), its key bound in
+    /// `vars`, from the first visible in `range` on (the caller stops at `range.hi`);
+    /// counted as one probe.
     #[inline(always)]
     fn visible_group(
         &self,
@@ -330,22 +286,17 @@ impl<'a> Matcher<'a> {
         ix: IndexId,
         range: RowRange,
         vars: &[Value],
-    ) -> Group<'a> {
+    ) -> &'a [RowId] {
         let mut buf = [0; 8];
         let key = fill_key(&a.key, vars, &mut buf);
         self.work.probe(1);
-        let (rows, values) = relation.lookup_covered(ix, &key);
+        let rows = relation.lookup(ix, &key);
         let start = if range.lo == 0 {
             0
         } else {
             rows.partition_point(|&r| r < range.lo)
         };
-        Group {
-            ids: &rows[start..],
-            values: values.map(|v| &v[start..]),
-            key: key.first().copied().unwrap_or(0),
-            covered: relation.covered_column(ix).unwrap_or(0),
-        }
+        &rows[start..]
     }
 
     /// A hint before [`Matcher::exists`] on the same binding: follows the plan's first
@@ -371,18 +322,10 @@ impl<'a> Matcher<'a> {
             let Some(ix) = a.index else {
                 return;
             };
-            let (rows, values) = relation.lookup_covered(ix, &key);
-            let Some(&r) = rows.first() else {
+            let Some(&r) = relation.lookup(ix, &key).first() else {
                 return;
             };
-            let group = Group {
-                ids: rows,
-                values,
-                key: key.first().copied().unwrap_or(0),
-                covered: relation.covered_column(ix).unwrap_or(0),
-            };
-            let mut row_buf = group.buffer();
-            let row = group.row(relation, 0, r, &mut row_buf);
+            let row = relation.row(r);
             for &(c, v) in &a.binds {
                 vars[v] = row[c];
             }
@@ -431,7 +374,7 @@ impl<'a> Matcher<'a> {
         i: usize,
         walk: &AtomStep,
         test: &AtomStep,
-        group: Group,
+        rows: &[RowId],
         hi: RowId,
         seed: Option<&[Value]>,
         vars: &mut [Value],
@@ -445,17 +388,16 @@ impl<'a> Matcher<'a> {
         let mut visited = 0;
         let mut key = [0; 8];
         let arity = walk.next_membership.len();
-        let mut buf = group.buffer();
-        for (p, &r) in group.ids.iter().enumerate() {
+        for (p, &r) in rows.iter().enumerate() {
             if r >= hi {
                 break;
             }
-            ahead.prefetch(walked, tested, group, p, vars);
+            ahead.prefetch(walked, tested, rows, p, vars);
             visited += 1;
             if check_live && !walked.is_live(r) {
                 continue;
             }
-            let row = group.row(walked, p, r, &mut buf);
+            let row = walked.row(r);
             if walk.checks.iter().any(|&(c, op)| row[c] != op.get(vars)) {
                 continue;
             }
@@ -577,11 +519,11 @@ impl<'a> Matcher<'a> {
                         self.work.touch((range.hi - range.lo) as u64);
                     }
                     Some(ix) => {
-                        let group = self.visible_group(relation, a, ix, range, vars);
+                        let rows = self.visible_group(relation, a, ix, range, vars);
                         if let Some(Step::Atom(test)) = plan.steps.get(i + 1) {
                             if !a.next_membership.is_empty() && plan.seed_step != Some(i + 1) {
                                 return self.walk_tests(
-                                    plan, i, a, test, group, range.hi, seed, vars, emit,
+                                    plan, i, a, test, rows, range.hi, seed, vars, emit,
                                 );
                             }
                         }
@@ -591,17 +533,16 @@ impl<'a> Matcher<'a> {
                             // (most delta rules of over-deletion end with the walked atom;
                             // the calls were 7.7% of `dred`'s instructions on R-MAT TC's
                             // single-edge deletions, by callgrind).
-                            return self.emit_group(relation, a, group, range.hi, vars, emit);
+                            return self.emit_group(relation, a, rows, range.hi, vars, emit);
                         }
                         let mut visited = 0;
-                        let mut buf = group.buffer();
-                        for (p, &r) in group.ids.iter().enumerate() {
+                        for &r in rows {
                             if r >= range.hi {
                                 break;
                             }
                             visited += 1;
                             if (!check_live || relation.is_live(r))
-                                && !visit(group.row(relation, p, r, &mut buf), vars, emit)
+                                && !visit(relation.row(r), vars, emit)
                             {
                                 self.work.touch(visited);
                                 return false;
@@ -666,26 +607,21 @@ impl<'p> TestsAhead<'p> {
         (p > Self::FROM && p < self.slots_to).then(|| self.hashes[p % Self::HASHES])
     }
 
-    /// Hints for the walk at row `p` of `group` (rows of `walked`; tests in `tested`).
+    /// Hints for the walk at row `p` of `rows` (rows of `walked`; tests in `tested`).
     /// Changes no result.
     #[inline]
     fn prefetch(
         &mut self,
         walked: &Relation,
         tested: &Relation,
-        group: Group,
+        rows: &[RowId],
         p: usize,
         vars: &[Value],
     ) {
         if p < Self::FROM {
             return;
         }
-        let rows = group.ids;
         let values_to = (2 * p + 4).min(p + Self::VALUES).min(rows.len());
-        if group.values.is_some() {
-            // The values are read in order beside the ids: nothing in the arena to load.
-            self.values_to = self.values_to.max(values_to);
-        }
         while self.values_to < values_to {
             walked.prefetch_values(rows[self.values_to]);
             self.values_to += 1;
@@ -694,15 +630,8 @@ impl<'p> TestsAhead<'p> {
         let slots_to = (p + Self::SLOTS).min(self.values_to.saturating_sub(2));
         let parts = &self.walk.next_membership;
         let mut key = [0; 8];
-        let mut buf = group.buffer();
         while self.slots_to < slots_to {
-            let q = self.slots_to;
-            fill_parts(
-                parts,
-                group.row(walked, q, rows[q], &mut buf),
-                vars,
-                &mut key,
-            );
+            fill_parts(parts, walked.row(rows[self.slots_to]), vars, &mut key);
             let h = tested.lookup_hash(&key[..parts.len()]);
             tested.prefetch_row(h, &key[..parts.len()]);
             self.hashes[self.slots_to % Self::HASHES] = h;

@@ -20,7 +20,6 @@
 //! of more than [`POOLED`] rows.
 
 use super::RowId;
-use crate::value::Value;
 
 /// Ids a [`GroupRows`] has room for inside the entry; an index whose keys have more than one
 /// column keeps its group number in the last cell and has one fewer ([`RowPool::new`]).
@@ -66,45 +65,29 @@ impl GroupRows {
 
 /// The spilled regions of an index's groups, and what a group's ids are.
 ///
-/// A *covering* pool also keeps, beside each spilled row id, one value of that row (the
-/// column of a two-column relation that the index does not key on): a walk of the group
-/// then reads the values in order beside the ids instead of each row in the arena, a cache
-/// miss a row on groups of scattered rows. Inline groups keep only their ids (their rows
-/// are read in the arena), so that an entry stays 32 bytes.
-///
 /// Invariant (checked by [`RowPool::check`]): the regions of the groups handed to it are
 /// disjoint, each within `rows`, and together with the `abandoned` cells they cover it;
-/// each vector of `large` belongs to one group, and holds its rows. A covering pool's
-/// `values` and `large_values` have the shapes of `rows` and `large`.
+/// each vector of `large` belongs to one group, and holds its rows.
 #[derive(Clone, Debug)]
 pub(crate) struct RowPool {
     /// Ids a group holds inside its entry.
     inline: u32,
-    /// True when the pool keeps a value beside each spilled id.
-    covering: bool,
     rows: Vec<RowId>,
-    /// Covering: the value of the row at the same cell of `rows` (0 in cells no group holds).
-    values: Vec<Value>,
     /// Cells of `rows` in no group's region (left behind when a group moved to a larger one).
     abandoned: usize,
     /// The rows of groups larger than [`POOLED`].
     large: Vec<Vec<RowId>>,
-    /// Covering: the values beside `large`, vector for vector.
-    large_values: Vec<Vec<Value>>,
 }
 
 impl RowPool {
     /// A pool for groups that keep `CELLS` ids inline, or one fewer and their group number
-    /// when `numbered`; keeping a value beside each spilled id when `covering`.
-    pub(crate) fn new(numbered: bool, covering: bool) -> Self {
+    /// when `numbered`.
+    pub(crate) fn new(numbered: bool) -> Self {
         RowPool {
             inline: if numbered { CELLS - 1 } else { CELLS } as u32,
-            covering,
             rows: Vec::new(),
-            values: Vec::new(),
             abandoned: 0,
             large: Vec::new(),
-            large_values: Vec::new(),
         }
     }
 
@@ -132,32 +115,10 @@ impl RowPool {
         }
     }
 
-    /// The values beside the ids of `g` ([`RowPool::rows`]), cell for cell, when the pool is
-    /// covering and `g` is spilled; `None` otherwise (the rows are read in the arena).
-    #[inline(always)]
-    pub(crate) fn values<'a>(&'a self, g: &'a GroupRows) -> Option<&'a [Value]> {
-        if !self.covering || g.len <= self.inline {
-            None
-        } else if g.len <= POOLED {
-            let start = g.cells[0] as usize;
-            Some(&self.values[start..start + g.len as usize])
-        } else {
-            Some(&self.large_values[g.cells[0] as usize])
-        }
-    }
-
-    /// Appends `r` (greater than every id of `g`) to `g`; a covering pool keeps `v` beside
-    /// it, and reads the values of the inline ids with `value_of` when `g` spills. Returns
-    /// true when the pool has abandoned enough cells that the caller should
-    /// [`RowPool::compact`] it.
+    /// Appends `r` (greater than every id of `g`) to `g`. Returns true when the pool has
+    /// abandoned enough cells that the caller should [`RowPool::compact`] it.
     #[inline]
-    pub(crate) fn push(
-        &mut self,
-        g: &mut GroupRows,
-        r: RowId,
-        v: Value,
-        value_of: impl Fn(RowId) -> Value,
-    ) -> bool {
+    pub(crate) fn push(&mut self, g: &mut GroupRows, r: RowId) -> bool {
         let len = g.len;
         g.len += 1;
         if len < self.inline {
@@ -171,29 +132,17 @@ impl RowPool {
             self.rows.extend_from_slice(&g.cells[..len as usize]);
             self.rows.push(r);
             self.rows.resize(start + cap as usize, 0);
-            if self.covering {
-                let inline = &g.cells[..len as usize];
-                self.values.extend(inline.iter().map(|&q| value_of(q)));
-                self.values.push(v);
-                self.values.resize(start + cap as usize, 0);
-            }
             g.cells[0] = Self::offset(start);
             g.cells[1] = cap;
             return false;
         }
         if len > POOLED {
             self.large[g.cells[0] as usize].push(r);
-            if self.covering {
-                self.large_values[g.cells[0] as usize].push(v);
-            }
             return false;
         }
         let (start, cap) = (g.cells[0] as usize, g.cells[1]);
         if len < cap {
             self.rows[start + len as usize] = r;
-            if self.covering {
-                self.values[start + len as usize] = v;
-            }
             return false;
         }
         let end = start + cap as usize;
@@ -204,12 +153,6 @@ impl RowPool {
             own.push(r);
             g.cells[0] = RowId::try_from(self.large.len()).expect("fewer than 2^32 groups");
             self.large.push(own);
-            if self.covering {
-                let mut own = Vec::with_capacity(2 * POOLED as usize);
-                own.extend_from_slice(&self.values[start..end]);
-                own.push(v);
-                self.large_values.push(own);
-            }
             self.abandoned += cap as usize;
         } else {
             // Doubling from the first region reaches POOLED exactly; from a compacted one
@@ -218,25 +161,15 @@ impl RowPool {
             if end == self.rows.len() {
                 // The last region grows where it is.
                 self.rows.resize(start + grown as usize, 0);
-                if self.covering {
-                    self.values.resize(start + grown as usize, 0);
-                }
             } else {
                 let moved = self.rows.len();
                 self.rows.extend_from_within(start..end);
                 self.rows.resize(moved + grown as usize, 0);
-                if self.covering {
-                    self.values.extend_from_within(start..end);
-                    self.values.resize(moved + grown as usize, 0);
-                }
                 self.abandoned += cap as usize;
                 g.cells[0] = Self::offset(moved);
             }
             g.cells[1] = grown;
             self.rows[g.cells[0] as usize + len as usize] = r;
-            if self.covering {
-                self.values[g.cells[0] as usize + len as usize] = v;
-            }
         }
         // Why a third: groups growing by doubling abandon about as many cells as their
         // regions hold, so the pool settles near half abandoned; a third reclaims that. A
@@ -259,31 +192,23 @@ impl RowPool {
         let room = |len: u32| (len + len / 2).min(POOLED);
         let cells: usize = spilled.iter().map(|g| room(g.len) as usize).sum();
         let mut rows = Vec::with_capacity(cells);
-        let mut values = Vec::with_capacity(if self.covering { cells } else { 0 });
         for g in &mut spilled {
             let start = g.cells[0] as usize;
             let moved = rows.len();
             rows.extend_from_slice(&self.rows[start..start + g.len as usize]);
             rows.resize(moved + room(g.len) as usize, 0);
-            if self.covering {
-                values.extend_from_slice(&self.values[start..start + g.len as usize]);
-                values.resize(moved + room(g.len) as usize, 0);
-            }
             g.cells[0] = Self::offset(moved);
             g.cells[1] = room(g.len);
         }
         self.rows = rows;
-        self.values = values;
         self.abandoned = 0;
     }
 
     /// Forgets every region, keeping the capacity.
     pub(crate) fn clear(&mut self) {
         self.rows.clear();
-        self.values.clear();
         self.abandoned = 0;
         self.large.clear();
-        self.large_values.clear();
     }
 
     /// Verifies the invariant over `groups` (all groups whose regions are in the pool);
@@ -296,10 +221,6 @@ impl RowPool {
             .map(|g| {
                 let own = &self.large[g.cells[0] as usize];
                 assert_eq!(own.len(), g.len as usize, "large group's vector length");
-                if self.covering {
-                    let values = &self.large_values[g.cells[0] as usize];
-                    assert_eq!(values.len(), own.len(), "large group's values");
-                }
                 g.cells[0] as usize
             })
             .collect();
@@ -328,16 +249,6 @@ impl RowPool {
                 .is_none_or(|&(_, end)| end <= self.rows.len()),
             "pool region past the pool's end"
         );
-        if self.covering {
-            assert_eq!(
-                self.values.len(),
-                self.rows.len(),
-                "pool values beside the ids"
-            );
-            assert_eq!(self.large_values.len(), self.large.len(), "large values");
-        } else {
-            assert!(self.values.is_empty() && self.large_values.is_empty());
-        }
         let held: usize = regions.iter().map(|(s, e)| e - s).sum();
         assert_eq!(
             held + self.abandoned,
@@ -351,31 +262,13 @@ impl RowPool {
 mod tests {
     use super::*;
 
-    /// The value a test row carries beside its id in a covering pool: distinct per row, so
-    /// that a value read beside the wrong id shows.
-    fn value_of(r: RowId) -> Value {
-        3 * Value::from(r) - 7
-    }
-
     /// Groups of many sizes grown in an interleaved order, against plain vectors: every
     /// group reads back its ids in order through spills, moves, growth in place and
-    /// compactions, in numbered and unnumbered pools; a covering pool also its values, cell
-    /// for cell beside the ids, once the group has spilled.
+    /// compactions, in numbered and unnumbered pools.
     #[test]
     fn groups_read_back_their_rows_through_spills_moves_and_compactions() {
-        for (numbered, covering) in [(false, false), (true, false), (false, true)] {
-            let mut pool = RowPool::new(numbered, covering);
-            let values_match = |pool: &RowPool, g: &GroupRows, model: &[RowId], i: usize| {
-                let want: Vec<Value> = model.iter().map(|&r| value_of(r)).collect();
-                match pool.values(g) {
-                    Some(values) => assert_eq!(values, &want[..], "values of group {i}"),
-                    None => assert!(
-                        !covering || model.len() <= pool.inline as usize,
-                        "group {i} of {} rows has no values",
-                        model.len()
-                    ),
-                }
-            };
+        for numbered in [false, true] {
+            let mut pool = RowPool::new(numbered);
             // Middling groups (many of them, so that the pool compacts) grown round-robin
             // move as they grow, each move abandoning a region; two large groups leave the
             // pool for vectors of their own.
@@ -397,7 +290,7 @@ mod tests {
             for step in 1..*sizes.iter().max().expect("sizes") {
                 for (i, &size) in sizes.iter().enumerate() {
                     if step < size {
-                        if pool.push(&mut groups[i], r, value_of(r), value_of) {
+                        if pool.push(&mut groups[i], r) {
                             pool.compact(groups.iter_mut());
                             compactions += 1;
                         }
@@ -412,7 +305,6 @@ mod tests {
             pool.check(groups.iter());
             for (i, g) in groups.iter().enumerate() {
                 assert_eq!(pool.rows(g), &model[i][..], "group {i}");
-                values_match(&pool, g, &model[i], i);
                 if numbered {
                     assert_eq!(g.number(), i as u32, "group number kept");
                 }
@@ -440,7 +332,6 @@ mod tests {
             );
             for (i, g) in groups.iter().enumerate() {
                 assert_eq!(pool.rows(g), &model[i][..], "group {i} after compaction");
-                values_match(&pool, g, &model[i], i);
             }
         }
     }
@@ -449,24 +340,16 @@ mod tests {
     /// spills at the fifth.
     #[test]
     fn spill_points() {
-        for (numbered, covering, inline) in [(false, false, 4), (true, false, 3), (false, true, 4)]
-        {
-            let mut pool = RowPool::new(numbered, covering);
+        for (numbered, inline) in [(false, 4), (true, 3)] {
+            let mut pool = RowPool::new(numbered);
             let mut g = pool.single(0, 7);
             for r in 1..inline {
-                pool.push(&mut g, r, value_of(r), value_of);
+                pool.push(&mut g, r);
             }
             assert!(pool.rows.is_empty(), "{inline} ids stay inline");
-            assert_eq!(pool.values(&g), None, "inline rows are read in the arena");
-            pool.push(&mut g, inline, value_of(inline), value_of);
+            pool.push(&mut g, inline);
             assert_eq!(pool.rows.len(), FIRST_REGION as usize);
             assert_eq!(pool.rows(&g), (0..=inline).collect::<Vec<_>>());
-            let values = covering.then(|| (0..=inline).map(value_of).collect::<Vec<_>>());
-            assert_eq!(
-                pool.values(&g),
-                values.as_deref(),
-                "values from the spill on"
-            );
         }
     }
 }

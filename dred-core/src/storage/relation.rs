@@ -81,9 +81,6 @@ struct Index {
     keys: Vec<Value>,
     /// The rows of groups too large for their entry.
     pool: RowPool,
-    /// For a one-column key of a two-column relation: the other column, whose values the
-    /// pool keeps beside the ids of spilled groups (a covering index, see [`RowPool`]).
-    covered: Option<usize>,
     /// The one group of an index without key columns: every row.
     all: Vec<RowId>,
     /// For a one-column key of small non-negative values: the groups by value, replacing
@@ -204,33 +201,13 @@ impl Tagged for IndexEntry {
     }
 }
 
-/// The rows of a relation as index maintenance reads them.
-#[derive(Clone, Copy)]
-struct Arena<'a> {
-    data: &'a [Value],
-    arity: usize,
-}
-
-impl<'a> Arena<'a> {
-    #[inline(always)]
-    fn row(&self, r: RowId) -> &'a [Value] {
-        let start = r as usize * self.arity;
-        &self.data[start..start + self.arity]
-    }
-}
-
 impl Index {
-    fn new(cols: &[usize], arity: usize) -> Self {
-        // Why only two columns: then the one value beside an id is the whole row besides
-        // the key, and the walks that dominate maintenance (over the edges of a graph, and
-        // over a closure's pairs) read no row in the arena at all.
-        let covered = (arity == 2 && cols.len() == 1).then(|| 1 - cols[0]);
+    fn new(cols: &[usize]) -> Self {
         Index {
             cols: cols.to_vec(),
             table: ProbeTable::default(),
             keys: Vec::new(),
-            pool: RowPool::new(cols.len() > 1, covered.is_some()),
-            covered,
+            pool: RowPool::new(cols.len() > 1),
             all: Vec::new(),
             dense: (cols.len() == 1).then(DenseGroups::default),
             hashed_max: Some(-1),
@@ -256,20 +233,6 @@ impl Index {
             &mut self.pool,
             self.table.iter_mut().map(|e| &mut e.rows).chain(dense),
         )
-    }
-
-    /// Adds row `r` to group `g`, with its covered value when the index has one.
-    #[inline]
-    fn push(
-        pool: &mut RowPool,
-        covered: Option<usize>,
-        g: &mut GroupRows,
-        arena: Arena,
-        r: RowId,
-    ) -> bool {
-        // Not covering, the pool ignores the value: column 0 is a harmless read then.
-        let c = covered.unwrap_or(0);
-        pool.push(g, r, arena.row(r)[c], |q| arena.row(q)[c])
     }
 
     /// Moves a dense index's groups into the hashed table (see [`DenseGroups`]).
@@ -595,50 +558,46 @@ impl Relation {
             cols.iter().all(|&c| c < self.arity),
             "index column out of range"
         );
-        let mut ix = Index::new(cols, self.arity);
-        let arena = Arena {
-            data: &self.data,
-            arity: self.arity,
-        };
+        let mut ix = Index::new(cols);
         for r in 0..self.len as RowId {
-            Self::index_insert(&mut ix, &self.hasher, arena, r);
+            let start = r as usize * self.arity;
+            Self::index_insert(
+                &mut ix,
+                &self.hasher,
+                &self.data[start..start + self.arity],
+                r,
+            );
         }
         self.indexes.push(ix);
         self.indexes.len() - 1
     }
 
-    fn index_insert(ix: &mut Index, hasher: &DefaultHashBuilder, arena: Arena, r: RowId) {
+    fn index_insert(ix: &mut Index, hasher: &DefaultHashBuilder, row: &[Value], r: RowId) {
         if ix.cols.is_empty() {
             ix.all.push(r);
             return;
         }
-        if Self::dense_insert(ix, hasher, arena, r) {
+        if Self::dense_insert(ix, hasher, row[ix.cols[0]], r) {
             return;
         }
-        let h = Self::hash_key(hasher, arena.row(r), &ix.cols);
-        Self::index_insert_hashed(ix, arena, r, h);
+        let h = Self::hash_key(hasher, row, &ix.cols);
+        Self::index_insert_hashed(ix, row, r, h);
     }
 
-    /// Adds row `r` of `arena` to a dense index. False when the index is hashed — already,
-    /// or now because its key value does not fit the array (see [`DenseGroups`]) — and the
+    /// Adds row `r`, of key value `v`, to a dense index. False when the index is hashed —
+    /// already, or now because `v` does not fit the array (see [`DenseGroups`]) — and the
     /// row is still to be added to the table.
     #[inline]
-    fn dense_insert(ix: &mut Index, hasher: &DefaultHashBuilder, arena: Arena, r: RowId) -> bool {
-        let Index {
-            dense,
-            pool,
-            covered,
-            cols,
-            ..
-        } = ix;
+    fn dense_insert(ix: &mut Index, hasher: &DefaultHashBuilder, v: Value, r: RowId) -> bool {
+        let Index { dense, pool, .. } = ix;
         let Some(dense) = dense else {
             return false;
         };
-        let Some(g) = dense.group_mut(arena.row(r)[cols[0]]) else {
+        let Some(g) = dense.group_mut(v) else {
             ix.dense_off(hasher);
             return false;
         };
-        if Index::push(pool, *covered, g, arena, r) {
+        if pool.push(g, r) {
             let (pool, groups) = ix.group_rows_mut();
             pool.compact(groups);
         }
@@ -648,9 +607,8 @@ impl Relation {
     /// [`Relation::index_insert`] into the hashed table, with the key's hash computed
     /// beforehand.
     #[inline]
-    fn index_insert_hashed(ix: &mut Index, arena: Arena, r: RowId, h: u64) {
+    fn index_insert_hashed(ix: &mut Index, row: &[Value], r: RowId, h: u64) {
         debug_assert!(ix.dense.is_none());
-        let row = arena.row(r);
         ix.table.reserve_one();
         let (cols, keys, k) = (&ix.cols, &ix.keys, ix.cols.len());
         match ix
@@ -658,8 +616,7 @@ impl Relation {
             .probe(h, |e| Index::holds(keys, k, e, |j| row[cols[j]]))
         {
             Probe::Found(i) => {
-                let g = &mut ix.table.slot_mut(i).rows;
-                if Index::push(&mut ix.pool, ix.covered, g, arena, r) {
+                if ix.pool.push(&mut ix.table.slot_mut(i).rows, r) {
                     ix.pool.compact(ix.table.iter_mut().map(|e| &mut e.rows));
                 }
             }
@@ -933,12 +890,8 @@ impl Relation {
         self.claim(place, row, r);
         self.push_values(row);
         self.len += 1;
-        let arena = Arena {
-            data: &self.data,
-            arity: self.arity,
-        };
         for ix in &mut self.indexes {
-            Self::index_insert(ix, &self.hasher, arena, r);
+            Self::index_insert(ix, &self.hasher, row, r);
         }
         true
     }
@@ -1030,12 +983,8 @@ impl Relation {
             self.len += 1;
             each(item, Insertion::Appended);
         }
-        let hasher = &self.hasher;
-        let arena = Arena {
-            data: &self.data,
-            arity: self.arity,
-        };
-        let row = |r: RowId| arena.row(r);
+        let (data, arity, hasher) = (&self.data, self.arity, &self.hasher);
+        let row = |r: RowId| &data[r as usize * arity..(r as usize + 1) * arity];
         let end = self.len as RowId;
         for ix in &mut self.indexes {
             if ix.cols.is_empty() {
@@ -1070,7 +1019,7 @@ impl Relation {
                             prefetch(g);
                         }
                     }
-                    if !Self::dense_insert(ix, hasher, arena, r) {
+                    if !Self::dense_insert(ix, hasher, row(r)[c], r) {
                         break;
                     }
                     hashed_from += 1;
@@ -1107,9 +1056,9 @@ impl Relation {
                 }
                 if ix.dense.is_some() {
                     // Dense again since a new group of this batch ([`Index::try_dense`]).
-                    Self::index_insert(ix, hasher, arena, r);
+                    Self::index_insert(ix, hasher, row(r), r);
                 } else {
-                    Self::index_insert_hashed(ix, arena, r, h);
+                    Self::index_insert_hashed(ix, row(r), r, h);
                 }
             }
         }
@@ -1130,50 +1079,25 @@ impl Relation {
         }
     }
 
-    /// The group of `key` in an index with key columns (`None` when no row has it).
-    #[inline(always)]
-    fn group<'a>(&self, ix: &'a Index, key: &[Value]) -> Option<&'a GroupRows> {
-        if let Some(dense) = &ix.dense {
-            return dense.get(key[0]);
-        }
-        let h = self.hasher.hash_one(KeySlice(key));
-        let k = ix.cols.len();
-        ix.table
-            .find(h, |e| Index::holds(&ix.keys, k, e, |j| key[j]))
-            .map(|e| &e.rows)
-    }
-
     /// The ascending ids of all rows whose indexed columns equal `key` (in index column order).
     #[inline]
     pub fn lookup(&self, index: IndexId, key: &[Value]) -> &[RowId] {
         let ix = &self.indexes[index];
-        if ix.dense.is_none() && (self.arity == 0 || ix.cols.is_empty()) {
+        if let Some(dense) = &ix.dense {
+            return dense.get(key[0]).map_or(&[], |g| ix.pool.rows(g));
+        }
+        if self.arity == 0 || ix.cols.is_empty() {
             return &ix.all;
         }
-        self.group(ix, key).map_or(&[], |g| ix.pool.rows(g))
-    }
-
-    /// [`Relation::lookup`], and beside the ids, when `index` is covering
-    /// ([`Relation::covered_column`]) and the group spilled from its entry, the covered
-    /// column's value of each row, id for id: the rows' values without reading them in the
-    /// arena. `None` means: read the rows.
-    #[inline]
-    pub fn lookup_covered(&self, index: IndexId, key: &[Value]) -> (&[RowId], Option<&[Value]>) {
-        let ix = &self.indexes[index];
-        if ix.dense.is_none() && (self.arity == 0 || ix.cols.is_empty()) {
-            return (&ix.all, None);
+        let h = self.hasher.hash_one(KeySlice(key));
+        let k = ix.cols.len();
+        match ix
+            .table
+            .find(h, |e| Index::holds(&ix.keys, k, e, |j| key[j]))
+        {
+            Some(e) => ix.pool.rows(&e.rows),
+            None => &[],
         }
-        match self.group(ix, key) {
-            Some(g) => (ix.pool.rows(g), ix.pool.values(g)),
-            None => (&[], None),
-        }
-    }
-
-    /// For an index on one column of a two-column relation, the other column: the one whose
-    /// values [`Relation::lookup_covered`] gives beside the ids. `None` for other indexes.
-    #[inline]
-    pub fn covered_column(&self, index: IndexId) -> Option<usize> {
-        self.indexes[index].covered
     }
 
     /// Removes every row, keeping the declared indexes (empty).
@@ -1236,18 +1160,6 @@ impl Relation {
             let dense_groups = ix.dense.iter().flat_map(|d| &d.groups);
             ix.pool
                 .check(ix.table.iter().map(|e| &e.rows).chain(dense_groups));
-            let dense_groups = ix.dense.iter().flat_map(|d| &d.groups);
-            for g in ix.table.iter().map(|e| &e.rows).chain(dense_groups) {
-                let Some(values) = ix.pool.values(g) else {
-                    continue;
-                };
-                let c = ix
-                    .covered
-                    .expect("values only beside a covering index's ids");
-                for (&r, &v) in ix.pool.rows(g).iter().zip(values) {
-                    assert_eq!(self.row(r)[c], v, "covered value of row {r}");
-                }
-            }
             if let Some(dense) = &ix.dense {
                 assert_eq!(ix.cols.len(), 1, "dense index of a one-column key");
                 assert_eq!(ix.table.len(), 0, "hashed table beside the dense groups");
@@ -1709,72 +1621,6 @@ mod tests {
                 c.check([-7, 4, 100_000].into_iter());
             }
         }
-    }
-
-    /// A covering index gives, beside the ids of every spilled group, the other column's
-    /// value of each row, through growth from inline to pooled to large groups, one-by-one
-    /// and bulk insertions, tombstones and revivals, a key that turns the dense array off,
-    /// and compaction; inline groups give none (their rows are read in the arena). A
-    /// three-column relation's indexes cover nothing.
-    #[test]
-    fn covering_index_values_beside_ids() {
-        let mut r = Relation::new(2);
-        let (by_first, by_second) = (r.ensure_index(&[0]), r.ensure_index(&[1]));
-        assert_eq!(
-            (r.covered_column(by_first), r.covered_column(by_second)),
-            (Some(1), Some(0))
-        );
-        let check = |r: &Relation| {
-            r.check_invariants();
-            for (ix, other, keys) in [(by_first, 1, -3..40), (by_second, 0, 990..1060)] {
-                let mut spilled = 0;
-                for key in keys {
-                    let (ids, values) = r.lookup_covered(ix, &[key]);
-                    assert_eq!(ids, r.lookup(ix, &[key]), "ids of key {key}");
-                    match values {
-                        Some(values) => {
-                            spilled += 1;
-                            let want: Vec<Value> = ids.iter().map(|&i| r.row(i)[other]).collect();
-                            assert_eq!(values, &want[..], "values of key {key}");
-                        }
-                        None => assert!(ids.len() <= 4, "key {key}: {} ids", ids.len()),
-                    }
-                }
-                assert!(spilled > 0, "some groups spilled");
-            }
-        };
-        // Key k of the first column has k + 1 rows: inline, pooled and large groups; the
-        // second column's 50 values have about 16 rows each.
-        let second = |k: Value, j: Value| 1000 + (7 * j + k) % 50;
-        for k in 0..40 {
-            for j in 0..=k {
-                r.insert(&[k, second(k, j)]);
-            }
-        }
-        check(&r);
-        let bulk: Vec<[Value; 2]> = (0..2000).map(|i| [i % 37, 5000 + i]).collect();
-        let refs: Vec<&[Value]> = bulk.iter().map(|b| &b[..]).collect();
-        r.insert_batch(&refs, false);
-        check(&r);
-        for j in (0..30).step_by(3) {
-            r.remove(&[30, second(30, j)]);
-        }
-        r.insert_batch(&[&[30, second(30, 0)][..], &[30, 9999][..]], true);
-        check(&r);
-        // A negative key: the first column's groups move from the dense array to the table.
-        for j in 0..10 {
-            r.insert(&[-3, 1000 + j]);
-        }
-        check(&r);
-        assert!(r.compact(), "tombstones to drop");
-        check(&r);
-        let mut wide = Relation::new(3);
-        let ix = wide.ensure_index(&[0]);
-        for i in 0..50 {
-            wide.insert(&[1, i, i]);
-        }
-        assert_eq!(wide.covered_column(ix), None);
-        assert_eq!(wide.lookup_covered(ix, &[1]), (wide.lookup(ix, &[1]), None));
     }
 
     #[test]
