@@ -12,7 +12,7 @@
 //! total work on a case past a small tolerance fails too, with no noise to allow for;
 //! baselines written before the counters existed skip this check.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -37,8 +37,10 @@ pub struct RegressArgs {
     /// The engine times are divided by.
     #[arg(long, default_value = "recompute")]
     pub reference_engine: String,
-    /// Batches whose reference time is below this many microseconds are left out of time
-    /// ratios: at that scale timer noise dominates.
+    /// Cases whose reference engine takes less than this many microseconds a batch (median)
+    /// are left out of time ratios: at that scale timer noise dominates. A case is kept or
+    /// left out whole: keeping only its batches above the bound would compare the batches
+    /// that the reference happened to run slowly.
     #[arg(long, default_value_t = 200)]
     pub min_time_us: u64,
     /// Allowed relative growth of an engine's total work (probes plus rows touched, summed
@@ -136,32 +138,60 @@ fn work_totals(rows: &[ReportRow]) -> BTreeMap<CaseKey, u64> {
     totals
 }
 
-/// Median time ratio engine / reference per case.
+/// Median time ratio engine / reference per case, over the batches after the first, for
+/// the cases whose reference takes at least `min_time_us` a batch (median).
 fn time_ratios(rows: &[ReportRow], reference: &str, min_time_us: u64) -> BTreeMap<CaseKey, f64> {
     let reference_time: BTreeMap<(CaseKey, usize), u64> = rows
         .iter()
         .filter(|r| r.engine == reference && r.batch > 0)
         .map(|r| ((CaseKey::of(r).without_engine(), r.batch), r.time_us))
         .collect();
+    let mut per_case: BTreeMap<&CaseKey, Vec<u64>> = BTreeMap::new();
+    for ((case, _), &t) in &reference_time {
+        per_case.entry(case).or_default().push(t);
+    }
+    let timed: BTreeSet<&CaseKey> = per_case
+        .into_iter()
+        .filter_map(|(case, mut times)| {
+            times.sort_unstable();
+            let times: Vec<f64> = times.into_iter().map(|t| t as f64).collect();
+            (median_of_sorted(&times) >= min_time_us as f64).then_some(case)
+        })
+        .collect();
     let mut ratios: BTreeMap<CaseKey, Vec<f64>> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.engine != reference && r.batch > 0) {
-        let k = (CaseKey::of(r).without_engine(), r.batch);
-        if let Some(&t) = reference_time.get(&k) {
-            if t >= min_time_us.max(1) {
-                ratios
-                    .entry(CaseKey::of(r))
-                    .or_default()
-                    .push(r.time_us as f64 / t as f64);
-            }
+        let case = CaseKey::of(r).without_engine();
+        if !timed.contains(&case) {
+            continue;
+        }
+        if let Some(&t) = reference_time.get(&(case, r.batch)) {
+            ratios
+                .entry(CaseKey::of(r))
+                .or_default()
+                .push(r.time_us as f64 / t.max(1) as f64);
         }
     }
     ratios
         .into_iter()
         .map(|(k, mut v)| {
             v.sort_by(f64::total_cmp);
-            (k, v[v.len() / 2])
+            (k, median_of_sorted(&v))
         })
         .collect()
+}
+
+/// The median of ascending values, the mean of the middle two for an even count. Why not
+/// the upper middle one: a study's cases have 10 batches, often in two groups of times (a
+/// deletion that over-deletes, one that does not); with 6 fast and 4 slow, one batch turned
+/// slow by the machine moved the upper middle value from the fast group to the slow one, a
+/// fourfold change of the ratio from one run to the next (GO CC `magic_path_source`).
+fn median_of_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// Everything that makes `report` a regression against `baseline`, as readable lines.
@@ -359,5 +389,52 @@ mod tests {
         assert!(find_regressions(&base, &r, &args())
             .iter()
             .any(|p| p.starts_with("missing")));
+    }
+
+    #[test]
+    fn median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median_of_sorted(&[1.0, 2.0, 10.0]), 2.0);
+        assert_eq!(median_of_sorted(&[1.0, 2.0, 4.0, 10.0]), 3.0);
+        assert_eq!(median_of_sorted(&[5.0]), 5.0);
+    }
+
+    /// A case is timed or not as a whole, by its reference's median batch: a report whose
+    /// reference runs mostly below the bound is not judged by the one batch it ran slowly
+    /// (where a noisy batch of the engine would decide the median), and one above the bound
+    /// is judged by all its batches.
+    #[test]
+    fn time_bound_applies_to_whole_cases() {
+        let case = |reference: [u64; 5], engine: [u64; 5]| -> Vec<ReportRow> {
+            let mut v = Vec::new();
+            for (i, (t_ref, t)) in reference.into_iter().zip(engine).enumerate() {
+                for (name, time_us) in [("recompute", t_ref), ("dred", t)] {
+                    v.push(ReportRow {
+                        dataset: "g".into(),
+                        program: "reach".into(),
+                        engine: name.into(),
+                        batch: i + 1,
+                        time_us,
+                        ..ReportRow::default()
+                    });
+                }
+            }
+            v
+        };
+        let bounded = RegressArgs {
+            min_time_us: 200,
+            ..args()
+        };
+        let base = case([250; 5], [40, 2, 2, 2, 2]);
+        // The reference's median batch is 150 µs: the case is not timed, although batch 1
+        // (250 µs, where dred took 40 µs) is above the bound.
+        let fast = case([250, 150, 150, 150, 150], [40, 2, 2, 2, 2]);
+        assert!(find_regressions(&base, &fast, &bounded).is_empty());
+        assert!(!time_ratios(&fast, "recompute", 200).contains_key(&CaseKey::of(&fast[1])));
+        // Above the bound, every batch counts: dred 20x slower on all but one fails.
+        let slower = case([250, 199, 250, 250, 250], [40, 40, 40, 40, 2]);
+        let p = find_regressions(&base, &slower, &bounded);
+        assert!(p.len() == 1 && p[0].contains("time ratio worse"), "{p:?}");
+        let ratios = time_ratios(&slower, "recompute", 200);
+        assert_eq!(ratios.get(&CaseKey::of(&slower[1])), Some(&0.16));
     }
 }
