@@ -48,6 +48,7 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
     let tc = "datasets/programs/tc_linear.dl";
     let reach = "datasets/programs/reach.dl";
     let magic = "datasets/programs/magic_path_source.dl";
+    let reach_root = "datasets/programs/reach_root.dl";
     let mut w: Vec<Workload> = if args.quick {
         vec![
             (
@@ -70,7 +71,7 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
             ),
         ]
     } else {
-        vec![
+        let mut w = vec![
             // Nine edges: ten single deletions would run out of facts.
             ("seed".into(), vec![tc, reach], vec![Insert, Mixed], vec![1]),
             (
@@ -113,7 +114,20 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
                 vec![Delete, SccDelete],
                 vec![1, 10, 100],
             ),
-        ]
+        ];
+        // Reachability towards the root of a power-law DAG at four sizes, single-edge
+        // deletions: what one deletion over-deletes grows with the graph (to a sixth of the
+        // model at 65,536 nodes), so `dred` goes from faster than `dd` to tens of times
+        // slower (results/dred/README.md, session 13).
+        for n in [4096, 16384, 65536, 262144] {
+            w.push((
+                format!("gen:rmat?n={n}&m={}&seed=1&dag=1", 4 * n),
+                vec![reach_root],
+                vec![Delete],
+                vec![1],
+            ));
+        }
+        w
     };
     if args.with_fetched {
         for d in ["go-bp", "wordnet", "celegans", "debian-deps"] {
