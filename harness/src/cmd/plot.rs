@@ -123,6 +123,30 @@ pub fn scatter_chart(
     chart_files(stem, &Labels::new(title, x_label, y_label), series, false)
 }
 
+/// The plot's size in pixels; a chart with a legend beside it ([`LEGEND_INSIDE_MAX`]) is
+/// wider by the legend's width ([`legend_width`]).
+const PLOT: (u32, u32) = (900, 600);
+
+/// The most series whose legend goes inside the plot. Why: the legend of the study's
+/// `overdeletion` charts (17 series) covered most of the plot, and the series drawn under it.
+const LEGEND_INSIDE_MAX: usize = 8;
+
+/// Width in pixels of a legend drawn beside the plot: the marker, then the longest name at
+/// 8 pixels a character (DejaVu Sans at 14 px averages about 7.5), at most 900.
+fn legend_width(series: &[Series]) -> u32 {
+    let longest = series.iter().map(|s| s.name.chars().count()).max();
+    (48 + 8 * longest.unwrap_or(0) as u32).min(900)
+}
+
+/// The image size for `series`.
+fn canvas(series: &[Series]) -> (u32, u32) {
+    if series.len() > LEGEND_INSIDE_MAX {
+        (PLOT.0 + legend_width(series), PLOT.1)
+    } else {
+        PLOT
+    }
+}
+
 /// Draws `series` (see [`draw`]) as `<stem>.svg` and `<stem>.png`; returns the two paths.
 fn chart_files(
     stem: &Path,
@@ -133,15 +157,16 @@ fn chart_files(
     register_font();
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
+    let size = canvas(series);
     draw(
-        SVGBackend::new(&svg, (900, 600)).into_drawing_area(),
+        SVGBackend::new(&svg, size).into_drawing_area(),
         labels,
         series,
         lines,
     )
     .with_context(|| format!("drawing {}", svg.display()))?;
     draw(
-        BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
+        BitMapBackend::new(&png, size).into_drawing_area(),
         labels,
         series,
         lines,
@@ -176,7 +201,8 @@ fn register_font() {
 }
 
 /// Draws `series` on log–log axes: as lines through their points when `lines`, else as
-/// points alone.
+/// points alone. The legend is inside the plot's upper left corner for a few series, and
+/// beside the plot (on a canvas from [`canvas`]) for more.
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     labels: &Labels,
@@ -185,6 +211,12 @@ fn draw<DB: DrawingBackend>(
 ) -> anyhow::Result<()> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e:?}");
     root.fill(&WHITE).map_err(err)?;
+    let (root, beside) = if series.len() > LEGEND_INSIDE_MAX {
+        let (plot, legend) = root.split_horizontally(PLOT.0);
+        (plot, Some(legend))
+    } else {
+        (root, None)
+    };
     let pts = series.iter().flat_map(|s| s.points.iter());
     let (mut x_min, mut x_max, mut y_min, mut y_max) = (1.0f64, 1.0f64, f64::MAX, 0.0f64);
     for &(x, y) in pts {
@@ -240,15 +272,46 @@ fn draw<DB: DrawingBackend>(
                 .legend(move |(x, y)| Circle::new((x + 9, y), 4, color.filled()));
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(err)?;
+    match &beside {
+        None => chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(err)?,
+        Some(area) => {
+            // One row a series, from the top of the plot area down, as tight as the
+            // height requires.
+            let (top, bottom) = (60, PLOT.1 as i32 - 20);
+            let step = ((bottom - top) / series.len().max(1) as i32).clamp(8, 22);
+            for (i, s) in series.iter().enumerate() {
+                let color = Palette99::pick(i).to_rgba();
+                let y = top + step * i as i32;
+                if lines {
+                    area.draw(&PathElement::new(
+                        vec![(8, y), (26, y)],
+                        color.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                } else {
+                    area.draw(&Circle::new((17, y), 4, color.filled()))
+                        .map_err(err)?;
+                }
+                area.draw(&Text::new(
+                    s.name.clone(),
+                    (34, y - 8),
+                    ("sans-serif", 14).into_font().color(&BLACK),
+                ))
+                .map_err(err)?;
+            }
+        }
+    }
     root.present().map_err(err)?;
+    if let Some(area) = beside {
+        area.present().map_err(err)?;
+    }
     Ok(())
 }
 
@@ -489,6 +552,31 @@ mod tests {
         assert!(files.contains(&svg), "{files:?}");
         let text = std::fs::read_to_string(&svg).expect("svg");
         assert!(text.contains("<circle") && text.contains("dd"), "{text}");
+    }
+
+    /// A chart of more series than fit a legend inside the plot is widened, and every
+    /// series is named in the legend beside it.
+    #[test]
+    fn many_series_get_a_legend_beside_the_plot() {
+        let series: Vec<Series> = (0..17)
+            .map(|i| Series {
+                name: format!("dataset {i:02} / reach / dred"),
+                points: vec![(1.0, 1.0 + i as f64), (10.0, 5.0 + i as f64)],
+            })
+            .collect();
+        assert_eq!(canvas(&series[..LEGEND_INSIDE_MAX]), PLOT);
+        // 25 characters a name.
+        let wide = PLOT.0 + 48 + 8 * 25;
+        assert_eq!(canvas(&series), (wide, PLOT.1));
+        let tmp = tempfile::tempdir().expect("tmp");
+        let [svg, png] =
+            line_chart(&tmp.path().join("many"), "t", "x", "y", &series).expect("chart");
+        let text = std::fs::read_to_string(&svg).expect("svg");
+        assert!(text.contains(&format!("width=\"{wide}\"")), "widened");
+        for s in &series {
+            assert!(text.contains(&s.name), "{} in the legend", s.name);
+        }
+        assert!(std::fs::metadata(png).expect("png").len() > 40);
     }
 
     #[test]
