@@ -138,9 +138,14 @@ fn legend_width(series: &[Series]) -> u32 {
     (48 + 8 * longest.unwrap_or(0) as u32).min(900)
 }
 
+/// True when the legend of `series` goes beside the plot rather than inside it.
+fn legend_beside(series: &[Series]) -> bool {
+    series.len() > LEGEND_INSIDE_MAX
+}
+
 /// The image size for `series`.
 fn canvas(series: &[Series]) -> (u32, u32) {
-    if series.len() > LEGEND_INSIDE_MAX {
+    if legend_beside(series) {
         (PLOT.0 + legend_width(series), PLOT.1)
     } else {
         PLOT
@@ -211,7 +216,7 @@ fn draw<DB: DrawingBackend>(
 ) -> anyhow::Result<()> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e:?}");
     root.fill(&WHITE).map_err(err)?;
-    let (root, beside) = if series.len() > LEGEND_INSIDE_MAX {
+    let (root, beside) = if legend_beside(series) {
         let (plot, legend) = root.split_horizontally(PLOT.0);
         (plot, Some(legend))
     } else {
