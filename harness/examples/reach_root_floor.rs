@@ -28,6 +28,7 @@ use std::time::Instant;
 use anyhow::{bail, Context as _};
 use clap::Parser;
 use dred_core::{Batch, Edb, Engine, Fact, Program, RelId, RequestedBatch, Tuple, Value};
+use harness::cmd::plot::{scatter_chart, Series};
 use harness::cmd::run::read_inputs;
 use harness::datasets;
 use harness::engines::EngineKind;
@@ -36,9 +37,9 @@ use harness::updates::{generate_stream, Stream, StreamSpec, UpdateKind};
 #[derive(Parser)]
 #[command(about = "Times dred, dd and a hand-written DRed floor for reach_root side by side")]
 struct Args {
-    /// A dataset name, as `sweep --datasets` takes it.
-    #[arg(long)]
-    dataset: String,
+    /// A dataset name, as `sweep --datasets` takes it; repeat for several.
+    #[arg(long = "dataset", required = true)]
+    datasets: Vec<String>,
     /// The program; it must be `reach_root` (edge/2, root/1, reach/1).
     #[arg(long, default_value = "datasets/programs/reach_root.dl")]
     program: PathBuf,
@@ -63,6 +64,10 @@ struct Args {
     /// Where to write one row per engine and batch (CSV).
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Draw every deleting batch's time against its over-deleted facts, all datasets
+    /// together, to `<PLOT>.svg` and `<PLOT>.png`.
+    #[arg(long)]
+    plot: Option<PathBuf>,
 }
 
 /// The relation ids of `reach_root`.
@@ -506,73 +511,9 @@ fn compare_stream(
     Ok(None)
 }
 
-fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    let dir = datasets::resolve(&args.dataset).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let inputs =
-        read_inputs(&args.program, &dir, None, None).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let program = inputs.program.clone();
-    let rels = Relations::of(&program)?;
-    let mut kinds = vec![EngineKind::Dred, EngineKind::Dd];
-    if args.recompute {
-        kinds.push(EngineKind::Recompute);
-    }
-    let mut rows: Vec<Row> = Vec::new();
-    let per_stream = args.batches * if args.no_revert { 1 } else { 2 };
-    let progress = harness::cmd::sweep::progress_bar((args.seeds.len() * per_stream) as u64);
-    for &seed in &args.seeds {
-        let spec = StreamSpec {
-            kind: args.kind,
-            size: args.size,
-            batches: args.batches,
-            seed,
-            relation: Some("edge".into()),
-            revert: !args.no_revert,
-        };
-        let stream = generate_stream(&program, &inputs.symbols, &inputs.edb, &spec)
-            .map_err(|e| anyhow::anyhow!("stream: {e}"))?;
-        let disagreement = compare_stream(
-            &program,
-            &rels,
-            &inputs.edb,
-            &stream,
-            &kinds,
-            args.recompute,
-            seed,
-            &mut rows,
-            &mut || progress.inc(1),
-        )?;
-        if let Some(d) = disagreement {
-            eprintln!("{d}");
-            std::process::exit(1);
-        }
-    }
-    progress.finish_and_clear();
-    if let Some(path) = &args.report {
-        let tmp = path.with_extension("csv.tmp");
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        writeln!(
-            out,
-            "dataset,git_rev,seed,batch,deletes,engine,ns,overdeleted"
-        )?;
-        let rev = harness::provenance::git_revision();
-        for r in &rows {
-            let od = r.overdeleted.map(|n| n.to_string()).unwrap_or_default();
-            writeln!(
-                out,
-                "\"{}\",{rev},{},{},{},{},{},{od}",
-                args.dataset, r.seed, r.batch, r.deletes, r.engine, r.ns
-            )?;
-        }
-        out.into_inner()?.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-    }
-    // The summary: medians over the deleting batches, and ratios per batch.
-    let mut names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-    names.push("floor");
-    if args.recompute {
-        names.push("floor_recompute");
-    }
+/// Prints one dataset's medians over its deleting batches, and the medians of the per-batch
+/// ratios (each batch against itself).
+fn summarise(dataset: &str, rows: &[&Row], names: &[&str]) {
     let of = |engine: &str| -> HashMap<(u64, usize), f64> {
         rows.iter()
             .filter(|r| r.deletes && r.engine == engine)
@@ -585,12 +526,11 @@ fn main() -> anyhow::Result<()> {
         .map(|r| r.overdeleted.unwrap_or_default() as f64)
         .collect();
     println!(
-        "{}: {} deleting batches, median over-deleted {}",
-        args.dataset,
+        "{dataset}: {} deleting batches, median over-deleted {}",
         ods.len(),
         median(ods)
     );
-    for name in &names {
+    for name in names {
         println!(
             "  {name:>16}: median {:>10.1} µs",
             median(of(name).into_values().collect())
@@ -610,13 +550,131 @@ fn main() -> anyhow::Result<()> {
         ratio("floor", "dd"),
         ratio("dred", "floor")
     );
-    if args.recompute {
+    if names.contains(&"recompute") {
         println!(
             "  recompute/dred {:.1}, floor_recompute/floor {:.1}, recompute/floor_recompute {:.1}",
             ratio("recompute", "dred"),
             ratio("floor_recompute", "floor"),
             ratio("recompute", "floor_recompute")
         );
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let mut kinds = vec![EngineKind::Dred, EngineKind::Dd];
+    if args.recompute {
+        kinds.push(EngineKind::Recompute);
+    }
+    let mut names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+    names.push("floor");
+    if args.recompute {
+        names.push("floor_recompute");
+    }
+    let per_stream = args.batches * if args.no_revert { 1 } else { 2 };
+    let total = args.datasets.len() * args.seeds.len() * per_stream;
+    let progress = harness::cmd::sweep::progress_bar(total as u64);
+    let mut rows: Vec<Vec<Row>> = Vec::new();
+    for dataset in &args.datasets {
+        let dir = datasets::resolve(dataset).map_err(|e| anyhow::anyhow!("{dataset}: {e}"))?;
+        let inputs =
+            read_inputs(&args.program, &dir, None, None).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let program = inputs.program.clone();
+        let rels = Relations::of(&program)?;
+        let mut of_dataset = Vec::new();
+        for &seed in &args.seeds {
+            let spec = StreamSpec {
+                kind: args.kind,
+                size: args.size,
+                batches: args.batches,
+                seed,
+                relation: Some("edge".into()),
+                revert: !args.no_revert,
+            };
+            let stream = generate_stream(&program, &inputs.symbols, &inputs.edb, &spec)
+                .map_err(|e| anyhow::anyhow!("stream: {e}"))?;
+            let disagreement = compare_stream(
+                &program,
+                &rels,
+                &inputs.edb,
+                &stream,
+                &kinds,
+                args.recompute,
+                seed,
+                &mut of_dataset,
+                &mut || progress.inc(1),
+            )?;
+            if let Some(d) = disagreement {
+                progress.finish_and_clear();
+                eprintln!("{dataset}: {d}");
+                std::process::exit(1);
+            }
+        }
+        rows.push(of_dataset);
+    }
+    progress.finish_and_clear();
+    if let Some(path) = &args.report {
+        let tmp = path.with_extension("csv.tmp");
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        writeln!(
+            out,
+            "dataset,git_rev,seed,batch,deletes,engine,ns,overdeleted"
+        )?;
+        let rev = harness::provenance::git_revision();
+        for (dataset, rows) in args.datasets.iter().zip(&rows) {
+            for r in rows {
+                let od = r.overdeleted.map(|n| n.to_string()).unwrap_or_default();
+                writeln!(
+                    out,
+                    "\"{dataset}\",{rev},{},{},{},{},{},{od}",
+                    r.seed, r.batch, r.deletes, r.engine, r.ns
+                )?;
+            }
+        }
+        out.into_inner()?.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+    }
+    for (dataset, rows) in args.datasets.iter().zip(&rows) {
+        summarise(dataset, &rows.iter().collect::<Vec<_>>(), &names);
+    }
+    if let Some(stem) = &args.plot {
+        // Every deleting batch of every dataset: time against the facts DRed over-deleted
+        // (+ 1, for the log scale), one series per caller.
+        let series: Vec<Series> =
+            names
+                .iter()
+                .map(|&name| {
+                    let mut points: Vec<(f64, f64)> = Vec::new();
+                    for rows in &rows {
+                        let over: HashMap<(u64, usize), usize> = rows
+                            .iter()
+                            .filter(|r| r.engine == "floor")
+                            .filter_map(|r| Some(((r.seed, r.batch), r.overdeleted?)))
+                            .collect();
+                        points.extend(rows.iter().filter(|r| r.deletes && r.engine == name).map(
+                            |r| {
+                                let o = over[&(r.seed, r.batch)];
+                                (o as f64 + 1.0, (r.ns as f64 / 1000.0).max(0.1))
+                            },
+                        ));
+                    }
+                    points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+                    Series {
+                        name: name.to_string(),
+                        points,
+                    }
+                })
+                .collect();
+        let files = scatter_chart(
+            stem,
+            "reach_root deletions: dred, dd and a hand-written DRed (floor)",
+            "facts over-deleted + 1",
+            "batch time (µs)",
+            &series,
+        )?;
+        for f in files {
+            println!("wrote {}", f.display());
+        }
     }
     Ok(())
 }
