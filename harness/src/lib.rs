@@ -11,6 +11,7 @@ pub mod memory;
 pub mod provenance;
 pub mod report;
 pub mod runner;
+pub mod stats;
 pub mod updates;
 
 /// How a command ended, mapped to the process exit code.

@@ -25,6 +25,7 @@ use plotters::prelude::*;
 
 use super::regress::read_report;
 use crate::report::ReportRow;
+use crate::stats::median;
 use crate::Outcome;
 
 /// Arguments of `dredbench plot`.
@@ -55,16 +56,6 @@ fn change_size(r: &ReportRow) -> usize {
     r.size.unwrap_or(r.eff_del + r.eff_ins)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Groups rows by a series name and change size, takes the median of `value` (rows where it
 /// is `None` or not positive are left out: log scales cannot show them).
 fn series_by(
@@ -93,7 +84,7 @@ fn series_by(
             name,
             points: pts
                 .into_iter()
-                .map(|(x, v)| (x as f64, median(v)))
+                .filter_map(|(x, v)| Some((x as f64, median(v)?)))
                 .collect(),
         })
         .filter(|s| !s.points.is_empty())

@@ -19,6 +19,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::report::ReportRow;
+use crate::stats::median;
 use crate::Outcome;
 
 /// Arguments of `dredbench regress`.
@@ -152,10 +153,9 @@ fn time_ratios(rows: &[ReportRow], reference: &str, min_time_us: u64) -> BTreeMa
     }
     let timed: BTreeSet<&CaseKey> = per_case
         .into_iter()
-        .filter_map(|(case, mut times)| {
-            times.sort_unstable();
-            let times: Vec<f64> = times.into_iter().map(|t| t as f64).collect();
-            (median_of_sorted(&times) >= min_time_us as f64).then_some(case)
+        .filter_map(|(case, times)| {
+            let m = median(times.into_iter().map(|t| t as f64).collect())?;
+            (m >= min_time_us as f64).then_some(case)
         })
         .collect();
     let mut ratios: BTreeMap<CaseKey, Vec<f64>> = BTreeMap::new();
@@ -173,25 +173,8 @@ fn time_ratios(rows: &[ReportRow], reference: &str, min_time_us: u64) -> BTreeMa
     }
     ratios
         .into_iter()
-        .map(|(k, mut v)| {
-            v.sort_by(f64::total_cmp);
-            (k, median_of_sorted(&v))
-        })
+        .filter_map(|(k, v)| Some((k, median(v)?)))
         .collect()
-}
-
-/// The median of ascending values, the mean of the middle two for an even count. Why not
-/// the upper middle one: a study's cases have 10 batches, often in two groups of times (a
-/// deletion that over-deletes, one that does not); with 6 fast and 4 slow, one batch turned
-/// slow by the machine moved the upper middle value from the fast group to the slow one, a
-/// fourfold change of the ratio from one run to the next (GO CC `magic_path_source`).
-fn median_of_sorted(v: &[f64]) -> f64 {
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// Everything that makes `report` a regression against `baseline`, as readable lines.
@@ -389,13 +372,6 @@ mod tests {
         assert!(find_regressions(&base, &r, &args())
             .iter()
             .any(|p| p.starts_with("missing")));
-    }
-
-    #[test]
-    fn median_of_an_even_count_is_the_mean_of_the_middle_two() {
-        assert_eq!(median_of_sorted(&[1.0, 2.0, 10.0]), 2.0);
-        assert_eq!(median_of_sorted(&[1.0, 2.0, 4.0, 10.0]), 3.0);
-        assert_eq!(median_of_sorted(&[5.0]), 5.0);
     }
 
     /// A case is timed or not as a whole, by its reference's median batch: a report whose

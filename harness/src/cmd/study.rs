@@ -13,6 +13,7 @@ use super::sweep::{progress_bar, run_one, SweepCase};
 use crate::engines::EngineKind;
 use crate::report::ReportRow;
 use crate::runner::write_report;
+use crate::stats::median;
 use crate::updates::{StreamSpec, UpdateKind};
 use crate::Outcome;
 
@@ -140,19 +141,6 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
         }
     }
     w
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// The key table as Markdown: per case, median over-deleted / removed for each DRed engine
