@@ -244,6 +244,8 @@ impl Floor {
         added
     }
 
+    // Kept out of line so that profilers can collect it alone (`--toggle-collect`).
+    #[inline(never)]
     fn apply(&mut self, batch: &Batch, rels: &Relations) -> anyhow::Result<Counts> {
         let mut deleted = Vec::new();
         let mut inserted = Vec::new();
@@ -415,6 +417,8 @@ fn compare_stream(
         .map(|k| k.build(program.clone(), 1, &cluster))
         .collect();
     for e in &mut engines {
+        // As in the harness's timed runs: rounds report their sizes, not their facts.
+        e.set_trace_facts(false);
         e.materialise(edb)?;
         e.settle()?;
     }
