@@ -114,7 +114,8 @@ struct Counts {
 
 /// `reach_root` maintained by DRed over dense ids: `reach(x) :- root(x).` and
 /// `reach(x) :- edge(x, y), reach(y).` Edges are slots of two adjacency arrays (successors
-/// and predecessors) with a liveness flag each, so a batch never allocates.
+/// and predecessors) with a liveness flag each, built once: a batch allocates only the list
+/// of the edges it changes.
 struct Floor {
     ids: HashMap<Value, u32>,
     values: Vec<Value>,
