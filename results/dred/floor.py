@@ -3,7 +3,7 @@
 deleting batches, the median over-deleted facts, each caller's median time, and the medians of the
 per-batch ratios (each batch against itself, as the example prints them).
 
-    python3 results/dred/floor.py results/dred/floor-k1-n*-c5563c1.csv
+    python3 results/dred/floor.py results/dred/floor-k1-n*-de0e27c.csv
 """
 import csv
 import statistics
@@ -12,7 +12,7 @@ import sys
 
 def main(paths):
     cols = ["dred / dd", "floor / dd", "dred / floor", "recompute / dred",
-            "floor_recompute / floor"]
+            "recompute / floor", "floor_recompute / floor"]
     print("| report | dataset | batches | over-deleted | dred µs | dd µs | floor µs | "
           + " | ".join(cols) + " |")
     print("|---|---" + "|---:" * (5 + len(cols)) + "|")
