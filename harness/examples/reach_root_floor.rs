@@ -557,8 +557,22 @@ fn summarise(dataset: &str, rows: &[&Row], names: &[&str]) {
     }
 }
 
-fn main() -> anyhow::Result<()> {
+/// Exit codes as `dredbench`'s: 0 agreement, 1 the floor disagrees with `dred`, 2 bad input
+/// or usage (an unknown dataset, a program that is not `reach_root`, an unsupported stream).
+fn main() {
     let args = Args::parse();
+    match run(&args) {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Runs every dataset's streams; false when the floor disagreed with `dred` (said on stderr).
+fn run(args: &Args) -> anyhow::Result<bool> {
     let mut kinds = vec![EngineKind::Dred, EngineKind::Dd];
     if args.recompute {
         kinds.push(EngineKind::Recompute);
@@ -604,7 +618,7 @@ fn main() -> anyhow::Result<()> {
             if let Some(d) = disagreement {
                 progress.finish_and_clear();
                 eprintln!("{dataset}: {d}");
-                std::process::exit(1);
+                return Ok(false);
             }
         }
         rows.push(of_dataset);
@@ -673,7 +687,7 @@ fn main() -> anyhow::Result<()> {
             println!("wrote {}", f.display());
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]
