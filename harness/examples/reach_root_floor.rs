@@ -200,7 +200,6 @@ impl Floor {
         floor
     }
 
-    /// The edge (x, y) and its slots in `succ` and `pred`.
     /// Brings the edges' liveness to the batch's, without maintaining `reach`.
     fn set_edges(&mut self, batch: &Batch) -> anyhow::Result<()> {
         for (facts, alive) in [(&batch.deletions, false), (&batch.insertions, true)] {
@@ -213,6 +212,7 @@ impl Floor {
         Ok(())
     }
 
+    /// The edge (x, y) and its slots in `succ` and `pred`.
     fn slot(&self, t: &[Value]) -> anyhow::Result<EdgeSlot> {
         let id = |v: &Value| self.ids.get(v).copied();
         match (id(&t[0]), id(&t[1])) {
