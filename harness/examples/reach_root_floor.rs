@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context as _};
 use clap::Parser;
-use dred_core::{Batch, Edb, Engine, Fact, Program, RelId, RequestedBatch, Tuple, Value};
+use dred_core::{Batch, Edb, Engine, Program, RelId, Value};
 use harness::cmd::plot::{scatter_chart, Series};
 use harness::cmd::run::read_inputs;
 use harness::datasets;
@@ -428,17 +428,8 @@ fn compare_stream(
     // always recomputes the batch's new model wherever it comes in the rotation.
     let mut floor_rc = Floor::new(edb, rels);
     let mut edb = edb.clone();
-    for (i, b) in stream.batches.iter().enumerate() {
-        let facts = |ts: &[Tuple]| -> Vec<Fact> {
-            ts.iter()
-                .map(|t| Fact::new(stream.relation, t.clone()))
-                .collect()
-        };
-        let requested = RequestedBatch {
-            deletions: facts(&b.deletions),
-            insertions: facts(&b.insertions),
-        };
-        let batch = Batch::normalise(&requested, &edb);
+    for (i, requested) in stream.requested_batches().iter().enumerate() {
+        let batch = Batch::normalise(requested, &edb);
         edb.apply(&batch);
         let batch_no = i + 1;
         let deletes = !batch.deletions.is_empty();

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use clap::ValueEnum;
 use dred_core::io::{format_tuple_raw, sorted_for_output};
 use dred_core::syntax::ast::Type;
-use dred_core::{Edb, Program, RelId, Symbols, Tuple, Value};
+use dred_core::{Edb, Fact, Program, RelId, RequestedBatch, Symbols, Tuple, Value};
 
 use crate::datasets::graph::Adjacency;
 use crate::datasets::rng::SplitMix64;
@@ -105,6 +105,25 @@ pub struct Stream {
     pub relation: RelId,
     /// The batches in order (with reverts interleaved when asked).
     pub batches: Vec<GenBatch>,
+}
+
+impl Stream {
+    /// The batches as requests of facts of [`Stream::relation`], in order, for
+    /// [`dred_core::Batch::normalise`].
+    pub fn requested_batches(&self) -> Vec<RequestedBatch> {
+        let facts = |ts: &[Tuple]| -> Vec<Fact> {
+            ts.iter()
+                .map(|t| Fact::new(self.relation, t.clone()))
+                .collect()
+        };
+        self.batches
+            .iter()
+            .map(|b| RequestedBatch {
+                deletions: facts(&b.deletions),
+                insertions: facts(&b.insertions),
+            })
+            .collect()
+    }
 }
 
 /// Picks the relation a stream changes (see [`StreamSpec::relation`]).
@@ -572,19 +591,7 @@ mod tests {
     /// Applies the stream through dred-core's normalisation: every request must be effective.
     fn check_effective(program: &Program, edb: &Edb, stream: &Stream) {
         let mut edb = edb.clone();
-        for b in &stream.batches {
-            let requested = dred_core::RequestedBatch {
-                deletions: b
-                    .deletions
-                    .iter()
-                    .map(|t| dred_core::Fact::new(stream.relation, t.clone()))
-                    .collect(),
-                insertions: b
-                    .insertions
-                    .iter()
-                    .map(|t| dred_core::Fact::new(stream.relation, t.clone()))
-                    .collect(),
-            };
+        for (b, requested) in stream.batches.iter().zip(stream.requested_batches()) {
             let n = Batch::normalise(&requested, &edb);
             assert_eq!(
                 n.deletions.len(),

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use dred_core::{Fact, RequestedBatch};
+use dred_core::RequestedBatch;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::datasets;
@@ -149,22 +149,7 @@ pub fn run_one(
         Ok(s) => s,
         Err(e) => return vec![error_row(&labels, format!("stream: {e}"))],
     };
-    let batches: Vec<RequestedBatch> = stream
-        .batches
-        .iter()
-        .map(|b| RequestedBatch {
-            deletions: b
-                .deletions
-                .iter()
-                .map(|t| Fact::new(stream.relation, t.clone()))
-                .collect(),
-            insertions: b
-                .insertions
-                .iter()
-                .map(|t| Fact::new(stream.relation, t.clone()))
-                .collect(),
-        })
-        .collect();
+    let batches: Vec<RequestedBatch> = stream.requested_batches();
     let run = Case {
         program: &inputs.program,
         symbols: &inputs.symbols,
