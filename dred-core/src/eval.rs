@@ -398,6 +398,11 @@ impl<'a> Matcher<'a> {
                 continue;
             }
             let row = walked.row(r);
+            // Bind first: a check may compare with a variable bound in this atom (a repeated
+            // variable, `t(y, "c1", y)`), whose value must be this row's, not the last one's.
+            for &(c, v) in &walk.binds {
+                vars[v] = row[c];
+            }
             if walk.checks.iter().any(|&(c, op)| row[c] != op.get(vars)) {
                 continue;
             }
@@ -416,9 +421,6 @@ impl<'a> Matcher<'a> {
                 continue;
             }
             self.work.touch(1);
-            for &(c, v) in &walk.binds {
-                vars[v] = row[c];
-            }
             // When the test is the last step, its success is an instance: emitted here, as
             // in `step`'s last indexed atom, rather than through a call that only emits.
             let go_on = if i + 2 == plan.steps.len() {
@@ -951,6 +953,59 @@ mod tests {
     use crate::plan::{plan_rule_with, PlanOptions};
     use crate::program::Term;
     use crate::{load_program, SourceFile, Symbols};
+
+    /// A walked atom with a variable repeated inside it (`t(y, 1, y)`) checks each row
+    /// against that row's own first value, not the binding left by the row before
+    /// (issue 22, case 1: `walk_tests` checked before binding, so `recompute` lost
+    /// `p(3)`, and `dred` kept facts whose only proof had gone).
+    #[test]
+    fn walk_tests_checks_a_repeated_variable_against_its_own_row() {
+        let src = ".decl t(a: number, b: number, c: number)\n.decl q(a: number)\n\
+                   .decl p(a: number)\n.input t\n.input q\n\
+                   p(y) :- t(y, 1, y), q(y).\n";
+        let mut symbols = Symbols::new();
+        let program = load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program");
+        let (t, q) = (
+            program.relation_id("t").expect("t"),
+            program.relation_id("q").expect("q"),
+        );
+        let mut relations: Vec<Relation> = program
+            .relations
+            .iter()
+            .map(|r| Relation::new(r.arity()))
+            .collect();
+        // Row 1 alone matches; row 0 leaves y = 2 behind, which row 1's check must not see,
+        // and row 2 (y = 3, last column 4) must not pass on row 1's binding.
+        relations[t].insert(&[2, 1, 5]);
+        relations[t].insert(&[3, 1, 3]);
+        relations[t].insert(&[4, 1, 3]);
+        for v in [2, 3, 4, 5] {
+            relations[q].insert(&[v]);
+        }
+        let plan = plan_rule(
+            &program,
+            0,
+            &[Version::Full, Version::Full],
+            None,
+            &mut relations,
+        );
+        assert!(
+            matches!(&plan.steps[..], [Step::Atom(w), Step::Atom(m)]
+                if w.index.is_some() && !w.checks.is_empty() && m.membership
+                    && !w.next_membership.is_empty()),
+            "the plan walks t on its constant and tests q: {plan:?}"
+        );
+        let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+        let work = WorkCounter::default();
+        let matcher = Matcher {
+            relations: &relations,
+            versions: &versions,
+            work: &work,
+        };
+        let mut heads = Vec::new();
+        matcher.run(&plan, &mut heads);
+        assert_eq!(heads, vec![3]);
+    }
 
     /// The fused walk of an index group and its membership tests ([`Matcher::walk_tests`])
     /// finds the same instances, in the same order, with the same work counts as the step

@@ -1,50 +1,132 @@
-//! Random programs, EDBs and update streams for property tests (feature `testing`).
+//! Random programs, EDBs and update streams for property tests and `dredbench fuzz`
+//! (feature `testing`).
 //!
-//! A [`RandomCase`] is generated as program *text* so that every property test also runs
-//! the parser and the checker. All columns are `number` over a small domain, which makes
-//! joins, repeated variables and constants collide often; update streams use a slightly larger
-//! domain so that insertions bring constants the EDB never had. Strategies shrink toward fewer
-//! rules, shorter bodies and smaller batches.
+//! A [`RandomCase`] is what a user writes: program text, facts and an update stream, loaded
+//! through the real parser, checker and update reader. The generator reaches the program
+//! classes that broke engines before (issue 22):
+//! - arities 0 to 3, input and derived, the zero-arity ones in heads and bodies;
+//! - 6 derived relations, free to recurse through each other (mutual recursion);
+//! - 1 to 4 positive body atoms, variables repeated inside one atom and across atoms,
+//!   constants in heads and bodies, wildcards, comparisons, program facts;
+//! - with negation, one negated atom per rule at most, stratified by construction: every
+//!   derived relation has a level, a rule reads positively at most its head's level and
+//!   negates only strictly lower ones;
+//! - 7 constants, and 3 fresh ones that only update streams bring;
+//! - streams that delete present facts, re-insert what an earlier batch deleted, insert
+//!   present facts, delete and insert one fact in the same batch, delete absent facts, and
+//!   commit empty batches.
+//!
+//! Each case is either all `number` or all `symbol` columns (order comparisons only with
+//! numbers, as the checker requires). Strategies shrink toward fewer rules, shorter bodies,
+//! fewer facts and fewer updates; [`shrink`] shrinks a failing case further by delta
+//! debugging on its text.
+//!
+//! [`check_case`] runs engines through a case and compares every model with the first
+//! engine's after every batch; [`NonTriviality`] says how many cases exercised what.
 //!
 //! For the magic-set rewrite, [`random_query`] draws queries over the derived relations and
 //! [`LoadedCase::magic`] turns a case and a query into a [`MagicCase`]: the generated program,
 //! the case's stream in its relation ids, and the answers the full program gives after every
 //! batch, which any engine running the generated program must reproduce.
 
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
 use std::sync::Arc;
 
 use proptest::prelude::*;
 
 use crate::check::load_program;
 use crate::diagnostic::SourceFile;
-use crate::engine::{Batch, Edb, Engine, Fact, Model, ModelDigest, RequestedBatch};
+use crate::engine::{Batch, BatchReport, Edb, Engine, Fact, Model, ModelDigest, RequestedBatch};
+use crate::io::{parse_updates, parse_value};
 use crate::magic::{parse_query, rewrite, MagicProgram, Query};
 use crate::oracle::Oracle;
-use crate::program::Program;
+use crate::program::{Literal, Program, Term};
 use crate::value::{Symbols, Tuple};
 
 /// Input relations: name and arity.
-pub const EDB: &[(&str, usize)] = &[("e", 2), ("f", 1)];
-/// Derived relations: name and arity (one of arity 0).
-pub const IDB: &[(&str, usize)] = &[("p", 2), ("q", 1), ("r", 2), ("z", 0)];
+pub const EDB: &[(&str, usize)] = &[("e", 2), ("f", 2), ("g", 1), ("h", 0), ("k", 3)];
+/// Derived relations: name and arity.
+pub const IDB: &[(&str, usize)] = &[("p", 2), ("q", 1), ("r", 2), ("s", 0), ("t", 3), ("u", 1)];
+/// Constants of programs and EDBs: `c0`..`c6` (symbols) or `0`..`6` (numbers).
+pub const CONSTANTS: usize = 7;
+/// Fresh constants, only in update streams: `fresh0`..`fresh2` or `100`..`102`.
+pub const FRESH: usize = 3;
+/// Rule variables.
+const VARS: &[&str] = &["x", "y", "z", "w"];
+/// Levels of derived relations under negation (a rule negates only lower levels).
+const LEVELS: u8 = 3;
 
-/// One generated test case.
-#[derive(Clone, Debug)]
-pub struct RandomCase {
-    /// The program text (Soufflé subset).
-    pub program: String,
-    /// Initial EDB facts: relation name and values.
-    pub edb: Vec<(String, Vec<i64>)>,
-    /// Batches of updates: `true` for insertion, relation name, values.
-    pub batches: Vec<Vec<(bool, String, Vec<i64>)>>,
+/// The column type of every relation of a case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    /// `number` columns: constants `0`..`6`, fresh `100`..`102`.
+    Number,
+    /// `symbol` columns: constants `c0`..`c6`, fresh `fresh0`..`fresh2`.
+    Symbol,
 }
 
-/// A case loaded through the real parser and checker.
+impl ColumnType {
+    /// The value of constant `k` (fresh from [`CONSTANTS`] on) as a `.facts` field.
+    pub fn field(self, k: usize) -> String {
+        match (self, k < CONSTANTS) {
+            (ColumnType::Number, true) => k.to_string(),
+            (ColumnType::Number, false) => (100 + k - CONSTANTS).to_string(),
+            (ColumnType::Symbol, true) => format!("c{k}"),
+            (ColumnType::Symbol, false) => format!("fresh{}", k - CONSTANTS),
+        }
+    }
+
+    /// Constant `k` as a program writes it.
+    pub fn literal(self, k: usize) -> String {
+        match self {
+            ColumnType::Number => self.field(k),
+            ColumnType::Symbol => format!("\"{}\"", self.field(k)),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ColumnType::Number => "number",
+            ColumnType::Symbol => "symbol",
+        }
+    }
+}
+
+/// One requested update of a stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Update {
+    /// `true` for `+`, `false` for `-`.
+    pub insert: bool,
+    /// The input relation.
+    pub rel: String,
+    /// Its values as `.facts` fields.
+    pub values: Vec<String>,
+}
+
+/// One generated test case, as files a user would write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RandomCase {
+    /// The column type of every relation.
+    pub ty: ColumnType,
+    /// Declarations, `.input` and `.output` lines.
+    pub header: String,
+    /// Program facts and rules, one per line.
+    pub rules: Vec<String>,
+    /// Initial EDB facts: relation name and values as `.facts` fields.
+    pub edb: Vec<(String, Vec<String>)>,
+    /// Batches of requested updates, in order (a batch may be empty).
+    pub batches: Vec<Vec<Update>>,
+}
+
+/// A case loaded through the real parser, checker and update reader.
 #[derive(Debug)]
 pub struct LoadedCase {
     /// The checked program.
     pub program: Arc<Program>,
-    /// Symbols (none are used by generated programs, but engines expect the table).
+    /// Symbols of program, facts and updates.
     pub symbols: Symbols,
     /// The initial EDB.
     pub edb: Edb,
@@ -53,54 +135,1014 @@ pub struct LoadedCase {
 }
 
 impl RandomCase {
-    /// Parses and checks the case. `None` when the checker rejects the program (a random
-    /// program with negation may not be stratifiable).
-    pub fn load(&self) -> Option<LoadedCase> {
+    /// The program text: header, then rules.
+    pub fn program(&self) -> String {
+        let mut s = self.header.clone();
+        for r in &self.rules {
+            s.push_str(r);
+            s.push('\n');
+        }
+        s
+    }
+
+    /// The `.facts` text of input relation `rel` (a zero-arity fact is the line `()`).
+    pub fn facts_text(&self, rel: &str) -> String {
+        let mut s = String::new();
+        for (r, vals) in &self.edb {
+            if r == rel {
+                if vals.is_empty() {
+                    s.push_str("()");
+                } else {
+                    s.push_str(&vals.join("\t"));
+                }
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    /// The update stream's text: `+`/`-` lines, `commit` after every batch.
+    pub fn updates_text(&self) -> String {
+        let mut s = String::new();
+        for batch in &self.batches {
+            for u in batch {
+                s.push(if u.insert { '+' } else { '-' });
+                s.push('\t');
+                s.push_str(&u.rel);
+                for v in &u.values {
+                    s.push('\t');
+                    s.push_str(v);
+                }
+                s.push('\n');
+            }
+            s.push_str("commit\n");
+        }
+        s
+    }
+
+    /// Writes the case as `p.dl`, `facts/<rel>.facts` and `u.updates` under `dir`, the
+    /// files `dredbench run --program p.dl --facts facts --updates u.updates` reads.
+    pub fn write_to(&self, dir: &Path) -> std::io::Result<()> {
+        let facts = dir.join("facts");
+        std::fs::create_dir_all(&facts)?;
+        crate::io::write_atomic(&dir.join("p.dl"), self.program().as_bytes())?;
+        for (rel, _) in EDB {
+            crate::io::write_atomic(
+                &facts.join(format!("{rel}.facts")),
+                self.facts_text(rel).as_bytes(),
+            )?;
+        }
+        crate::io::write_atomic(&dir.join("u.updates"), self.updates_text().as_bytes())
+    }
+
+    /// Parses and checks the case. An error means the generator built something the checker
+    /// refuses, a bug of the generator: cases are valid by construction.
+    pub fn load(&self) -> Result<LoadedCase, String> {
         let mut symbols = Symbols::new();
-        let program = match load_program(
-            &SourceFile::new("random.dl", self.program.as_str()),
-            &mut symbols,
-        ) {
-            Ok(p) => Arc::new(p),
-            Err(e) if e.message.contains("not stratifiable") => return None,
-            Err(e) => panic!("generated program rejected: {e}\n{}", self.program),
-        };
-        let fact = |rel: &str, vals: &[i64]| {
-            Fact::new(
-                program.relation_id(rel).expect("generated relation"),
-                vals.to_vec(),
-            )
-        };
+        let text = self.program();
+        let program = load_program(&SourceFile::new("p.dl", text.as_str()), &mut symbols)
+            .map_err(|d| format!("generated program rejected:\n{}\n{text}", d.render()))?;
+        let program = Arc::new(program);
         let mut edb = Edb::empty(&program);
         for (rel, vals) in &self.edb {
-            edb.insert(fact(rel, vals));
+            let id = program
+                .relation_id(rel)
+                .ok_or_else(|| format!("no relation `{rel}`"))?;
+            let types = &program.relations[id].types;
+            let tuple = vals
+                .iter()
+                .zip(types)
+                .map(|(v, &ty)| parse_value(v, ty, &mut symbols))
+                .collect::<Result<Tuple, String>>()?;
+            edb.insert(Fact::new(id, tuple));
         }
-        let batches = self
-            .batches
-            .iter()
-            .map(|b| {
-                let mut rb = RequestedBatch::default();
-                for (ins, rel, vals) in b {
-                    if *ins {
-                        rb.insertions.push(fact(rel, vals));
-                    } else {
-                        rb.deletions.push(fact(rel, vals));
-                    }
-                }
-                rb
-            })
-            .collect();
-        Some(LoadedCase {
-            program: program.clone(),
+        let updates = SourceFile::new("u.updates", self.updates_text());
+        let batches = parse_updates(&updates, &program, &mut symbols)
+            .map_err(|d| format!("generated updates rejected:\n{}", d.render()))?;
+        Ok(LoadedCase {
+            program,
             symbols,
             edb,
             batches,
         })
     }
+
+    /// The text of query `q` in this case's column type.
+    pub fn query_text(&self, q: &QuerySpec) -> String {
+        let (name, arity) = IDB[q.rel % IDB.len()];
+        let args: Vec<String> = q
+            .args
+            .iter()
+            .take(arity)
+            .map(|a| match a {
+                QueryArg::Const(k) => self.ty.literal(*k % CONSTANTS),
+                QueryArg::Var(v) => ["a", "b"][*v as usize % 2].to_string(),
+                QueryArg::Wild => "_".to_string(),
+            })
+            .collect();
+        format!("{name}({})", args.join(", "))
+    }
+
+    /// Number of rules, program facts, EDB facts and updates: the size [`shrink`] reduces.
+    pub fn size(&self) -> usize {
+        self.rules.len() + self.edb.len() + self.batches.iter().map(Vec::len).sum::<usize>()
+    }
+}
+
+/// Syntactic features of a case's program and stream, for [`NonTriviality`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// A stratum whose rules read its own relations.
+    pub recursive: bool,
+    /// A recursive stratum of two or more relations.
+    pub mutual_recursion: bool,
+    /// A variable repeated inside one atom (head or body).
+    pub repeated_in_atom: bool,
+    /// A constant in a rule's body atom.
+    pub constant_in_body: bool,
+    /// A constant in a rule's head.
+    pub constant_in_head: bool,
+    /// A zero-arity atom in a rule's body.
+    pub zero_arity_body: bool,
+    /// A ternary atom in a rule.
+    pub ternary: bool,
+    /// A rule with four positive body atoms.
+    pub four_atoms: bool,
+    /// A comparison.
+    pub comparison: bool,
+    /// A negated atom.
+    pub negation: bool,
+    /// An update brings a fresh constant.
+    pub fresh_constant: bool,
+    /// An empty batch.
+    pub empty_batch: bool,
+}
+
+impl Features {
+    /// The features of `case`, loaded as `loaded`.
+    pub fn of(case: &RandomCase, loaded: &LoadedCase) -> Self {
+        let p = &loaded.program;
+        let mut f = Features {
+            recursive: p.strata.iter().any(|s| s.recursive),
+            mutual_recursion: p
+                .strata
+                .iter()
+                .any(|s| s.recursive && s.relations.len() > 1),
+            fresh_constant: {
+                let fresh: Vec<String> = (CONSTANTS..CONSTANTS + FRESH)
+                    .map(|k| case.ty.field(k))
+                    .collect();
+                case.batches
+                    .iter()
+                    .flatten()
+                    .any(|u| u.values.iter().any(|v| fresh.contains(v)))
+            },
+            empty_batch: case.batches.iter().any(Vec::is_empty),
+            ..Features::default()
+        };
+        let repeated = |args: &[Term]| {
+            args.iter()
+                .enumerate()
+                .any(|(i, t)| matches!(t, Term::Var(_)) && args[..i].contains(t))
+        };
+        for rule in &p.rules {
+            f.repeated_in_atom |= repeated(&rule.head.args);
+            f.constant_in_head |= rule.head.args.iter().any(|t| matches!(t, Term::Const(_)));
+            f.ternary |= rule.head.args.len() == 3;
+            f.four_atoms |= rule.positive_atoms().count() >= 4;
+            for lit in &rule.body {
+                match lit {
+                    Literal::Positive(a) => {
+                        f.repeated_in_atom |= repeated(&a.args);
+                        f.constant_in_body |= a.args.iter().any(|t| matches!(t, Term::Const(_)));
+                        f.zero_arity_body |= a.args.is_empty();
+                        f.ternary |= a.args.len() == 3;
+                    }
+                    Literal::Negative(_) => f.negation = true,
+                    Literal::Compare { .. } => f.comparison = true,
+                }
+            }
+        }
+        f
+    }
+}
+
+/// What running a case showed, beyond agreement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// Batches applied.
+    pub batches: usize,
+    /// Some batch changed the IDB.
+    pub idb_changed: bool,
+    /// Some batch over-deleted an IDB fact (by an engine that reports it).
+    pub overdeleted: bool,
+    /// Some batch rederived an IDB fact (by an engine that reports it).
+    pub rederived: bool,
+    /// The initial model is not empty.
+    pub nonempty_model: bool,
+}
+
+/// Shares of cases that exercised each feature and behaviour: a property that passes on
+/// cases that never over-delete proves nothing about over-deletion.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NonTriviality {
+    /// Cases counted.
+    pub cases: usize,
+    /// Cases run by an engine that reports over-deletion (`dred`, `reference`).
+    pub dred_cases: usize,
+    /// Per feature of [`Features`], the cases that have it.
+    pub features: Vec<(&'static str, usize)>,
+    /// Cases with a non-empty initial model.
+    pub nonempty_model: usize,
+    /// Cases where some batch changed the IDB.
+    pub idb_changed: usize,
+    /// Cases where some batch over-deleted.
+    pub overdeleted: usize,
+    /// Cases where some batch rederived.
+    pub rederived: usize,
+}
+
+impl NonTriviality {
+    /// Counts one case.
+    pub fn add(&mut self, features: &Features, observed: &Observed, dred_ran: bool) {
+        let named = [
+            ("recursive", features.recursive),
+            ("mutual recursion", features.mutual_recursion),
+            ("repeated variable in an atom", features.repeated_in_atom),
+            ("constant in a body", features.constant_in_body),
+            ("constant in a head", features.constant_in_head),
+            ("zero-arity body atom", features.zero_arity_body),
+            ("ternary atom", features.ternary),
+            ("four body atoms", features.four_atoms),
+            ("comparison", features.comparison),
+            ("negation", features.negation),
+            ("fresh constant in updates", features.fresh_constant),
+            ("empty batch", features.empty_batch),
+        ];
+        if self.features.is_empty() {
+            self.features = named.iter().map(|&(n, _)| (n, 0)).collect();
+        }
+        for (slot, (_, has)) in self.features.iter_mut().zip(named) {
+            slot.1 += usize::from(has);
+        }
+        self.cases += 1;
+        self.dred_cases += usize::from(dred_ran);
+        self.nonempty_model += usize::from(observed.nonempty_model);
+        self.idb_changed += usize::from(observed.idb_changed);
+        self.overdeleted += usize::from(observed.overdeleted);
+        self.rederived += usize::from(observed.rederived);
+    }
+
+    /// The cases with feature `name`.
+    pub fn feature(&self, name: &str) -> usize {
+        self.features
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |&(_, c)| c)
+    }
+
+    fn pct(part: usize, whole: usize) -> String {
+        if whole == 0 {
+            "-".into()
+        } else {
+            format!("{:.0}%", 100.0 * part as f64 / whole as f64)
+        }
+    }
+}
+
+impl std::fmt::Display for NonTriviality {
+    /// One line of behaviour shares, one of feature shares.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.cases;
+        writeln!(
+            f,
+            "non-empty model {}, IDB changed {}, over-deleted {} and rederived {} (of {} cases run by dred or reference)",
+            Self::pct(self.nonempty_model, n),
+            Self::pct(self.idb_changed, n),
+            Self::pct(self.overdeleted, self.dred_cases),
+            Self::pct(self.rederived, self.dred_cases),
+            self.dred_cases
+        )?;
+        let parts: Vec<String> = self
+            .features
+            .iter()
+            .map(|(name, c)| format!("{name} {}", Self::pct(*c, n)))
+            .collect();
+        write!(f, "features: {}", parts.join(", "))
+    }
+}
+
+/// Why a case failed: which engine, which batch (0 is materialisation), and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The batch: 0 for materialisation, i for the i-th batch.
+    pub batch: usize,
+    /// The engine at fault, or the second of two that disagree.
+    pub engine: String,
+    /// What happened.
+    pub kind: FailureKind,
+    /// The description: differing facts, the error, or the panic's message.
+    pub message: String,
+}
+
+/// The kinds of [`Failure`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// Two engines' models (or an engine's digest or net change) differ.
+    Disagreement,
+    /// An engine returned an error.
+    Error,
+    /// An engine panicked.
+    Panic,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.kind {
+            FailureKind::Disagreement => "disagreement",
+            FailureKind::Error => "error",
+            FailureKind::Panic => "panic",
+        };
+        write!(
+            f,
+            "{what} of engine `{}` in batch {}: {}",
+            self.engine, self.batch, self.message
+        )
+    }
+}
+
+/// The text of a panic's payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(a panic without a message)".to_string()
+    }
+}
+
+/// Runs every engine through the case — materialisation, then every batch, normalised
+/// against the evolving EDB — and compares each engine's model with the first engine's after
+/// every batch; also that each digest is its model's and each reported net change the
+/// difference from the model before. Stops at the first failure, an engine's error or panic
+/// included (caught, so that a fuzzer can report it).
+pub fn check_case(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> Result<Observed, Failure> {
+    let mut edb = case.edb.clone();
+    let mut observed = Observed::default();
+    let program_text = &case.program.source.text;
+    let check = |engines: &[Box<dyn Engine>],
+                 before: &[Model],
+                 batch: usize|
+     -> Result<Vec<Model>, Failure> {
+        let models: Vec<Model> = engines.iter().map(|e| e.model()).collect();
+        let first = &models[0];
+        for (e, m) in engines.iter().zip(&models) {
+            let fail = |message: String| Failure {
+                batch,
+                engine: e.name().to_string(),
+                kind: FailureKind::Disagreement,
+                message,
+            };
+            if m != first {
+                return Err(fail(format!(
+                    "in {} not {}: {}; in {} not {}: {}\nprogram:\n{program_text}",
+                    engines[0].name(),
+                    e.name(),
+                    show(&case.program, &case.symbols, first, m),
+                    e.name(),
+                    engines[0].name(),
+                    show(&case.program, &case.symbols, m, first),
+                )));
+            }
+            if e.digest() != ModelDigest::of_model(m) {
+                return Err(fail("its digest is not its model's".into()));
+            }
+        }
+        for (e, old) in engines.iter().zip(before) {
+            if let Some(change) = e.net_change() {
+                let want = old.change_to(first);
+                if change != want {
+                    return Err(Failure {
+                        batch,
+                        engine: e.name().to_string(),
+                        kind: FailureKind::Disagreement,
+                        message: format!("net change {change:?}, the models' {want:?}"),
+                    });
+                }
+            }
+        }
+        Ok(models)
+    };
+    for e in engines.iter_mut() {
+        guarded(e.as_mut(), 0, |e| e.materialise(&edb))?;
+    }
+    let empty = vec![Model::empty(&case.program); engines.len()];
+    let mut models = check(engines, &empty, 0)?;
+    observed.nonempty_model = !models[0].is_empty();
+    for (i, requested) in case.batches.iter().enumerate() {
+        let batch = Batch::normalise(requested, &edb);
+        edb.apply(&batch);
+        for e in engines.iter_mut() {
+            let rep = guarded(e.as_mut(), i + 1, |e| e.apply(&batch))?;
+            observed.overdeleted |= rep.overdeleted.is_some_and(|n| n > 0);
+            observed.rederived |= rep.rederived.is_some_and(|n| n > 0);
+        }
+        let after = check(engines, &models, i + 1)?;
+        observed.idb_changed |= after[0] != models[0];
+        models = after;
+        observed.batches += 1;
+    }
+    Ok(observed)
+}
+
+/// Calls `f` on `engine`, turning its error or panic into a [`Failure`] of batch `batch`.
+fn guarded(
+    engine: &mut dyn Engine,
+    batch: usize,
+    f: impl FnOnce(&mut dyn Engine) -> Result<BatchReport, crate::EngineError>,
+) -> Result<BatchReport, Failure> {
+    let name = engine.name().to_string();
+    let failure = |kind, message| Failure {
+        batch,
+        engine: name.clone(),
+        kind,
+        message,
+    };
+    match catch_unwind(AssertUnwindSafe(|| f(engine))) {
+        Ok(Ok(rep)) => Ok(rep),
+        Ok(Err(err)) => Err(failure(FailureKind::Error, err.to_string())),
+        Err(payload) => Err(failure(FailureKind::Panic, panic_message(payload.as_ref()))),
+    }
+}
+
+/// Facts of `a` missing from `b`, as a program writes them.
+fn show(program: &Program, symbols: &Symbols, a: &Model, b: &Model) -> String {
+    let facts: Vec<String> = a
+        .minus(b)
+        .into_iter()
+        .flat_map(|(rel, tuples)| {
+            tuples
+                .into_iter()
+                .map(move |t| program.fact_to_string(symbols, rel, &t))
+        })
+        .collect();
+    format!("[{}]", facts.join(", "))
+}
+
+/// [`check_case`], panicking with the failure. Returns the number of batches checked.
+pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> usize {
+    match check_case(case, engines) {
+        Ok(observed) => observed.batches,
+        Err(f) => panic!("{f}\nprogram:\n{}", case.program.source.text),
+    }
+}
+
+/// Shrinks a failing case by delta debugging: drops batches, rules, EDB facts and updates —
+/// halves first, then smaller chunks, down to single items — while `fails` still holds, until
+/// no single item can go. `fails(case)` must hold on entry; the result fails too and has no
+/// item whose removal keeps it failing.
+pub fn shrink(case: &RandomCase, mut fails: impl FnMut(&RandomCase) -> bool) -> RandomCase {
+    let mut best = case.clone();
+    loop {
+        let before = best.size() + best.batches.len();
+        best = shrink_items(best, &mut fails, |c| &mut c.batches);
+        best = shrink_items(best, &mut fails, |c| &mut c.rules);
+        best = shrink_items(best, &mut fails, |c| &mut c.edb);
+        for b in 0..best.batches.len() {
+            best = shrink_items(best, &mut fails, |c| &mut c.batches[b]);
+        }
+        if best.size() + best.batches.len() == before {
+            return best;
+        }
+    }
+}
+
+/// One pass of ddmin over the list `items` picks out of a case: removes chunks of halving
+/// size while the case still fails.
+fn shrink_items<T: Clone>(
+    mut best: RandomCase,
+    fails: &mut impl FnMut(&RandomCase) -> bool,
+    items: impl Fn(&mut RandomCase) -> &mut Vec<T>,
+) -> RandomCase {
+    let mut chunk = items(&mut best).len().div_ceil(2).max(1);
+    loop {
+        let mut start = 0;
+        while start < items(&mut best).len() {
+            let mut trial = best.clone();
+            let list = items(&mut trial);
+            let end = (start + chunk).min(list.len());
+            list.drain(start..end);
+            if fails(&trial) {
+                best = trial;
+            } else {
+                start += chunk;
+            }
+        }
+        if chunk == 1 {
+            return best;
+        }
+        chunk = chunk.div_ceil(2);
+    }
+}
+
+/// A term of a generated atom before it is made valid.
+#[derive(Clone, Copy, Debug)]
+enum TermCode {
+    Var(u8),
+    Const(u8),
+    Wild,
+}
+
+fn term_code() -> impl Strategy<Value = TermCode> {
+    prop_oneof![
+        // x, y, z, w as 4 : 3 : 2 : 1, so that atoms share variables and repeat them.
+        14 => prop_oneof![4 => Just(0u8), 3 => Just(1u8), 2 => Just(2u8), 1 => Just(3u8)]
+            .prop_map(TermCode::Var),
+        3 => constant().prop_map(TermCode::Const),
+        2 => Just(TermCode::Wild),
+    ]
+}
+
+/// A generated atom: a relation pick (resolved against the relations the rule may read) and
+/// three terms, of which the relation's arity are used.
+#[derive(Clone, Debug)]
+struct AtomCode {
+    rel: u8,
+    terms: [TermCode; 3],
+}
+
+fn atom_code() -> impl Strategy<Value = AtomCode> {
+    (any::<u8>(), [term_code(), term_code(), term_code()])
+        .prop_map(|(rel, terms)| AtomCode { rel, terms })
+}
+
+#[derive(Clone, Debug)]
+struct RuleCode {
+    head: u8,
+    head_terms: [TermCode; 3],
+    body: Vec<AtomCode>,
+    compare: Option<(u8, TermCode, TermCode)>,
+    negated: Option<AtomCode>,
+}
+
+fn rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
+    (
+        any::<u8>(),
+        [term_code(), term_code(), term_code()],
+        prop_oneof![4 => 1usize..=2, 3 => 3usize..=3, 1 => 4usize..=4]
+            .prop_flat_map(|n| prop::collection::vec(atom_code(), n)),
+        prop::option::weighted(0.25, (0u8..6, term_code(), term_code())),
+        // A weight must be above 0: positive cases draw and drop the rare negated atom.
+        prop::option::weighted(if negation { 0.4 } else { 0.001 }, atom_code())
+            .prop_map(move |a| a.filter(|_| negation)),
+    )
+        .prop_map(|(head, head_terms, body, compare, negated)| RuleCode {
+            head,
+            head_terms,
+            body,
+            compare,
+            negated,
+        })
+}
+
+/// Rule shapes that make recursion, long derivations and alternative proofs likely, mixed
+/// into the random rules (in symbol form: `{0}` is a constant).
+const TEMPLATES: &[&str] = &[
+    "p(x, y) :- e(x, y).",
+    "p(x, z) :- p(x, y), p(y, z).",
+    "p(x, z) :- p(x, y), e(y, z).",
+    "r(x, y) :- p(y, x), q(x).",
+    "q(y) :- q(x), f(x, y).",
+    "q(x) :- g(x).",
+    "t(x, y, x) :- r(x, y), q(y).",
+    "r(x, z) :- t(x, y, z), p(y, z).",
+    "u(x) :- t(x, x, y).",
+    "s() :- p(x, x).",
+    "q(x) :- s(), g(x).",
+    "u(y) :- u(x), r(x, y).",
+    "t(x, y, z) :- e(x, y), f(y, z), h().",
+];
+
+#[derive(Clone, Debug)]
+enum RuleChoice {
+    Random(RuleCode),
+    Template(usize),
+}
+
+/// A requested update before it is resolved against the evolving EDB.
+#[derive(Clone, Debug)]
+enum UpdateCode {
+    /// Delete a present fact (the i-th).
+    DeletePresent(prop::sample::Index),
+    /// Delete any fact over the EDB's constants, usually absent.
+    DeleteAny(u8, [u8; 3]),
+    /// Insert any fact, fresh constants included.
+    InsertAny(u8, [u8; 3]),
+    /// Insert again a fact an earlier batch deleted.
+    Reinsert(prop::sample::Index),
+    /// Insert a present fact (changes nothing).
+    InsertPresent(prop::sample::Index),
+    /// Delete and insert a present fact in the same batch (changes nothing).
+    DeleteAndInsert(prop::sample::Index),
+}
+
+/// A constant of programs and EDBs, the first four three times as likely as the others, so
+/// that joins and constants in rules meet facts often while every constant occurs.
+fn constant() -> impl Strategy<Value = u8> + Clone {
+    prop_oneof![3 => 0u8..4, 1 => 0u8..CONSTANTS as u8]
+}
+
+/// `N` constants of programs and EDBs.
+fn constants<const N: usize>() -> [impl Strategy<Value = u8> + Clone; N] {
+    std::array::from_fn(|_| constant())
+}
+
+/// The values of a fact (as many as its relation's arity are used), each a copy of the one
+/// before a quarter of the time: facts such as `k(1, 2, 2)` or `e(3, 3)` are what atoms
+/// with a repeated variable (`k(x, y, y)`, `e(x, x)`) match.
+fn repeating(
+    values: [impl Strategy<Value = u8> + Clone; 3],
+) -> impl Strategy<Value = [u8; 3]> + Clone {
+    (
+        values,
+        [prop::bool::weighted(0.25), prop::bool::weighted(0.25)],
+    )
+        .prop_map(|(mut v, copy)| {
+            for i in 1..3 {
+                if copy[i - 1] {
+                    v[i] = v[i - 1];
+                }
+            }
+            v
+        })
+}
+
+/// The values of an EDB fact over the programs' constants.
+fn fact_values() -> impl Strategy<Value = [u8; 3]> + Clone {
+    repeating(constants::<3>())
+}
+
+fn update_code() -> impl Strategy<Value = UpdateCode> {
+    // Inserted values: the EDB's constants, or one of the fresh ones a fifth of the time.
+    let vals = repeating(std::array::from_fn(
+        |_| prop_oneof![4 => constant(), 1 => CONSTANTS as u8..(CONSTANTS + FRESH) as u8],
+    ));
+    let old = fact_values();
+    prop_oneof![
+        5 => any::<prop::sample::Index>().prop_map(UpdateCode::DeletePresent),
+        1 => (any::<u8>(), old).prop_map(|(r, v)| UpdateCode::DeleteAny(r, v)),
+        4 => (any::<u8>(), vals).prop_map(|(r, v)| UpdateCode::InsertAny(r, v)),
+        2 => any::<prop::sample::Index>().prop_map(UpdateCode::Reinsert),
+        1 => any::<prop::sample::Index>().prop_map(UpdateCode::InsertPresent),
+        1 => any::<prop::sample::Index>().prop_map(UpdateCode::DeleteAndInsert),
+    ]
+}
+
+/// Random cases: 1 to 8 rules (random ones and [`TEMPLATES`]) over 4 input and 6 derived
+/// relations of arities 0 to 3, up to 3 program facts, up to 24 EDB facts over 7 constants,
+/// and 1 to 5 batches of up to 6 updates (fresh constants among them). `negation` allows one
+/// negated atom per rule, stratified by construction.
+pub fn random_case(negation: bool) -> impl Strategy<Value = RandomCase> {
+    let rule = prop_oneof![
+        2 => rule_code(negation).prop_map(RuleChoice::Random),
+        1 => (0..TEMPLATES.len()).prop_map(RuleChoice::Template),
+    ];
+    (
+        any::<bool>(),
+        prop::collection::vec(0..LEVELS, IDB.len()),
+        prop::collection::vec(rule, 2..=10),
+        prop::collection::vec((any::<u8>(), constants::<3>()), 0..=3),
+        prop::collection::vec((any::<u8>(), fact_values()), 0..=30),
+        prop::collection::vec(prop::collection::vec(update_code(), 0..=6), 1..=5),
+    )
+        .prop_map(move |(symbols, levels, rules, facts, edb, batches)| {
+            let ty = if symbols {
+                ColumnType::Symbol
+            } else {
+                ColumnType::Number
+            };
+            build_case(ty, negation, &levels, &rules, &facts, &edb, &batches)
+        })
+}
+
+fn header(ty: ColumnType) -> String {
+    let mut s = String::new();
+    for (name, arity) in EDB.iter().chain(IDB) {
+        let cols: Vec<String> = (0..*arity)
+            .map(|i| format!("a{i}: {}", ty.name()))
+            .collect();
+        let _ = writeln!(s, ".decl {name}({})", cols.join(", "));
+    }
+    for (name, _) in EDB {
+        let _ = writeln!(s, ".input {name}");
+    }
+    for (name, _) in IDB {
+        let _ = writeln!(s, ".output {name}");
+    }
+    s
+}
+
+/// A template in the case's column type (templates use no constants, so only their
+/// relations matter) — kept out of negation cases' levels by reading only positive atoms.
+fn template(i: usize) -> String {
+    TEMPLATES[i].to_string()
+}
+
+/// Renders a random rule, made valid: body atoms read relations the head's level allows,
+/// head and comparison variables are bound by the body, a negated atom's unbound variables
+/// become `_`.
+fn render_rule(
+    ty: ColumnType,
+    negation: bool,
+    levels: &[u8],
+    defined: &[bool],
+    r: &RuleCode,
+) -> String {
+    let head = r.head as usize % IDB.len();
+    let level = levels[head];
+    // The relations a positive atom may read: input ones, and derived ones that some rule
+    // or fact of the case defines (an atom over a relation nothing defines only empties
+    // its rule).
+    let readable: Vec<(&str, usize)> = EDB
+        .iter()
+        .copied()
+        .chain(
+            IDB.iter()
+                .enumerate()
+                .filter(|&(i, _)| defined[i] && (!negation || levels[i] <= level))
+                .map(|(_, &d)| d),
+        )
+        .collect();
+    let negatable: Vec<(&str, usize)> = EDB
+        .iter()
+        .copied()
+        .chain(
+            IDB.iter()
+                .enumerate()
+                .filter(|&(i, _)| levels[i] < level)
+                .map(|(_, &d)| d),
+        )
+        .collect();
+    let mut bound: Vec<u8> = Vec::new();
+    // Wider relations are picked more often (weight: arity, at least 1): their atoms are
+    // the ones that repeat variables beside bound columns and constants.
+    let weighted: Vec<(&str, usize)> = readable
+        .iter()
+        .flat_map(|&d| std::iter::repeat_n(d, d.1.max(1)))
+        .collect();
+    let mut lits = Vec::new();
+    for a in &r.body {
+        let (name, arity) = weighted[a.rel as usize % weighted.len()];
+        let args: Vec<String> = a.terms[..arity]
+            .iter()
+            .map(|t| match *t {
+                TermCode::Var(v) => {
+                    if !bound.contains(&v) {
+                        bound.push(v);
+                    }
+                    VARS[v as usize].to_string()
+                }
+                TermCode::Const(k) => ty.literal(k as usize),
+                TermCode::Wild => "_".to_string(),
+            })
+            .collect();
+        lits.push(format!("{name}({})", args.join(", ")));
+    }
+    // A variable the body binds, or a constant when it binds none.
+    let bound_term = |t: TermCode| match t {
+        TermCode::Var(v) if bound.contains(&v) => VARS[v as usize].to_string(),
+        TermCode::Var(v) if !bound.is_empty() => {
+            VARS[bound[v as usize % bound.len()] as usize].to_string()
+        }
+        TermCode::Var(v) => ty.literal(v as usize),
+        TermCode::Const(k) => ty.literal(k as usize),
+        TermCode::Wild if !bound.is_empty() => VARS[bound[0] as usize].to_string(),
+        TermCode::Wild => ty.literal(0),
+    };
+    if let Some((op, l, rt)) = r.compare {
+        if !bound.is_empty() {
+            let ops: &[&str] = match ty {
+                ColumnType::Number => &["=", "!=", "<", "<=", ">", ">="],
+                ColumnType::Symbol => &["=", "!="],
+            };
+            let l = match l {
+                TermCode::Const(_) => VARS[bound[0] as usize].to_string(),
+                other => bound_term(other),
+            };
+            lits.push(format!(
+                "{l} {} {}",
+                ops[op as usize % ops.len()],
+                bound_term(rt)
+            ));
+        }
+    }
+    if let (Some(n), false) = (&r.negated, negatable.is_empty()) {
+        let (name, arity) = negatable[n.rel as usize % negatable.len()];
+        let args: Vec<String> = n.terms[..arity]
+            .iter()
+            .map(|t| match *t {
+                TermCode::Var(v) if bound.contains(&v) => VARS[v as usize].to_string(),
+                TermCode::Const(k) => ty.literal(k as usize),
+                _ => "_".to_string(),
+            })
+            .collect();
+        lits.push(format!("!{name}({})", args.join(", ")));
+    }
+    let (name, arity) = IDB[head];
+    let head_args: Vec<String> = r.head_terms[..arity]
+        .iter()
+        .map(|&t| bound_term(t))
+        .collect();
+    format!("{name}({}) :- {}.", head_args.join(", "), lits.join(", "))
+}
+
+/// Whether template `i` fits the levels of a negation case: every derived relation it reads
+/// is at most its head's level.
+fn template_fits(i: usize, levels: &[u8]) -> bool {
+    let text = TEMPLATES[i];
+    let level_of = |name: &str| IDB.iter().position(|(n, _)| *n == name).map(|i| levels[i]);
+    let (head, body) = text.split_once(":-").expect("templates are rules");
+    let head_name = head.trim().split('(').next().unwrap_or_default();
+    let Some(head_level) = level_of(head_name) else {
+        return false;
+    };
+    body.split("),")
+        .map(|a| a.trim().split('(').next().unwrap_or_default())
+        .all(|n| level_of(n).is_none_or(|l| l <= head_level))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_case(
+    ty: ColumnType,
+    negation: bool,
+    levels: &[u8],
+    rules: &[RuleChoice],
+    facts: &[(u8, [u8; 3])],
+    edb: &[(u8, [u8; 3])],
+    batches: &[Vec<UpdateCode>],
+) -> RandomCase {
+    let mut lines = Vec::new();
+    for (rel, vals) in facts {
+        let (name, arity) = IDB[*rel as usize % IDB.len()];
+        let args: Vec<String> = vals[..arity]
+            .iter()
+            .map(|&k| ty.literal(k as usize))
+            .collect();
+        lines.push(format!("{name}({}).", args.join(", ")));
+    }
+    let mut defined = vec![false; IDB.len()];
+    for (rel, _) in facts {
+        defined[*rel as usize % IDB.len()] = true;
+    }
+    for r in rules {
+        match r {
+            RuleChoice::Random(code) => defined[code.head as usize % IDB.len()] = true,
+            RuleChoice::Template(i) => {
+                let head = TEMPLATES[*i].split('(').next().unwrap_or_default();
+                if let Some(h) = IDB.iter().position(|(n, _)| *n == head) {
+                    defined[h] = true;
+                }
+            }
+        }
+    }
+    for r in rules {
+        match r {
+            RuleChoice::Random(code) => {
+                lines.push(render_rule(ty, negation, levels, &defined, code))
+            }
+            RuleChoice::Template(i) if !negation || template_fits(*i, levels) => {
+                lines.push(template(*i))
+            }
+            RuleChoice::Template(_) => {}
+        }
+    }
+    if lines.is_empty() {
+        lines.push(template(0));
+    }
+    // EDB facts: the relation pick weighs e, f, g, h and k 4 : 3 : 2 : 1 : 2, so that few
+    // draws are spent on `h()`, which holds at most once.
+    let fact = |rel: u8, vals: &[u8]| -> (String, Vec<String>) {
+        const PICK: [usize; 12] = [0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 4, 4];
+        let (name, arity) = EDB[PICK[rel as usize % PICK.len()]];
+        let vals = vals[..arity.min(vals.len())]
+            .iter()
+            .map(|&k| ty.field(k as usize))
+            .collect();
+        (name.to_string(), vals)
+    };
+    let mut present: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
+    let mut initial = Vec::new();
+    for (rel, vals) in edb {
+        let f = fact(*rel, vals);
+        if present.insert(f.clone()) {
+            initial.push(f);
+        }
+    }
+    let mut deleted: Vec<(String, Vec<String>)> = Vec::new();
+    let mut stream = Vec::new();
+    for codes in batches {
+        let mut batch = Vec::new();
+        let listed: Vec<(String, Vec<String>)> = present.iter().cloned().collect();
+        let pick = |ix: &prop::sample::Index, from: &[(String, Vec<String>)]| {
+            (!from.is_empty()).then(|| ix.get(from).clone())
+        };
+        let update = |insert: bool, (rel, values): (String, Vec<String>)| Update {
+            insert,
+            rel,
+            values,
+        };
+        for code in codes {
+            match code {
+                UpdateCode::DeletePresent(ix) => {
+                    if let Some(f) = pick(ix, &listed) {
+                        batch.push(update(false, f));
+                    }
+                }
+                UpdateCode::DeleteAny(rel, vals) => batch.push(update(false, fact(*rel, vals))),
+                UpdateCode::InsertAny(rel, vals) => batch.push(update(true, fact(*rel, vals))),
+                UpdateCode::Reinsert(ix) => {
+                    if let Some(f) = pick(ix, &deleted) {
+                        batch.push(update(true, f));
+                    }
+                }
+                UpdateCode::InsertPresent(ix) => {
+                    if let Some(f) = pick(ix, &listed) {
+                        batch.push(update(true, f));
+                    }
+                }
+                UpdateCode::DeleteAndInsert(ix) => {
+                    if let Some(f) = pick(ix, &listed) {
+                        batch.push(update(false, f.clone()));
+                        batch.push(update(true, f));
+                    }
+                }
+            }
+        }
+        // The batch's effect, deletions read before insertions (SPEC §3).
+        let inserted: BTreeSet<(String, Vec<String>)> = batch
+            .iter()
+            .filter(|u| u.insert)
+            .map(|u| (u.rel.clone(), u.values.clone()))
+            .collect();
+        for u in batch.iter().filter(|u| !u.insert) {
+            let f = (u.rel.clone(), u.values.clone());
+            if !inserted.contains(&f) && present.remove(&f) {
+                deleted.push(f);
+            }
+        }
+        present.extend(inserted);
+        stream.push(batch);
+    }
+    RandomCase {
+        ty,
+        header: header(ty),
+        rules: lines,
+        edb: initial,
+        batches: stream,
+    }
+}
+
+/// A query's argument before it is written in a case's column type.
+#[derive(Clone, Copy, Debug)]
+pub enum QueryArg {
+    /// Constant `k` (bound).
+    Const(usize),
+    /// Variable `a` or `b` (free; a repeated name asks for equal values).
+    Var(u8),
+    /// `_`.
+    Wild,
+}
+
+/// A random query over a derived relation; [`RandomCase::query_text`] writes it.
+#[derive(Clone, Debug)]
+pub struct QuerySpec {
+    /// Index into [`IDB`].
+    pub rel: usize,
+    /// Arguments, as many as the relation's arity are used.
+    pub args: Vec<QueryArg>,
+}
+
+/// Random queries over the derived relations of [`random_case`] programs: each argument is a
+/// constant (bound), a variable `a` or `b` (free; a repeated name asks for equal values) or
+/// `_`, so every binding pattern occurs, the zero-arity `s()` included.
+pub fn random_query() -> impl Strategy<Value = QuerySpec> {
+    (
+        0..IDB.len(),
+        prop::collection::vec(
+            prop_oneof![
+                2 => (0..4usize).prop_map(QueryArg::Const),
+                2 => (0..2u8).prop_map(QueryArg::Var),
+                1 => Just(QueryArg::Wild),
+            ],
+            3,
+        ),
+    )
+        .prop_map(|(rel, args)| QuerySpec { rel, args })
 }
 
 impl LoadedCase {
-    /// Rewrites the case for `query` (text such as `p(1, x)`, as [`random_query`] draws) by
+    /// Rewrites the case for `query` (text such as [`RandomCase::query_text`] writes) by
     /// magic sets: the EDB and the batches (normalised in turn against the evolving EDB) are
     /// carried over to the generated program's relation ids, and the naive [`Oracle`] runs the
     /// *full* program on the same stream to give the expected answers. Panics when the query
@@ -212,235 +1254,56 @@ impl MagicCase {
     }
 }
 
-/// Runs every engine through the case and panics, naming batch, engines and differing facts,
-/// at the first disagreement with the first engine. Returns the number of batches checked.
-pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> usize {
-    let mut edb = case.edb.clone();
-    for e in engines.iter_mut() {
-        e.materialise(&edb).expect("materialise");
-    }
-    // Besides equal models: each engine's digest is that of its model, and a reported net
-    // change is the difference from the model before the batch.
-    let check = |engines: &[Box<dyn Engine>], before: &[Model], batch: usize| -> Vec<Model> {
-        let models: Vec<Model> = engines.iter().map(|e| e.model()).collect();
-        let first = &models[0];
-        for (e, m) in engines.iter().zip(&models) {
-            if m != first {
-                panic!(
-                    "after batch {batch}: in {} not {}: {:?}; in {} not {}: {:?}\nprogram:\n{}",
-                    engines[0].name(),
-                    e.name(),
-                    first.minus(m),
-                    e.name(),
-                    engines[0].name(),
-                    m.minus(first),
-                    case.program.source.text
-                );
-            }
-            assert_eq!(
-                e.digest(),
-                ModelDigest::of_model(m),
-                "{}: digest after batch {batch}",
-                e.name()
-            );
-        }
-        for (e, old) in engines.iter().zip(before) {
-            if let Some(change) = e.net_change() {
-                assert_eq!(
-                    change,
-                    old.change_to(first),
-                    "{}: net change of batch {batch}\nprogram:\n{}",
-                    e.name(),
-                    case.program.source.text
-                );
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    /// Every generated case loads (valid by construction, negation stratified), and its
+    /// files say what its fields say.
+    #[test]
+    fn generated_cases_load() {
+        let mut runner = TestRunner::deterministic();
+        for negation in [false, true] {
+            for _ in 0..300 {
+                let case = random_case(negation)
+                    .new_tree(&mut runner)
+                    .expect("tree")
+                    .current();
+                let loaded = case.load().unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(loaded.batches.len(), case.batches.len());
+                let updates: usize = loaded
+                    .batches
+                    .iter()
+                    .map(|b| b.deletions.len() + b.insertions.len())
+                    .sum();
+                assert_eq!(updates, case.batches.iter().map(Vec::len).sum::<usize>());
+                assert_eq!(loaded.edb.len(), case.edb.len());
             }
         }
-        models
-    };
-    let empty = vec![Model::empty(&case.program); engines.len()];
-    let mut models = check(engines, &empty, 0);
-    for (i, requested) in case.batches.iter().enumerate() {
-        let batch = Batch::normalise(requested, &edb);
-        edb.apply(&batch);
-        for e in engines.iter_mut() {
-            e.apply(&batch).expect("apply");
-        }
-        models = check(engines, &models, i + 1);
     }
-    case.batches.len()
-}
 
-/// Random queries over the derived relations of [`random_case`] programs, as text: each
-/// argument is a constant in `0..4` (bound), a variable `a` or `b` (free; a repeated name asks
-/// for equal values) or `_`, so every binding pattern occurs, the zero-arity `z()` included.
-pub fn random_query() -> impl Strategy<Value = String> {
-    prop::sample::select(IDB.to_vec()).prop_flat_map(|(name, arity)| {
-        prop::collection::vec(
-            prop_oneof![
-                2 => (0i64..4).prop_map(|c| c.to_string()),
-                2 => prop::sample::select(&["a", "b"][..]).prop_map(str::to_string),
-                1 => Just("_".to_string()),
-            ],
-            arity,
-        )
-        .prop_map(move |args| format!("{name}({})", args.join(", ")))
-    })
-}
-
-fn term(vars: &'static [&'static str]) -> impl Strategy<Value = String> {
-    prop_oneof![
-        8 => prop::sample::select(vars).prop_map(str::to_string),
-        1 => (0i64..4).prop_map(|c| c.to_string()),
-        1 => Just("_".to_string()),
-    ]
-}
-
-fn atom(rels: Vec<(&'static str, usize)>) -> impl Strategy<Value = (String, Vec<String>)> {
-    prop::sample::select(rels).prop_flat_map(|(name, arity)| {
-        prop::collection::vec(term(&["x", "y", "z"]), arity)
-            .prop_map(move |args| (name.to_string(), args))
-    })
-}
-
-fn rule(negation: bool) -> impl Strategy<Value = String> {
-    let all: Vec<(&str, usize)> = EDB.iter().chain(IDB).copied().collect();
-    let idb: Vec<(&str, usize)> = IDB.to_vec();
-    (
-        prop::sample::select(idb),
-        prop::collection::vec(atom(all.clone()), 1..=3),
-        prop::option::weighted(
-            0.3,
-            (
-                prop::sample::select(&["!=", "<", "=", ">="][..]),
-                any::<prop::sample::Index>(),
-                any::<prop::sample::Index>(),
-            ),
-        ),
-        prop::option::weighted(if negation { 0.4 } else { 0.001 }, atom(all))
-            .prop_map(move |a| a.filter(|_| negation)),
-        prop::collection::vec((any::<prop::sample::Index>(), 0i64..4, any::<bool>()), 2),
-    )
-        .prop_map(|((head, arity), body, cmp, neg, head_picks)| {
-            let mut bound: Vec<String> = Vec::new();
-            for (_, args) in &body {
-                for a in args {
-                    if a.starts_with(|c: char| c.is_ascii_alphabetic()) && !bound.contains(a) {
-                        bound.push(a.clone());
-                    }
-                }
+    /// Shrinking keeps the failure and removes every item it can: with "fails while rule
+    /// `r` and EDB fact `f` remain", exactly they remain.
+    #[test]
+    fn shrink_keeps_only_what_the_failure_needs() {
+        let mut runner = TestRunner::deterministic();
+        let case = loop {
+            let c = random_case(false)
+                .new_tree(&mut runner)
+                .expect("tree")
+                .current();
+            if c.rules.len() >= 3 && c.edb.len() >= 3 {
+                break c;
             }
-            let head_args: Vec<String> = head_picks
-                .iter()
-                .take(arity)
-                .map(|(ix, c, use_const)| {
-                    if bound.is_empty() || *use_const && bound.len() < 2 {
-                        c.to_string()
-                    } else {
-                        ix.get(&bound).clone()
-                    }
-                })
-                .collect();
-            let mut lits: Vec<String> = body
-                .iter()
-                .map(|(r, args)| format!("{r}({})", args.join(", ")))
-                .collect();
-            if let (Some((op, l, r)), false) = (cmp, bound.is_empty()) {
-                lits.push(format!("{} {op} {}", l.get(&bound), r.get(&bound)));
-            }
-            if let Some((r, args)) = neg {
-                // Variables of a negated atom must be bound: replace unbound ones by `_`.
-                let args: Vec<String> = args
-                    .into_iter()
-                    .map(|a| {
-                        if a.starts_with(|c: char| c.is_ascii_alphabetic()) && !bound.contains(&a) {
-                            "_".to_string()
-                        } else {
-                            a
-                        }
-                    })
-                    .collect();
-                lits.push(format!("!{r}({})", args.join(", ")));
-            }
-            format!("{head}({}) :- {}.", head_args.join(", "), lits.join(", "))
-        })
-}
-
-/// Rule shapes that make recursion and large models likely, mixed into the random rules.
-const TEMPLATES: &[&str] = &[
-    "p(x, y) :- e(x, y).",
-    "p(x, z) :- p(x, y), p(y, z).",
-    "p(x, z) :- p(x, y), e(y, z).",
-    "r(x, y) :- p(y, x), q(x).",
-    "q(y) :- q(x), e(x, y).",
-    "q(x) :- f(x).",
-    "r(x, y) :- r(y, x), e(x, _).",
-    "z() :- p(x, x).",
-];
-
-fn any_rule(negation: bool) -> impl Strategy<Value = String> {
-    prop_oneof![
-        1 => rule(negation),
-        1 => prop::sample::select(TEMPLATES).prop_map(str::to_string),
-    ]
-}
-
-fn program_text(rules: Vec<String>, facts: Vec<(usize, i64, i64)>) -> String {
-    let mut s = String::new();
-    for (name, arity) in EDB.iter().chain(IDB) {
-        let cols: Vec<String> = (0..*arity).map(|i| format!("c{i}: number")).collect();
-        s.push_str(&format!(".decl {name}({})\n", cols.join(", ")));
+        };
+        let rule = case.rules[1].clone();
+        let fact = case.edb[2].clone();
+        let fails = |c: &RandomCase| c.rules.contains(&rule) && c.edb.contains(&fact);
+        let small = shrink(&case, fails);
+        assert_eq!(small.rules, vec![rule]);
+        assert_eq!(small.edb, vec![fact]);
+        assert!(small.batches.is_empty());
     }
-    for (name, _) in EDB {
-        s.push_str(&format!(".input {name}\n"));
-    }
-    for (name, _) in IDB {
-        s.push_str(&format!(".output {name}\n"));
-    }
-    for (rel, a, b) in facts {
-        let (name, arity) = IDB[rel % IDB.len()];
-        let vals: Vec<String> = [a, b].iter().take(arity).map(i64::to_string).collect();
-        s.push_str(&format!("{name}({}).\n", vals.join(", ")));
-    }
-    for r in rules {
-        s.push_str(&r);
-        s.push('\n');
-    }
-    s
-}
-
-fn edb_fact(domain: i64) -> impl Strategy<Value = (String, Vec<i64>)> {
-    prop::sample::select(EDB.to_vec()).prop_flat_map(move |(name, arity)| {
-        prop::collection::vec(0..domain, arity).prop_map(move |v| (name.to_string(), v))
-    })
-}
-
-/// Random cases: up to 6 rules over 2 input and 4 derived relations, up to 2 program
-/// facts, up to 24 EDB facts over values 0..4, and up to 4 batches of up to 5 updates over
-/// values 0..6. `negation` allows one negated atom per rule.
-pub fn random_case(negation: bool) -> impl Strategy<Value = RandomCase> {
-    (
-        prop::collection::vec(any_rule(negation), 1..=6),
-        prop::collection::vec((0usize..4, 0i64..4, 0i64..4), 0..=2),
-        prop::collection::vec(edb_fact(4), 0..=24),
-        prop::collection::vec(
-            // Deletions over the EDB's domain, so that most name present facts; insertions
-            // over a wider one, so that some bring new constants.
-            prop::collection::vec(
-                prop_oneof![
-                    edb_fact(4).prop_map(|f| (false, f)),
-                    edb_fact(6).prop_map(|f| (true, f)),
-                ],
-                0..=5,
-            ),
-            1..=4,
-        ),
-    )
-        .prop_map(|(rules, facts, edb, batches)| RandomCase {
-            program: program_text(rules, facts),
-            edb,
-            batches: batches
-                .into_iter()
-                .map(|b| b.into_iter().map(|(ins, (r, v))| (ins, r, v)).collect())
-                .collect(),
-        })
 }

@@ -16,7 +16,7 @@ proptest! {
         round1 in prop::sample::select(vec![Round1::Cheaper, Round1::Checks, Round1::Scans]),
         later in prop::sample::select(vec![LaterRounds::Cheaper, LaterRounds::Seeded, LaterRounds::Checks]),
     ) {
-        let loaded = case.load().expect("positive programs are stratifiable");
+        let loaded = case.load().map_err(TestCaseError::fail)?;
         let mut reference = Reference::new(loaded.program.clone());
         let mut dred = Dred::new(loaded.program.clone());
         dred.set_round1(round1);

@@ -1,12 +1,14 @@
 //! `recompute` (semi-naive, indexed) equals the naive `oracle` after every batch of random
-//! update streams on random programs — with recursion, repeated variables, constants,
-//! comparisons, program facts and (in the second property) stratified negation.
+//! update streams on random programs from the shared generator (`dred_core::testing`): arities
+//! 0 to 3, mutual recursion, repeated variables, constants, comparisons, program facts, fresh
+//! constants in updates, symbol and number columns, and (in the second property) stratified
+//! negation.
 
-use dred_core::testing::{assert_engines_agree, random_case};
+use dred_core::testing::{assert_engines_agree, random_case, LoadedCase};
 use dred_core::{Engine, Oracle, Recompute};
 use proptest::prelude::*;
 
-fn engines(case: &dred_core::testing::LoadedCase) -> Vec<Box<dyn Engine>> {
+fn engines(case: &LoadedCase) -> Vec<Box<dyn Engine>> {
     vec![
         Box::new(Oracle::new(case.program.clone())),
         Box::new(Recompute::new(case.program.clone())),
@@ -14,44 +16,44 @@ fn engines(case: &dred_core::testing::LoadedCase) -> Vec<Box<dyn Engine>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
     fn recompute_equals_oracle_on_positive_programs(case in random_case(false)) {
-        let loaded = case.load().expect("positive programs are always stratifiable");
+        let loaded = case.load().map_err(TestCaseError::fail)?;
         assert_engines_agree(&loaded, &mut engines(&loaded));
     }
 
     #[test]
     fn recompute_equals_oracle_with_negation(case in random_case(true)) {
-        if let Some(loaded) = case.load() {
-            assert_engines_agree(&loaded, &mut engines(&loaded));
-        }
+        let loaded = case.load().map_err(TestCaseError::fail)?;
+        assert_engines_agree(&loaded, &mut engines(&loaded));
     }
 }
 
-/// The generator must produce recursion and non-trivial models, or the properties above
-/// would pass vacuously.
+/// With negation allowed, most cases have a negated atom, and the models change: on a fixed
+/// sample of 500 cases, floors on both (measured when set: negation 81%, IDB changed 40%).
 #[test]
-fn generated_cases_are_not_trivial() {
+fn generated_negation_cases_are_not_trivial() {
+    use dred_core::testing::{check_case, Features, NonTriviality};
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
+    const SAMPLE: usize = 500;
     let mut runner = TestRunner::deterministic();
-    let (mut recursive, mut nonempty) = (0, 0);
-    for _ in 0..200 {
-        let case = random_case(false)
+    let mut shares = NonTriviality::default();
+    for _ in 0..SAMPLE {
+        let case = random_case(true)
             .new_tree(&mut runner)
             .expect("tree")
             .current();
-        let loaded = case.load().expect("loads");
-        recursive += usize::from(loaded.program.strata.iter().any(|s| s.recursive));
-        let mut o = Oracle::new(loaded.program.clone());
-        o.materialise(&loaded.edb).expect("materialise");
-        nonempty += usize::from(!o.model().is_empty());
+        let loaded = case.load().expect("stratified by construction");
+        let observed = check_case(&loaded, &mut engines(&loaded)).unwrap_or_else(|f| panic!("{f}"));
+        shares.add(&Features::of(&case, &loaded), &observed, false);
     }
+    eprintln!("{shares}");
     assert!(
-        recursive > 50,
-        "only {recursive} of 200 programs are recursive"
+        shares.feature("negation") * 1000 >= 550 * SAMPLE,
+        "{shares}"
     );
-    assert!(nonempty > 80, "only {nonempty} of 200 models are non-empty");
+    assert!(shares.idb_changed * 1000 >= 250 * SAMPLE, "{shares}");
 }

@@ -29,11 +29,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
 
     #[test]
-    fn dd_maintains_magic_answers_with_one_worker(case in random_case(true), q in random_query()) {
-        // `None`: the random program with negation is not stratifiable.
-        if let Some(loaded) = case.load() {
-            check(&loaded.magic(&q), 1);
-        }
+    fn dd_maintains_magic_answers_with_one_worker(
+        case in prop_oneof![random_case(false), random_case(true)],
+        q in random_query(),
+    ) {
+        let loaded = case.load().map_err(TestCaseError::fail)?;
+        check(&loaded.magic(&case.query_text(&q)), 1);
     }
 }
 
@@ -41,10 +42,12 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
-    fn dd_maintains_magic_answers_with_two_workers(case in random_case(true), q in random_query()) {
-        if let Some(loaded) = case.load() {
-            check(&loaded.magic(&q), 2);
-        }
+    fn dd_maintains_magic_answers_with_two_workers(
+        case in prop_oneof![random_case(false), random_case(true)],
+        q in random_query(),
+    ) {
+        let loaded = case.load().map_err(TestCaseError::fail)?;
+        check(&loaded.magic(&case.query_text(&q)), 2);
     }
 }
 
@@ -56,13 +59,16 @@ proptest! {
 fn generated_magic_cases_are_not_trivial() {
     const SAMPLE: usize = 1000;
     let mut runner = TestRunner::deterministic();
-    let strategy = (random_case(true), random_query());
+    let strategy = (
+        prop_oneof![random_case(false), random_case(true)],
+        random_query(),
+    );
     let (mut loaded_cases, mut answered, mut changed) = (0, 0, 0);
     let (mut bound_answered, mut negation, mut negation_answered, mut recursive) = (0, 0, 0, 0);
     for _ in 0..SAMPLE {
         let (case, q) = strategy.new_tree(&mut runner).expect("tree").current();
-        let Some(loaded) = case.load() else { continue };
-        let magic = loaded.magic(&q);
+        let loaded = case.load().expect("generated cases load");
+        let magic = loaded.magic(&case.query_text(&q));
         loaded_cases += 1;
         let has_answers = magic.expected.iter().any(|a| !a.is_empty());
         answered += usize::from(has_answers);
