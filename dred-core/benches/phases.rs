@@ -35,7 +35,9 @@ enum Timed {
 /// Deletes and reinserts `f`; returns the time of the `timed` phase.
 fn cycle(engine: &mut Dred, f: &Fact, timed: Timed) -> Duration {
     let t = Instant::now();
-    let over = engine.overdelete(std::slice::from_ref(f));
+    let over = engine
+        .overdelete(std::slice::from_ref(f))
+        .expect("the model is closed and holds f");
     let overdelete = t.elapsed();
     let t = Instant::now();
     let re = engine.rederive(&over);

@@ -366,7 +366,7 @@ pub struct BatchReport {
 }
 
 /// Why an engine could not run a program or batch.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum EngineError {
     /// The program uses a feature this engine does not implement.
     #[error("engine `{engine}` does not support {feature}")]
@@ -384,6 +384,24 @@ pub enum EngineError {
         /// What went wrong.
         message: String,
     },
+    /// The engine found its own state broken: a bug of the engine, not of the input. The
+    /// engine refuses every later batch with the same error rather than give a wrong model.
+    #[error("engine `{engine}` failed in batch {batch}: invariant broken: {invariant}")]
+    Invariant {
+        /// The engine's name.
+        engine: String,
+        /// The batch (1 for the first after materialisation) in which it was found.
+        batch: usize,
+        /// The invariant and what broke it.
+        invariant: String,
+    },
+}
+
+impl EngineError {
+    /// True when the engine cannot run the program at all (a usage matter, not a failure).
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, EngineError::Unsupported { .. })
+    }
 }
 
 /// An engine maintaining the least model of one checked program.

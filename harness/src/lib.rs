@@ -21,6 +21,8 @@ pub enum Outcome {
     Agree,
     /// Engines' models differed (exit 1).
     Mismatch,
+    /// An engine failed: an error or a panic on valid input (exit 1).
+    EngineFailed,
 }
 
 /// Errors that mean bad input or usage (exit 2).

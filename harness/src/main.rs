@@ -1,5 +1,5 @@
 //! `dredbench`: dispatches subcommands and maps outcomes to exit codes
-//! (0 agree, 1 models differ, 2 bad input or usage).
+//! (0 agree, 1 models differ or an engine failed, 2 bad input or usage).
 
 use std::process::ExitCode;
 
@@ -50,7 +50,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,
-        Ok(Outcome::Mismatch) => ExitCode::from(1),
+        Ok(Outcome::Mismatch | Outcome::EngineFailed) => ExitCode::from(1),
         Err(e) => {
             if let Some(BadInput::Located(rendered)) = e.downcast_ref::<BadInput>() {
                 // Already rendered with its location and source line.

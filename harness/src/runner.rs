@@ -54,16 +54,43 @@ pub struct Case<'a> {
     pub labels: Labels,
 }
 
-/// An engine could not run the case (an unsupported feature, misuse).
+/// An engine could not run the case: it does not support the program, it returned an error
+/// (misuse, a broken invariant) or it panicked.
 #[derive(Debug, thiserror::Error)]
-#[error("engine `{engine}`: {message}")]
+#[error("engine `{engine}` failed in batch {batch}: {message}")]
 pub struct EngineFailure {
     /// Which engine.
     pub engine: String,
-    /// The engine's error.
+    /// The batch: 0 for materialisation.
+    pub batch: usize,
+    /// The engine's error, or the panic's message.
     pub message: String,
+    /// The engine does not support the program: a matter of the request, not a failure of
+    /// the engine.
+    pub unsupported: bool,
     /// Rows of the batches completed before the failure.
     pub rows: Vec<ReportRow>,
+}
+
+/// Calls `f`, turning a panic into an error naming it, so that a bug in one engine ends the
+/// case with an engine failure instead of aborting the whole command.
+fn guarded<T>(
+    f: impl FnOnce() -> Result<T, dred_core::EngineError>,
+) -> Result<T, dred_core::EngineError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".into());
+            Err(dred_core::EngineError::Misuse {
+                engine: String::new(),
+                message: format!("panicked: {message}"),
+            })
+        }
+    }
 }
 
 /// What a case produced.
@@ -125,10 +152,18 @@ pub fn run_case(
     let mut rows: Vec<ReportRow> = Vec::new();
     let mut trace: Vec<TraceLine> = Vec::new();
     let mut running: Vec<Running> = Vec::new();
-    let fail = |kind: EngineKind, e: dred_core::EngineError, rows: &[ReportRow]| EngineFailure {
-        engine: kind.name().to_string(),
-        message: e.to_string(),
-        rows: rows.to_vec(),
+    let fail = |kind: EngineKind, batch: usize, e: dred_core::EngineError, rows: &[ReportRow]| {
+        EngineFailure {
+            engine: kind.name().to_string(),
+            batch,
+            unsupported: e.is_unsupported(),
+            message: match e {
+                // A caught panic names no engine; the failure does.
+                dred_core::EngineError::Misuse { engine, message } if engine.is_empty() => message,
+                other => other.to_string(),
+            },
+            rows: rows.to_vec(),
+        }
     };
     let mut models: Vec<Model> = Vec::new();
     // From here the process's peak resident set grows by what the engines hold. An engine
@@ -143,11 +178,9 @@ pub fn run_case(
         let mut engine = build(kind);
         engine.set_trace_facts(trace_facts);
         let t = Instant::now();
-        let rep = engine
-            .materialise(case.edb)
-            .map_err(|e| fail(kind, e, &rows))?;
+        let rep = guarded(|| engine.materialise(case.edb)).map_err(|e| fail(kind, 0, e, &rows))?;
         let time_us = t.elapsed().as_micros() as u64;
-        engine.settle().map_err(|e| fail(kind, e, &rows))?;
+        guarded(|| engine.settle()).map_err(|e| fail(kind, 0, e, &rows))?;
         let size = if alone && engine.net_change().is_some() {
             engine.digest().len()
         } else {
@@ -216,9 +249,10 @@ pub fn run_case(
                 // batch read 1.0 ms instead of 0.6 ms without it).
                 std::hint::black_box(Vec::<u8>::with_capacity(1 << 16));
                 let t = Instant::now();
-                let rep = r.engine.apply(&batch).map_err(|e| fail(r.kind, e, &rows))?;
+                let rep = guarded(|| r.engine.apply(&batch))
+                    .map_err(|e| fail(r.kind, batch_no, e, &rows))?;
                 let time_us = t.elapsed().as_micros() as u64;
-                r.engine.settle().map_err(|e| fail(r.kind, e, &rows))?;
+                guarded(|| r.engine.settle()).map_err(|e| fail(r.kind, batch_no, e, &rows))?;
                 digests[e] = r.engine.digest();
                 changes[e] = r.engine.net_change();
                 done[e] = Some((rep, time_us));
@@ -547,5 +581,101 @@ mod tests {
             (b1.model_removed, b1.model_added, b1.model_size),
             (0, 1, 16)
         );
+    }
+
+    /// `recompute`, except that batch 2 panics or fails.
+    struct Crashing {
+        inner: Recompute,
+        batches: usize,
+        panics: bool,
+    }
+
+    impl Engine for Crashing {
+        fn name(&self) -> &str {
+            "crashing"
+        }
+        fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
+            self.inner.materialise(edb)
+        }
+        fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
+            self.batches += 1;
+            if self.batches == 2 {
+                if self.panics {
+                    panic!("index out of bounds in a made-up join");
+                }
+                return Err(EngineError::Invariant {
+                    engine: "crashing".into(),
+                    batch: 2,
+                    invariant: "a made-up invariant".into(),
+                });
+            }
+            self.inner.apply(batch)
+        }
+        fn model(&self) -> Model {
+            self.inner.model()
+        }
+    }
+
+    /// An engine that panics or returns an error on a valid batch ends the case with an
+    /// engine failure naming the engine, the batch and the cause — not an abort of the
+    /// command, and not an "unsupported" (which `run` reports as bad input).
+    #[test]
+    fn a_panic_or_an_error_of_an_engine_is_an_engine_failure() {
+        let mut symbols = Symbols::new();
+        let program = Arc::new(
+            load_program(
+                &SourceFile::new(
+                    "p.dl",
+                    ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n\
+                     p(x, y) :- e(x, y).\n",
+                ),
+                &mut symbols,
+            )
+            .expect("program"),
+        );
+        let edb = Edb::empty(&program);
+        let batches: Vec<RequestedBatch> = (0..3)
+            .map(|i| RequestedBatch {
+                deletions: Vec::new(),
+                insertions: vec![Fact::new(0, vec![i, i + 1])],
+            })
+            .collect();
+        let case = Case {
+            program: &program,
+            symbols: &symbols,
+            edb: &edb,
+            batches: &batches,
+            labels: Labels::default(),
+        };
+        for panics in [true, false] {
+            let mut build = |kind: EngineKind| -> Box<dyn Engine> {
+                match kind {
+                    EngineKind::Oracle => Box::new(dred_core::Oracle::new(program.clone())),
+                    _ => Box::new(Crashing {
+                        inner: Recompute::new(program.clone()),
+                        batches: 0,
+                        panics,
+                    }),
+                }
+            };
+            let failure = run_case(
+                &case,
+                &[EngineKind::Oracle, EngineKind::Recompute],
+                1,
+                &mut build,
+                false,
+                |_| {},
+            )
+            .expect_err("the engine fails");
+            assert_eq!((failure.engine.as_str(), failure.batch), ("recompute", 2));
+            assert!(!failure.unsupported);
+            let cause = if panics {
+                "panicked: index out of bounds in a made-up join"
+            } else {
+                "a made-up invariant"
+            };
+            assert!(failure.message.contains(cause), "{}", failure.message);
+            assert!(failure.rows.iter().all(|r| r.batch <= 1));
+        }
     }
 }

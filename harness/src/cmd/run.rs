@@ -195,8 +195,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
     };
     let program = inputs.program.clone();
     let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);
-    let outcome = run_case(&case, &kinds, workers, &mut build, args.trace_facts, |_| {})
-        .map_err(|e| BadInput::Other(e.to_string()))?;
+    let outcome = match run_case(&case, &kinds, workers, &mut build, args.trace_facts, |_| {}) {
+        Ok(outcome) => outcome,
+        // The engine cannot run this program: the request is what must change.
+        Err(e) if e.unsupported => return Err(BadInput::Other(e.to_string()).into()),
+        Err(e) => {
+            if let Some(path) = &args.report {
+                write_report(path, &e.rows)?;
+            }
+            eprintln!("ENGINE FAILED: {e}");
+            return Ok(Outcome::EngineFailed);
+        }
+    };
 
     if let Some(path) = &args.report {
         write_report(path, &outcome.rows)?;

@@ -485,6 +485,10 @@ pub struct Dred {
     /// (their vectors' memory kept, see [`SpareRows`]).
     last_overdeleted: overdelete::OverDeleted,
     last_rederived: rederive::Rederived,
+    /// Batches applied since materialisation (errors name the batch).
+    batches: usize,
+    /// Set when a batch found the model broken: every later batch fails with it.
+    broken: Option<EngineError>,
 }
 
 impl Dred {
@@ -523,7 +527,46 @@ impl Dred {
             recent_heads: RecentHeads::default(),
             last_overdeleted: overdelete::OverDeleted::default(),
             last_rederived: rederive::Rederived::default(),
+            batches: 0,
+            broken: None,
         }
+    }
+
+    /// Checks that `batch` is normalised against this engine's EDB, as [`Batch::normalise`]
+    /// makes it: every fact of an input relation with the relation's arity, D- present, A+
+    /// absent. Phase 1 relies on it (a deleted fact is a row of the model).
+    fn check_batch(&self, batch: &Batch) -> Result<(), EngineError> {
+        let misuse = |what: &str, f: &Fact| EngineError::Misuse {
+            engine: "dred".into(),
+            message: format!(
+                "batch {}: {what} {}{:?}: the batch is not normalised against this EDB",
+                self.batches + 1,
+                self.program
+                    .relations
+                    .get(f.rel)
+                    .map_or("?", |d| d.name.as_str()),
+                f.tuple
+            ),
+        };
+        for (facts, present, what) in [
+            (&batch.deletions, true, "deleted fact is absent:"),
+            (&batch.insertions, false, "inserted fact is present:"),
+        ] {
+            for f in facts {
+                let fits = self
+                    .program
+                    .relations
+                    .get(f.rel)
+                    .is_some_and(|d| d.input && d.arity() == f.tuple.len());
+                if !fits {
+                    return Err(misuse("not a fact of an input relation:", f));
+                }
+                if self.relations[f.rel].contains(&f.tuple) != present {
+                    return Err(misuse(what, f));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn check_supported(&self) -> Result<(), EngineError> {
@@ -556,10 +599,15 @@ impl Dred {
     /// Phase 1 on the current model: D from `deletions` (the D- of a normalised batch, so
     /// every fact is present), then D removed. Call [`Dred::rederive`] with the result next:
     /// until then the model lacks every over-deleted fact. Panics before
-    /// [`Engine::materialise`].
-    pub fn overdelete(&mut self, deletions: &[Fact]) -> overdelete::OverDeleted {
+    /// [`Engine::materialise`]. An error, and nothing removed, when a fact of D is not in the
+    /// model (the model was not closed under the rules, or D- not normalised); the engine
+    /// refuses every later batch then.
+    pub fn overdelete(
+        &mut self,
+        deletions: &[Fact],
+    ) -> Result<overdelete::OverDeleted, EngineError> {
         assert!(self.materialised, "dred: overdelete before materialise");
-        let mut over = overdelete::overdelete(
+        let over = overdelete::overdelete(
             &self.program,
             &self.relations,
             &self.plans,
@@ -568,12 +616,27 @@ impl Dred {
             &mut self.recent_heads,
             std::mem::take(&mut self.last_overdeleted),
         );
+        if let Some(rel) = over.not_closed {
+            let error = EngineError::Invariant {
+                engine: "dred".into(),
+                batch: self.batches,
+                invariant: format!(
+                    "phase 1 reached a fact of `{}` that is not in the old model: the old model \
+                     is not closed under the rules (an earlier batch left it wrong) or D- is \
+                     not in it",
+                    self.program.relations[rel].name
+                ),
+            };
+            self.broken = Some(error.clone());
+            return Err(error);
+        }
+        let mut over = over;
         // D leaves the model by row id; survivors are what stays live.
         for &(rel, r) in &over.deleted {
             self.relations[rel].remove_id(r);
         }
         over.work.touched += over.deleted.len() as u64;
-        over
+        Ok(over)
     }
 
     /// Phase 2: restores the over-deleted facts that still have a proof. `over` must be the
@@ -647,6 +710,8 @@ impl Engine for Dred {
         for r in &mut self.relations {
             r.clear();
         }
+        self.batches = 0;
+        self.broken = None;
         // The initial model is phase 3 from an empty model, with the whole EDB and the program
         // facts as the first delta, read where they are rather than copied or listed: on a
         // large EDB and a small model a copy as facts (a heap block per tuple) was a third of
@@ -686,10 +751,15 @@ impl Engine for Dred {
                 message: "apply before materialise".into(),
             });
         }
+        if let Some(e) = &self.broken {
+            return Err(e.clone());
+        }
+        self.check_batch(batch)?;
+        self.batches += 1;
         let mut report = BatchReport::default();
 
         let t = Instant::now();
-        let over = self.overdelete(&batch.deletions);
+        let over = self.overdelete(&batch.deletions)?;
         report.overdelete_us = Some(t.elapsed().as_micros() as u64);
         report.overdeleted = Some(over.overdeleted_idb.len());
         report.overdelete_work = Some(over.work);

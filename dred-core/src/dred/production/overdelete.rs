@@ -10,7 +10,7 @@
 use super::{HeadProbes, Plans, RecentHeads, RowRef, SpareRows};
 use crate::engine::{Fact, Work};
 use crate::eval::{Matcher, Versions, WorkCounter};
-use crate::program::Program;
+use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowMarks};
 
 /// The result of phase 1.
@@ -26,6 +26,10 @@ pub struct OverDeleted {
     pub work: Work,
     /// Vectors kept for the next batch's frontiers.
     spare: SpareRows,
+    /// A relation in which a head reached (or a fact of D-) was not in the old model: the
+    /// old model was not closed under the rules, or D- not normalised. D is then incomplete
+    /// and the engine must not go on.
+    pub not_closed: Option<RelId>,
 }
 
 /// Runs phase 1 over `relations` (the old model, all live). `in_d` and `recent` are scratch
@@ -44,6 +48,7 @@ pub(crate) fn overdelete(
     SpareRows::reuse(&mut out.overdeleted_idb);
     out.spare.keep_all(&mut out.rounds);
     out.work = Work::default();
+    out.not_closed = None;
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
     if deletions.is_empty() {
         return out;
@@ -62,16 +67,24 @@ pub(crate) fn overdelete(
     // A head reached is in the old model (closed under the rules); it joins D once. So does
     // a fact of D-, which is normalised against the EDB: every one is present.
     // A head found again is in D already, so it may be skipped ([`RecentHeads`]).
+    // One that is not there is noted in `not_closed` (a broken invariant, reported by the
+    // caller as an error, never a panic).
+    let mut not_closed = None;
     let reach = |heads: &mut HeadProbes,
                  recent: &mut RecentHeads,
                  in_d: &mut RowMarks,
-                 next: &mut Vec<RowRef>| {
+                 next: &mut Vec<RowRef>,
+                 not_closed: &mut Option<RelId>| {
         heads.drain_noting(relations, recent, |rel, h| {
-            let h = h
-                .filter(|&h| relations[rel].is_live(h))
-                .expect("the old model is closed under the rules and holds D-");
-            if in_d.insert(rel, h) {
-                next.push((rel, h));
+            match h.filter(|&h| relations[rel].is_live(h)) {
+                Some(h) => {
+                    if in_d.insert(rel, h) {
+                        next.push((rel, h));
+                    }
+                }
+                None => {
+                    not_closed.get_or_insert(rel);
+                }
             }
         });
     };
@@ -79,10 +92,10 @@ pub(crate) fn overdelete(
         work.probe(1);
         heads.push(relations, f.rel, &f.tuple);
         if heads.is_full() {
-            reach(&mut heads, recent, in_d, &mut frontier);
+            reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
         }
     }
-    reach(&mut heads, recent, in_d, &mut frontier);
+    reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
     while !frontier.is_empty() {
         out.deleted.extend(&frontier);
         out.overdeleted_idb
@@ -98,15 +111,16 @@ pub(crate) fn overdelete(
                     heads.push_instance_unless_recent(relations, plan, vars, recent);
                 });
                 if heads.is_full() {
-                    reach(&mut heads, recent, in_d, &mut next);
+                    reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
                 }
             }
         }
-        reach(&mut heads, recent, in_d, &mut next);
+        reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
         out.rounds.push(std::mem::replace(&mut frontier, next));
     }
     out.spare.keep(frontier);
     out.work = work.total();
+    out.not_closed = not_closed;
     out
 }
 

@@ -431,3 +431,66 @@ fn spare_rows_keep_a_bounded_room() {
     SpareRows::reuse(&mut rows);
     assert!(rows.is_empty() && rows.capacity() >= 10);
 }
+
+/// A batch that is not normalised against the engine's EDB (a deleted fact absent, an
+/// inserted one present, a fact of a derived relation) is refused with an error naming the
+/// engine, the batch and the fact — not a panic, and the model stays as it was.
+#[test]
+fn unnormalised_batches_are_refused() {
+    let (program, mut symbols, edb) = setup(include_str!("../../../../datasets/seed/path.dl"));
+    let mut dred = Dred::new(program.clone());
+    dred.materialise(&edb).expect("materialise");
+    let before = dred.model();
+    let edge = program.relation_id("edge").expect("edge");
+    let path = program.relation_id("path").expect("path");
+    let (a, b, z) = (
+        symbols.intern("a"),
+        symbols.intern("b"),
+        symbols.intern("z"),
+    );
+    for batch in [
+        Batch {
+            deletions: vec![Fact::new(edge, vec![a, z])],
+            ..Batch::default()
+        },
+        Batch {
+            insertions: vec![Fact::new(edge, vec![a, b])],
+            ..Batch::default()
+        },
+        Batch {
+            deletions: vec![Fact::new(path, vec![a, b])],
+            ..Batch::default()
+        },
+    ] {
+        let err = dred.apply(&batch).expect_err("refused");
+        let text = err.to_string();
+        assert!(
+            text.contains("`dred`") && text.contains("batch 1") && text.contains("normalised"),
+            "{text}"
+        );
+    }
+    assert_eq!(dred.model(), before);
+}
+
+/// A model that is not closed under the rules (here: a derived fact removed behind the
+/// engine's back, as a bug of an earlier batch would leave it) is found by phase 1 when a
+/// deletion reaches the missing fact: an `Invariant` error naming the engine, the batch and
+/// the relation, never a panic, and every later batch is refused too.
+#[test]
+fn a_model_not_closed_is_an_error_not_a_panic() {
+    let (program, mut symbols, edb) = setup(include_str!("../../../../datasets/seed/path.dl"));
+    let mut dred = Dred::new(program.clone());
+    dred.materialise(&edb).expect("materialise");
+    let path = program.relation_id("path").expect("path");
+    let (a, b) = (symbols.intern("a"), symbols.intern("b"));
+    assert!(dred.relations[path].remove(&[a, b]).is_some());
+    let batch = delete_ab(&program, &mut symbols, &edb);
+    let err = dred.apply(&batch).expect_err("the broken model is found");
+    assert!(
+        matches!(&err, crate::EngineError::Invariant { engine, batch: 1, invariant }
+            if engine == "dred" && invariant.contains("`path`") && invariant.contains("closed")),
+        "{err}"
+    );
+    let again = dred.apply(&Batch::default()).expect_err("refused since");
+    assert_eq!(again.to_string(), err.to_string());
+}
