@@ -50,9 +50,8 @@ impl EngineKind {
     /// EDB has at most [`SMALL_EDB`] facts.
     pub fn default_for(program: &Program, edb_facts: usize) -> Vec<EngineKind> {
         let small = edb_facts <= SMALL_EDB;
-        let positive = !program.has_negation();
         let mut v = Vec::new();
-        if positive {
+        if EngineKind::Dred.supports(program) {
             v.push(EngineKind::Dred);
             if small {
                 v.push(EngineKind::Reference);
@@ -64,6 +63,17 @@ impl EngineKind {
             v.push(EngineKind::Oracle);
         }
         v
+    }
+
+    /// Whether the engine maintains `program`: the DRed engines (and their negative
+    /// control) only positive programs, the others every checked program.
+    pub fn supports(self, program: &Program) -> bool {
+        match self {
+            EngineKind::Dred | EngineKind::Reference | EngineKind::WrongSupport => {
+                !program.has_negation()
+            }
+            EngineKind::Recompute | EngineKind::Oracle | EngineKind::Dd => true,
+        }
     }
 
     /// Builds the engine for a program; `workers` is used by engines that run threads,

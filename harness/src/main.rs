@@ -34,6 +34,9 @@ enum Command {
     Datasets(cmd::datasets::DatasetsArgs),
     /// Generate a seeded update stream (deletions, insertions, targeted) from a dataset.
     Updates(cmd::updates::UpdatesArgs),
+    /// Random programs, EDBs and streams through engines, checked against the oracle after
+    /// every batch; a failing case is shrunk and written as files (exit 1).
+    Fuzz(cmd::fuzz::FuzzArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::Study(args) => cmd::study::run(args),
         Command::Datasets(args) => cmd::datasets::run(args),
         Command::Updates(args) => cmd::updates::run(args),
+        Command::Fuzz(args) => cmd::fuzz::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

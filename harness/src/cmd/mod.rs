@@ -1,6 +1,7 @@
 //! One module per `dredbench` subcommand, each exposing `run`.
 
 pub mod datasets;
+pub mod fuzz;
 pub mod plot;
 pub mod regress;
 pub mod rewrite;
