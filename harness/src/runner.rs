@@ -52,6 +52,22 @@ pub struct Case<'a> {
     pub batches: &'a [RequestedBatch],
     /// Report labels.
     pub labels: Labels,
+    /// What is compared after the batches between the first and the last.
+    pub check: Check,
+}
+
+/// What [`run_case`] compares after each batch. Whole models are always compared after
+/// materialisation and after the last batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Check {
+    /// After the batches in between, each engine's model digest (an order-independent hash
+    /// and the fact count) and, where the engine reports it, its net change; whole models only
+    /// when these differ. Copying whole models after every batch costs allocations in
+    /// proportion to the model, which perturb the timing of the next batch.
+    #[default]
+    Digest,
+    /// Whole models of every engine after every batch, fact for fact.
+    Full,
 }
 
 /// An engine could not run the case: it does not support the program, it returned an error
@@ -298,6 +314,13 @@ pub fn run_case(
             after_batch(batch_no);
             let digests_agree = digests.iter().all(|d| *d == digests[0]);
             let changes_agree = changes.iter().flatten().all(|c| *c == change);
+            if case.check == Check::Full && digests_agree && changes_agree {
+                let models: Vec<Model> = running.iter().map(|r| r.engine.model()).collect();
+                mismatch = disagreement(program, case.symbols, &running, &models, batch_no);
+                if mismatch.is_some() {
+                    break;
+                }
+            }
             if !digests_agree || !changes_agree {
                 let models: Vec<Model> = running.iter().map(|r| r.engine.model()).collect();
                 mismatch = disagreement(program, case.symbols, &running, &models, batch_no)
@@ -550,6 +573,7 @@ mod tests {
             edb: &edb,
             batches: &batches,
             labels: Labels::default(),
+            check: Check::Full,
         };
         let mut build = |kind: EngineKind| -> Box<dyn Engine> {
             match kind {
@@ -581,6 +605,88 @@ mod tests {
             (b1.model_removed, b1.model_added, b1.model_size),
             (0, 1, 16)
         );
+    }
+
+    /// `recompute`, except that from batch 2 on its model lacks one fact while its digest
+    /// stays the true model's: only a whole-model comparison sees it.
+    struct HiddenLoss(Lossy);
+
+    impl Engine for HiddenLoss {
+        fn name(&self) -> &str {
+            "hidden-loss"
+        }
+        fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
+            self.0.materialise(edb)
+        }
+        fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
+            self.0.apply(batch)
+        }
+        fn model(&self) -> Model {
+            self.0.model()
+        }
+        fn digest(&self) -> ModelDigest {
+            self.0.inner.digest()
+        }
+    }
+
+    /// `--check full` compares whole models after every batch: a difference the digests do
+    /// not show is found in the batch it appears (2), where `--check digest` finds it only
+    /// in the final comparison (batch 4).
+    #[test]
+    fn check_full_compares_whole_models_after_every_batch() {
+        let mut symbols = Symbols::new();
+        let program = Arc::new(
+            load_program(
+                &SourceFile::new(
+                    "p.dl",
+                    ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n\
+                     p(x, y) :- e(x, y).\n",
+                ),
+                &mut symbols,
+            )
+            .expect("program"),
+        );
+        let mut edb = Edb::empty(&program);
+        edb.insert(Fact::new(0, vec![0, 1]));
+        let batches: Vec<RequestedBatch> = (10..14)
+            .map(|i| RequestedBatch {
+                deletions: Vec::new(),
+                insertions: vec![Fact::new(0, vec![i, i + 1])],
+            })
+            .collect();
+        for (check, found_after) in [(Check::Full, 2), (Check::Digest, 4)] {
+            let case = Case {
+                program: &program,
+                symbols: &symbols,
+                edb: &edb,
+                batches: &batches,
+                labels: Labels::default(),
+                check,
+            };
+            let mut build = |kind: EngineKind| -> Box<dyn Engine> {
+                match kind {
+                    EngineKind::Oracle => Box::new(dred_core::Oracle::new(program.clone())),
+                    _ => Box::new(HiddenLoss(Lossy {
+                        inner: Recompute::new(program.clone()),
+                        batches: 0,
+                    })),
+                }
+            };
+            let out = run_case(
+                &case,
+                &[EngineKind::Oracle, EngineKind::Recompute],
+                1,
+                &mut build,
+                false,
+                |_| {},
+            )
+            .expect("runs");
+            let m = out.mismatch.expect("a mismatch");
+            assert!(
+                m.starts_with(&format!("models differ after batch {found_after}")),
+                "{check:?}: {m}"
+            );
+        }
     }
 
     /// `recompute`, except that batch 2 panics or fails.
@@ -646,6 +752,7 @@ mod tests {
             edb: &edb,
             batches: &batches,
             labels: Labels::default(),
+            check: Check::Full,
         };
         for panics in [true, false] {
             let mut build = |kind: EngineKind| -> Box<dyn Engine> {

@@ -261,3 +261,35 @@ fn bad_input_exits_2_with_location() {
     let o = dredbench(&["run", "--program", "/nonexistent.dl", "--facts", &facts_s]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--check full` compares whole models after every batch: the seed example agrees, the
+/// negative control is caught in batch 1, and an unknown mode is a usage error.
+#[test]
+fn check_full_on_the_seed_example() {
+    let run = |engines: &str, check: &str| {
+        dredbench(&[
+            "run",
+            "--program",
+            "datasets/seed/path.dl",
+            "--facts",
+            "datasets/seed/facts",
+            "--updates",
+            "datasets/seed/delete-ab.updates",
+            "--engines",
+            engines,
+            "--check",
+            check,
+        ])
+    };
+    let o = run("dred,reference,recompute,oracle", "full");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run("oracle,wrong-support", "full");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("models differ after batch 1"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("oracle", "everything");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -8,7 +8,7 @@ use clap::Args;
 use dred_core::{io, load_program, magic, Edb, Program, RequestedBatch, SourceFile, Symbols};
 
 use crate::engines::EngineKind;
-use crate::runner::{run_case, write_report, Case, Labels};
+use crate::runner::{run_case, write_report, Case, Check, Labels};
 use crate::{BadInput, Outcome};
 
 /// Arguments of `dredbench run`.
@@ -62,6 +62,11 @@ pub struct RunArgs {
     /// Dataset name in reports (default: the facts directory's name).
     #[arg(long)]
     pub dataset: Option<String>,
+    /// What is compared after each batch: `digest` (the default) compares whole models after
+    /// materialisation and after the last batch, and each engine's model digest and net
+    /// change after the batches in between; `full` compares whole models after every batch.
+    #[arg(long, value_enum, default_value_t = Check::Digest)]
+    pub check: Check,
 }
 
 impl std::fmt::Display for EngineKind {
@@ -192,6 +197,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         edb: &inputs.edb,
         batches: &inputs.batches,
         labels,
+        check: args.check,
     };
     let program = inputs.program.clone();
     let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);

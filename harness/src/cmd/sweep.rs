@@ -156,6 +156,7 @@ pub fn run_one(
         edb: &inputs.edb,
         batches: &batches,
         labels: labels.clone(),
+        check: crate::runner::Check::Digest,
     };
     let program = inputs.program.clone();
     let cluster = dd_baseline::Cluster::single();
