@@ -48,11 +48,17 @@ pub struct RegressArgs {
     /// over a case's batches).
     #[arg(long, default_value_t = 0.1)]
     pub work_tolerance: f64,
+    /// Allowed relative worsening of an engine's time ratios over all timed cases together:
+    /// the geometric mean, over the cases, of the new median ratio divided by the old. Noise
+    /// of single cases averages out, so this can be tight enough that an engine made 2×
+    /// slower everywhere fails (0.5: the ratios may worsen by half on average).
+    #[arg(long, default_value_t = 0.5)]
+    pub aggregate_tolerance: f64,
 }
 
 /// Identifies one case of one engine across runs: everything but the batch.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct CaseKey {
+pub struct CaseKey {
     dataset: String,
     program: String,
     stream: String,
@@ -177,6 +183,28 @@ fn time_ratios(rows: &[ReportRow], reference: &str, min_time_us: u64) -> BTreeMa
         .collect()
 }
 
+/// Per engine, the geometric mean over the timed cases of both reports of the new median
+/// time ratio divided by the old, and the number of those cases.
+pub fn aggregate_change(
+    old: &BTreeMap<CaseKey, f64>,
+    new: &BTreeMap<CaseKey, f64>,
+) -> BTreeMap<String, (f64, usize)> {
+    let mut logs: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for (case, &o) in old {
+        if let Some(&n) = new.get(case) {
+            // A ratio of 0 (an engine under the timer's resolution) counts as the smallest
+            // positive one, so that the logarithm stays finite.
+            let change = n.max(f64::MIN_POSITIVE) / o.max(f64::MIN_POSITIVE);
+            let e = logs.entry(case.engine.clone()).or_default();
+            e.0 += change.ln();
+            e.1 += 1;
+        }
+    }
+    logs.into_iter()
+        .map(|(engine, (sum, n))| (engine, ((sum / n as f64).exp(), n)))
+        .collect()
+}
+
 /// Everything that makes `report` a regression against `baseline`, as readable lines.
 pub fn find_regressions(
     baseline: &[ReportRow],
@@ -239,6 +267,16 @@ pub fn find_regressions(
     }
     let old_ratios = time_ratios(baseline, &args.reference_engine, args.min_time_us);
     let new_ratios = time_ratios(report, &args.reference_engine, args.min_time_us);
+    for (engine, (factor, cases)) in aggregate_change(&old_ratios, &new_ratios) {
+        if factor > 1.0 + args.aggregate_tolerance {
+            problems.push(format!(
+                "time ratios worse overall: engine {engine} vs {}: geometric mean of new / old \
+                 median ratio over {cases} timed case(s) {factor:.2} (tolerance {:.0}%)",
+                args.reference_engine,
+                args.aggregate_tolerance * 100.0
+            ));
+        }
+    }
     for (case, old) in &old_ratios {
         if let Some(now) = new_ratios.get(case) {
             if *now > old * (1.0 + args.tolerance) {
@@ -269,10 +307,19 @@ pub fn run(args: &RegressArgs) -> anyhow::Result<Outcome> {
     }
     let problems = find_regressions(&baseline, &report, args);
     if problems.is_empty() {
+        let old = time_ratios(&baseline, &args.reference_engine, args.min_time_us);
+        let new = time_ratios(&report, &args.reference_engine, args.min_time_us);
+        let overall: Vec<String> = aggregate_change(&old, &new)
+            .into_iter()
+            .map(|(e, (f, n))| format!("{e} {f:.2} over {n} case(s)"))
+            .collect();
         eprintln!(
-            "regress: {} baseline row(s) matched; deterministic figures equal; time ratios within {:.0}%",
+            "regress: {} baseline row(s) matched; deterministic figures equal; time ratios within \
+             {:.0}% per case and {:.0}% overall (new / old, geometric mean: {})",
             baseline.len(),
-            args.tolerance * 100.0
+            args.tolerance * 100.0,
+            args.aggregate_tolerance * 100.0,
+            overall.join(", ")
         );
         Ok(Outcome::Agree)
     } else {
@@ -296,6 +343,7 @@ mod tests {
             reference_engine: "recompute".into(),
             min_time_us: 0,
             work_tolerance: 0.1,
+            aggregate_tolerance: 0.5,
         }
     }
 
@@ -348,7 +396,12 @@ mod tests {
             row.time_us = 200;
         }
         let p = find_regressions(&base, &r, &args());
-        assert!(p.len() == 1 && p[0].contains("time ratio worse"), "{p:?}");
+        assert!(
+            p.len() == 2
+                && p.iter().any(|x| x.contains("time ratio worse:"))
+                && p.iter().any(|x| x.contains("time ratios worse overall")),
+            "{p:?}"
+        );
         // Uniformly slower machine: ratios unchanged, passes.
         let mut r = rows();
         for row in &mut r {
@@ -409,8 +462,49 @@ mod tests {
         // Above the bound, every batch counts: dred 20x slower on all but one fails.
         let slower = case([250, 199, 250, 250, 250], [40, 40, 40, 40, 2]);
         let p = find_regressions(&base, &slower, &bounded);
-        assert!(p.len() == 1 && p[0].contains("time ratio worse"), "{p:?}");
+        assert!(
+            p.len() == 2 && p.iter().any(|x| x.contains("time ratio worse:")),
+            "{p:?}"
+        );
         let ratios = time_ratios(&slower, "recompute", 200);
         assert_eq!(ratios.get(&CaseKey::of(&slower[1])), Some(&0.16));
+    }
+
+    /// With a loose per-case tolerance (CI's: 200%), an engine made 1.8× slower on every case
+    /// passes each case but fails overall; noise of ±30% on single cases, half up and half
+    /// down, passes both.
+    #[test]
+    fn the_overall_check_catches_a_slowdown_spread_over_every_case() {
+        let cases = |factor: &dyn Fn(usize) -> f64| -> Vec<ReportRow> {
+            let mut v = Vec::new();
+            for case in 0..8 {
+                for batch in 1..=3 {
+                    for (engine, t) in [("recompute", 1000.0), ("dred", 100.0 * factor(case))] {
+                        v.push(ReportRow {
+                            dataset: format!("g{case}"),
+                            program: "tc".into(),
+                            engine: engine.into(),
+                            workers: 1,
+                            batch,
+                            time_us: t as u64,
+                            ..ReportRow::default()
+                        });
+                    }
+                }
+            }
+            v
+        };
+        let loose = RegressArgs {
+            tolerance: 2.0,
+            ..args()
+        };
+        let base = cases(&|_| 1.0);
+        let p = find_regressions(&base, &cases(&|_| 1.8), &loose);
+        assert!(
+            p.len() == 1 && p[0].contains("time ratios worse overall") && p[0].contains("1.80"),
+            "{p:?}"
+        );
+        let noisy = cases(&|c| if c % 2 == 0 { 1.3 } else { 0.77 });
+        assert!(find_regressions(&base, &noisy, &loose).is_empty());
     }
 }

@@ -13,7 +13,7 @@ use super::sweep::{progress_bar, run_one, SweepCase};
 use crate::engines::EngineKind;
 use crate::report::ReportRow;
 use crate::runner::write_report;
-use crate::stats::median;
+use crate::stats::{Spread, BIMODAL_RATIO, PERCENTILES_FROM};
 use crate::updates::{StreamSpec, UpdateKind};
 use crate::Outcome;
 
@@ -23,9 +23,10 @@ pub struct StudyArgs {
     /// Output directory.
     #[arg(long, default_value = "results/study")]
     pub out: PathBuf,
-    /// Batches per stream.
-    #[arg(long, default_value_t = 10)]
-    pub batches: usize,
+    /// Batches per stream (default 21, or 11 with `--quick`: odd, so that a median is a
+    /// batch's own figure; 21 gives p10 and p90 of their own).
+    #[arg(long)]
+    pub batches: Option<usize>,
     /// Also run on the fetched datasets (`dredbench datasets fetch NAME` first): the GO
     /// biological-process graph, WordNet hypernyms, Debian dependencies, C. elegans.
     #[arg(long)]
@@ -36,6 +37,9 @@ pub struct StudyArgs {
     /// Smaller study for CI: fewer datasets, sizes and batches.
     #[arg(long)]
     pub quick: bool,
+    /// Write the report and the summary only, no plots (the regression baseline).
+    #[arg(long)]
+    pub no_plots: bool,
 }
 
 /// One workload of the study: a dataset, the programs run on it, the kinds of change and the
@@ -52,12 +56,8 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
     let reach_root = "datasets/programs/reach_root.dl";
     let mut w: Vec<Workload> = if args.quick {
         vec![
-            (
-                "seed".into(),
-                vec![tc, reach],
-                vec![Delete, Insert],
-                vec![1],
-            ),
+            // Nine edges: eleven single deletions would run out of facts.
+            ("seed".into(), vec![tc, reach], vec![Insert, Mixed], vec![1]),
             (
                 "gen:layered?layers=6&width=40&fanout=3&seed=1".into(),
                 vec![tc, reach],
@@ -69,6 +69,21 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
                 vec![tc],
                 vec![SccDelete],
                 vec![1, 10],
+            ),
+            // Cases whose batches take long enough (recomputation ≥ 200 µs) for the
+            // regression gate's time ratios: a real graph, and the power-law DAG where one
+            // deletion over-deletes much.
+            (
+                "go-cc".into(),
+                vec![tc, reach],
+                vec![Delete, Insert],
+                vec![1, 10],
+            ),
+            (
+                "gen:rmat?n=4096&m=16384&seed=1&dag=1".into(),
+                vec![reach_root],
+                vec![Delete],
+                vec![1],
             ),
         ]
     } else {
@@ -143,8 +158,11 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
     w
 }
 
-/// The key table as Markdown: per case, median over-deleted / removed for each DRed engine
-/// and each engine's median time per batch against recomputation on the same batches.
+/// The key table as Markdown: per case, over-deleted / removed for each DRed engine, each
+/// engine's time per batch, and the per-batch ratio of recomputation's time to it on the same
+/// batch — each as its median over the case's batches with the spread beside it
+/// ([`Spread::render`]: p10 and p90 from 20 batches on, else the minimum and the maximum; ‼
+/// marks a bimodal case).
 pub fn summary(rows: &[ReportRow]) -> String {
     type Key = (String, String, String, usize);
     let mut by_case: BTreeMap<Key, Vec<&ReportRow>> = BTreeMap::new();
@@ -166,19 +184,30 @@ pub fn summary(rows: &[ReportRow]) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "| dataset | program | change | k | model | over-deleted / removed |"
+        "| dataset | program | change | k | batches | model | over-deleted / removed |"
     );
     for e in &engines {
-        let _ = write!(s, " {e} µs | recompute / {e} |");
+        let _ = write!(s, " {e} µs | recompute / {e}, per batch |");
     }
-    s.push_str(" recompute µs |\n|---|---|---|---|---|---|");
+    s.push_str(" recompute µs |\n|---|---|---|---|---|---|---|");
     for _ in &engines {
         s.push_str("---|---|");
     }
     s.push_str("---|\n");
+    let cell = |spread: Option<Spread>, decimals: usize, unit: &str| {
+        spread.map_or("–".into(), |v| {
+            let r = v.render(decimals);
+            // The unit after the median: `3.1× [0.5–4.0]`.
+            match r.split_once(' ') {
+                Some((m, rest)) => format!("{m}{unit} {rest}"),
+                None => r,
+            }
+        })
+    };
     for ((dataset, program, kind, size), case) in &by_case {
         let model = case.iter().map(|r| r.model_size).max().unwrap_or(0);
-        let ratio = median(
+        let batches = case.iter().map(|r| r.batch).max().unwrap_or(0);
+        let ratio = Spread::of(
             case.iter()
                 .filter(|r| {
                     r.engine == "dred"
@@ -199,26 +228,21 @@ pub fn summary(rows: &[ReportRow]) -> String {
         let recompute = time_of("recompute");
         let _ = write!(
             s,
-            "| {dataset} | {program} | {kind} | {size} | {model} | {} |",
-            ratio.map_or("–".into(), |v| format!("{v:.2}"))
+            "| {dataset} | {program} | {kind} | {size} | {batches} | {model} | {} |",
+            cell(ratio, 2, "")
         );
         for e in &engines {
             let t = time_of(e);
-            let med = median(t.values().map(|&v| v as f64).collect());
-            let speedup = median(
+            let times = Spread::of(t.values().map(|&v| v as f64).collect());
+            let speedup = Spread::of(
                 t.iter()
                     .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
                     .collect(),
             );
-            let _ = write!(
-                s,
-                " {} | {} |",
-                med.map_or("–".into(), |v| format!("{v:.0}")),
-                speedup.map_or("–".into(), |v| format!("{v:.1}×"))
-            );
+            let _ = write!(s, " {} | {} |", cell(times, 0, ""), cell(speedup, 1, "×"));
         }
-        let med = median(recompute.values().map(|&v| v as f64).collect());
-        let _ = writeln!(s, " {} |", med.map_or("–".into(), |v| format!("{v:.0}")));
+        let times = Spread::of(recompute.values().map(|&v| v as f64).collect());
+        let _ = writeln!(s, " {} |", cell(times, 0, ""));
     }
     s
 }
@@ -229,11 +253,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     if !engines.contains(&EngineKind::Recompute) {
         engines.push(EngineKind::Recompute);
     }
-    let batches = if args.quick {
-        args.batches.min(4)
-    } else {
-        args.batches
-    };
+    let batches = args.batches.unwrap_or(if args.quick { 11 } else { 21 });
     let mut cases = Vec::new();
     for (dataset, programs, kinds, sizes) in workloads(args) {
         for program in programs {
@@ -273,23 +293,36 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     std::fs::create_dir_all(&args.out)?;
     let report = args.out.join("report.csv");
     write_report(&report, &rows)?;
-    let plots = super::plot::plot_rows(&rows, &args.out.join("plots"), "recompute")?;
+    let plots = if args.no_plots {
+        Vec::new()
+    } else {
+        super::plot::plot_rows(&rows, &args.out.join("plots"), "recompute")?
+    };
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let mut md =
         format!(
         "# dredbench study\n\nRevision `{git_rev}`, {} case(s), {} batch(es) each, engines {}; \
          {:.0} s on this machine. Rows with an error: {failed}.\n\n\
-         Times are medians per batch in µs, measured side by side in one run; `recompute / X` is \
-         the median over batches of recomputation's time divided by X's on the same batch. \
+         Each cell is a median over the case's batches followed by its spread in brackets: \
+         p10 and p90 when the case has at least {PERCENTILES_FROM} batches, else the minimum \
+         and the maximum. ‼ marks a bimodal case (the bracket's ends more than \
+         {BIMODAL_RATIO:.0}× apart): its median may match no batch, so look at its per-batch \
+         plot (`deletion_cost_*`). Times are µs per batch, measured side by side in one run. \
+         `recompute / X, per batch` is the median over batches of recomputation's time divided \
+         by X's on the same batch (a median of per-batch ratios, not a ratio of medians). \
          `over-deleted / removed` is DRed's over-deleted IDB facts divided by the IDB facts the \
-         batch really removed (median; ∞-free: a batch that removed nothing counts as 1).\n\n",
+         batch really removed (a batch that removed nothing counts as 1).\n\n",
         cases.len(),
         batches,
         engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
         started.elapsed().as_secs_f64()
     );
     md.push_str(&summary(&rows));
-    md.push_str("\nPlots: ");
+    md.push_str(if plots.is_empty() {
+        "\nPlots: none (`--no-plots`)."
+    } else {
+        "\nPlots: "
+    });
     md.push_str(
         &plots
             .iter()
