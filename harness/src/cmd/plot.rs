@@ -6,6 +6,8 @@
 //! - `time_<dataset>_<program>`: median time per batch against change size, one line per
 //!   engine, recomputation included, and the change size from which recomputing is cheaper
 //!   than each incremental engine, also written to `crossover.csv`;
+//! - `spread.csv`: per case and engine, the median time per batch with its spread (p10/p90
+//!   or min/max) and a bimodal flag — what the median lines of the charts hide;
 //! - `deletion_cost_<dataset>_<program>`: every batch that deletes, one point per engine:
 //!   its time against the number of facts DRed over-deleted in that batch (+1, so that a
 //!   batch that over-deletes nothing is drawn too), log–log. DRed pays per over-deleted
@@ -25,7 +27,7 @@ use plotters::prelude::*;
 
 use super::regress::read_report;
 use crate::report::ReportRow;
-use crate::stats::median;
+use crate::stats::{median, Spread};
 use crate::Outcome;
 
 /// Arguments of `dredbench plot`.
@@ -459,7 +461,66 @@ pub fn plot_rows(rows: &[ReportRow], out: &Path, recompute: &str) -> anyhow::Res
     dred_core::io::write_atomic(&path, crossover_csv.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     written.push(path);
+    let path = out.join("spread.csv");
+    dred_core::io::write_atomic(&path, spread_table(rows).as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    written.push(path);
     Ok(written)
+}
+
+/// The table behind the charts' medians, as CSV: per dataset, program, kind, change size and
+/// engine, the batches (after materialisation, without errors), the median time per batch
+/// with its spread (p10 and p90 from 20 batches on, else the minimum and the maximum, named
+/// in `spread`), and whether the case is bimodal (ends more than 10× apart).
+pub fn spread_table(rows: &[ReportRow]) -> String {
+    type Key = (String, String, String, Option<usize>, String);
+    let mut times: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.batch > 0 && r.error.is_none()) {
+        times
+            .entry((
+                r.dataset.clone(),
+                r.program.clone(),
+                r.kind.clone(),
+                r.size,
+                r.engine.clone(),
+            ))
+            .or_default()
+            .push(r.time_us as f64);
+    }
+    let mut csv = String::from(
+        "dataset,program,kind,size,engine,batches,time_median_us,time_lo_us,time_hi_us,spread,bimodal\n",
+    );
+    for ((dataset, program, kind, size, engine), v) in times {
+        let Some(s) = Spread::of(v) else { continue };
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            quote(&dataset),
+            quote(&program),
+            kind,
+            size.map_or(String::new(), |k| k.to_string()),
+            engine,
+            s.n,
+            s.median,
+            s.lo,
+            s.hi,
+            if s.percentiles() {
+                "p10-p90"
+            } else {
+                "min-max"
+            },
+            s.bimodal()
+        ));
+    }
+    csv
+}
+
+/// A CSV field, quoted when it holds a comma or a quote.
+fn quote(field: &str) -> String {
+    if field.contains([',', '"']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
 }
 
 /// Runs the command.
@@ -595,7 +656,7 @@ mod tests {
             }
         }
         let files = plot_rows(&rows, tmp.path(), "recompute").expect("plots");
-        assert_eq!(files.len(), 7, "{files:?}");
+        assert_eq!(files.len(), 8, "{files:?}");
         for f in &files {
             let len = std::fs::metadata(f).expect("exists").len();
             assert!(len > 40, "{} is {len} bytes", f.display());
@@ -607,5 +668,45 @@ mod tests {
         );
         let crossover = std::fs::read_to_string(tmp.path().join("crossover.csv")).expect("csv");
         assert!(crossover.contains("seed,path,reference,100"), "{crossover}");
+        let spread = std::fs::read_to_string(tmp.path().join("spread.csv")).expect("csv");
+        assert!(
+            spread.contains("seed,path,,10,reference,1,90,90,90,min-max,false"),
+            "{spread}"
+        );
+    }
+
+    /// The spread table: a bimodal case (62 µs and 5,681 µs batches) is flagged, a steady one
+    /// is not; 21 batches give p10 and p90; names with commas are quoted.
+    #[test]
+    fn spread_table_flags_bimodal_cases() {
+        let mut rows = Vec::new();
+        for batch in 1..=21 {
+            for (engine, t) in [
+                ("dred", if batch % 2 == 0 { 62 } else { 5681 }),
+                ("dd", 300),
+            ] {
+                rows.push(ReportRow {
+                    dataset: "gen:rmat?n=4,m=8".into(),
+                    program: "reach_root".into(),
+                    engine: engine.into(),
+                    kind: "delete".into(),
+                    size: Some(1),
+                    batch,
+                    time_us: t,
+                    ..ReportRow::default()
+                });
+            }
+        }
+        let table = spread_table(&rows);
+        assert!(
+            table.contains(
+                "\"gen:rmat?n=4,m=8\",reach_root,delete,1,dred,21,5681,62,5681,p10-p90,true"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains(",dd,21,300,300,300,p10-p90,false"),
+            "{table}"
+        );
     }
 }
