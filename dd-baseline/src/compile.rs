@@ -14,7 +14,9 @@
 //!   used by all its rules (a rule with a single positive atom just maps over the relation);
 //! - the read-back: every derived relation, tagged with its id, consolidated (leaving a loop
 //!   merges all rounds into one outer time, so updates and their cancellations both arrive),
-//!   inspected into a per-worker buffer, and probed.
+//!   inspected into a per-worker buffer (the batch's net change), and arranged where it arrived
+//!   ([`Dataflow::model`]): that arrangement is the engine's model, read on demand by
+//!   [`read_model`] — the engine keeps no other copy of it — and probed.
 //!
 //! Aggregates (not yet accepted by the checker) would be one more step kind after negations: a
 //! `reduce` over the rule's rows keyed by the grouping variables, like negation reading only lower
@@ -30,6 +32,7 @@ use std::rc::Rc;
 
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::operators::arrange::arrangement::arrange_core;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::{Variable, VecVariable};
 use differential_dataflow::trace::implementations::ValSpine;
@@ -37,8 +40,9 @@ use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::{AsCollection, VecCollection};
 use dred_core::program::Stratum;
 use dred_core::{Program, RelId};
+use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
-use timely::dataflow::operators::Exchange;
+use timely::dataflow::operators::{Exchange, Probe};
 use timely::dataflow::Scope;
 use timely::order::Product;
 use timely::worker::Worker;
@@ -81,6 +85,44 @@ pub(crate) struct Dataflow {
     pub probe: ProbeHandle<Time>,
     /// Net changes of derived relations seen by this worker since last taken.
     pub changes: Rc<RefCell<Vec<(RelId, Row, Diff)>>>,
+    /// The derived facts this worker saw, arranged: read by [`read_model`].
+    pub model: ModelTrace,
+}
+
+type ModelBatcher =
+    differential_dataflow::trace::implementations::KeyBatcher<(RelId, Row), Time, Diff>;
+type ModelSpine = differential_dataflow::trace::implementations::KeySpine<(RelId, Row), Time, Diff>;
+/// The trace of the derived facts one worker holds.
+pub(crate) type ModelTrace = TraceAgent<ModelSpine>;
+
+/// The derived facts in this worker's share of the model, as of every time completed so far
+/// (call once the probe has passed the last time fed); lets the trace compact what is before.
+pub(crate) fn read_model(trace: &mut ModelTrace) -> Vec<(RelId, Row)> {
+    use differential_dataflow::trace::cursor::{cursor_list, Cursor};
+    use differential_dataflow::trace::TraceReader;
+    use timely::progress::Antichain;
+    let mut upper = Antichain::new();
+    trace.read_upper(&mut upper);
+    let Some(batches) = trace.batches_through(upper.borrow()) else {
+        return Vec::new();
+    };
+    let (mut cursor, storage) = cursor_list(batches);
+    let mut facts = Vec::new();
+    for ((fact, ()), times) in cursor.to_vec(&storage, |k| k.clone(), |_| ()) {
+        if times.iter().map(|(_, d)| d).sum::<Diff>() > 0 {
+            facts.push(fact);
+        }
+    }
+    facts
+}
+
+/// Lets the model's trace forget the distinctions between times before `frontier` (every
+/// time before it is complete): without this its history would grow with every batch.
+pub(crate) fn compact_model(trace: &mut ModelTrace, frontier: Time) {
+    use differential_dataflow::trace::TraceReader;
+    use timely::progress::frontier::AntichainRef;
+    trace.set_logical_compaction(AntichainRef::new(&[frontier]));
+    trace.set_physical_compaction(AntichainRef::new(&[frontier]));
 }
 
 /// Builds the program's dataflow on `worker`.
@@ -94,7 +136,7 @@ pub(crate) fn build(
     let probe = ProbeHandle::new();
     let changes = Rc::new(RefCell::new(Vec::new()));
     let sink = changes.clone();
-    let (inputs, facts) = worker.dataflow::<Time, _, _>(|scope| {
+    let (inputs, facts, model) = worker.dataflow::<Time, _, _>(|scope| {
         let n = program.relations.len();
         let mut inputs: Vec<Option<InputSession<Time, Row, Diff>>> = (0..n).map(|_| None).collect();
         let mut rels: Vec<Option<OuterColl<'_>>> = (0..n).map(|_| None).collect();
@@ -124,7 +166,7 @@ pub(crate) fn build(
             .map(|rel| outer.rel(rel).map(move |row| (rel, row)))
             .collect();
         let all = concatenate(scope, derived).consolidate();
-        if gather_to.processes > 1 {
+        let mine: VecCollection<'_, Time, (RelId, Row), Diff> = if gather_to.processes > 1 {
             // Every process gets the whole change: a copy to the worker with this worker's
             // local index in each process.
             let (processes, threads) = (gather_to.processes, gather_to.threads);
@@ -132,31 +174,37 @@ pub(crate) fn build(
                 .inner
                 .exchange(move |((p, _), _, _)| (p * threads + local) as u64)
                 .as_collection()
-                .inspect_batch(move |_, data| {
-                    let mut out = sink.borrow_mut();
-                    out.extend(
-                        data.iter()
-                            .map(|((_, (rel, row)), _, d)| (*rel, row.clone(), *d)),
-                    );
-                })
-                .probe_with(&probe);
+                .map(|(_, fact)| fact)
         } else {
-            all.inspect_batch(move |_, data| {
+            all
+        };
+        let model = mine
+            .clone()
+            .inspect_batch(move |_, data| {
                 let mut out = sink.borrow_mut();
                 out.extend(
                     data.iter()
                         .map(|((rel, row), _, d)| (*rel, row.clone(), *d)),
                 );
             })
-            .probe_with(&probe);
-        }
-        (inputs, facts_in)
+            .map(|fact| (fact, ()));
+        // The model as this worker saw it, kept where it arrived (no exchange): the workers
+        // of a process together hold the whole model, which `Engine::model` reads.
+        let model = arrange_core::<_, _, ModelBatcher, ModelSpine>(
+            model.inner,
+            Pipeline,
+            "model",
+            ModelBatcher::new,
+        );
+        model.stream.probe_with(&probe);
+        (inputs, facts_in, model.trace)
     });
     Dataflow {
         inputs,
         facts: Some(facts),
         probe,
         changes,
+        model,
     }
 }
 

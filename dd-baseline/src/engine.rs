@@ -22,7 +22,7 @@
 //! engine builds the communication allocators itself (the same steps as `execute_from`).
 
 use std::any::Any;
-use std::collections::BTreeSet;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -31,7 +31,6 @@ use std::time::{Duration, Instant};
 
 use dred_core::{
     Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange, Program, RelId,
-    Tuple,
 };
 use timely::communication::allocator::{Allocator, AllocatorBuilder, Thread};
 use timely::worker::Worker;
@@ -54,11 +53,15 @@ const POLL: Duration = Duration::from_millis(50);
 /// One update as fed to an input: relation, tuple, +1 or -1.
 type Update = (RelId, Row, Diff);
 
-/// A batch for the worker threads: feed these updates at `time`, complete it, reply with the
-/// net changes. Dropping the sender shuts the worker down.
-struct Command {
-    time: Time,
-    updates: Arc<Vec<Update>>,
+/// What the worker threads are asked. Dropping the sender shuts the worker down.
+enum Command {
+    /// Feed these updates at `time`, complete it, reply with the net changes.
+    Batch {
+        time: Time,
+        updates: Arc<Vec<Update>>,
+    },
+    /// Reply with the derived facts of this worker's share of the model (diff 1 each).
+    ReadModel,
 }
 
 /// This process's timely workers: worker 0 here, the others on threads.
@@ -154,13 +157,22 @@ fn serve(
         Some(Instant::now()),
     );
     let mut dataflow = compile::build(&mut worker, program, plan, gather_to);
-    while let Ok(Command { time, updates }) = commands.recv() {
-        feed(&worker, &mut dataflow, program, time, &updates);
-        let next = time + 1;
-        let probe = dataflow.probe.clone();
-        worker.step_or_park_while(Some(PARK), || probe.less_than(&next));
-        let changes = std::mem::take(&mut *dataflow.changes.borrow_mut());
-        if replies.send(changes).is_err() {
+    while let Ok(command) = commands.recv() {
+        let reply = match command {
+            Command::Batch { time, updates } => {
+                feed(&worker, &mut dataflow, program, time, &updates);
+                let next = time + 1;
+                let probe = dataflow.probe.clone();
+                worker.step_or_park_while(Some(PARK), || probe.less_than(&next));
+                compile::compact_model(&mut dataflow.model, next);
+                std::mem::take(&mut *dataflow.changes.borrow_mut())
+            }
+            Command::ReadModel => compile::read_model(&mut dataflow.model)
+                .into_iter()
+                .map(|(rel, row)| (rel, row, 1))
+                .collect(),
+        };
+        if replies.send(reply).is_err() {
             break;
         }
     }
@@ -236,7 +248,7 @@ impl Runtime {
             .ok_or_else(|| misuse("the dataflow has shut down"))?;
         let updates = Arc::new(updates);
         for tx in &self.commands {
-            tx.send(Command {
+            tx.send(Command::Batch {
                 time,
                 updates: updates.clone(),
             })
@@ -255,7 +267,33 @@ impl Runtime {
                 self.worker.step_or_park(Some(PARK));
             }
         }
+        compile::compact_model(&mut dataflow.model, next);
         let mut all = std::mem::take(&mut *dataflow.changes.borrow_mut());
+        self.gather(&mut all)?;
+        Ok(all)
+    }
+
+    /// Every derived fact of the model, read from the arrangements of this process's
+    /// workers (together they hold the whole model).
+    fn read_model(&mut self) -> Result<Vec<Update>, EngineError> {
+        let dataflow = self
+            .dataflow
+            .as_mut()
+            .ok_or_else(|| misuse("the dataflow has shut down"))?;
+        for tx in &self.commands {
+            tx.send(Command::ReadModel)
+                .map_err(|_| misuse("a timely worker has stopped"))?;
+        }
+        let mut all: Vec<Update> = compile::read_model(&mut dataflow.model)
+            .into_iter()
+            .map(|(rel, row)| (rel, row, 1))
+            .collect();
+        self.gather(&mut all)?;
+        Ok(all)
+    }
+
+    /// Appends one reply of every worker thread to `all`.
+    fn gather(&mut self, all: &mut Vec<Update>) -> Result<(), EngineError> {
         let mut pending = self.commands.len();
         while pending > 0 {
             match self.replies.recv_timeout(POLL) {
@@ -273,7 +311,7 @@ impl Runtime {
                 }
             }
         }
-        Ok(all)
+        Ok(())
     }
 }
 
@@ -306,14 +344,16 @@ pub struct DdEngine {
     program: Arc<Program>,
     config: DdConfig,
     /// Workers started ahead of materialisation (so that connecting a cluster is not timed), or
-    /// why they could not start.
-    runtime: Option<Result<Runtime, EngineError>>,
+    /// why they could not start. In a cell: reading the model ([`Engine::model`], `&self`)
+    /// steps the workers' traces.
+    runtime: RefCell<Option<Result<Runtime, EngineError>>>,
     /// True once the runtime has run a timestamp: a new materialisation needs a fresh one.
     used: bool,
     time: Time,
-    /// The model as of the last [`Engine::settle`].
-    model: Model,
-    /// Net changes of each batch since then, in order: the model is `model` with these
+    /// The digest of the model as of the last [`Engine::settle`], followed from the net
+    /// changes: the engine holds no copy of the model beside its dataflow's arrangement.
+    digest: ModelDigest,
+    /// Net changes of each batch since then, in order: the digest is `digest` with these
     /// applied.
     unsettled: Vec<Vec<Update>>,
     last: (usize, usize),
@@ -324,7 +364,7 @@ impl std::fmt::Debug for DdEngine {
         f.debug_struct("DdEngine")
             .field("config", &self.config)
             .field("time", &self.time)
-            .field("model_size", &self.model.len())
+            .field("model_size", &self.digest.len())
             .finish_non_exhaustive()
     }
 }
@@ -334,9 +374,9 @@ impl DdEngine {
     /// until every process is connected); a failure to start is reported by
     /// [`Engine::materialise`].
     pub fn new(program: Arc<Program>, config: DdConfig) -> Self {
-        let runtime = Some(Runtime::start(program.clone(), &config));
+        let runtime = RefCell::new(Some(Runtime::start(program.clone(), &config)));
         DdEngine {
-            model: Model::empty(&program),
+            digest: ModelDigest::empty(&program),
             program,
             config,
             runtime,
@@ -349,13 +389,14 @@ impl DdEngine {
 
     /// As [`DdEngine::new`], but failing at once when the workers cannot start.
     pub fn start(program: Arc<Program>, config: DdConfig) -> Result<Self, EngineError> {
-        let mut engine = DdEngine::new(program, config);
-        match engine.runtime.take() {
-            Some(Err(e)) => Err(e),
-            other => {
-                engine.runtime = other;
-                Ok(engine)
-            }
+        let engine = DdEngine::new(program, config);
+        let failed = match &*engine.runtime.borrow() {
+            Some(Err(e)) => Some(e.clone()),
+            _ => None,
+        };
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(engine),
         }
     }
 
@@ -371,12 +412,14 @@ impl DdEngine {
 
     /// Runs one timestamp and keeps its net changes for [`Engine::settle`].
     fn run(&mut self, time: Time, updates: Vec<Update>) -> Result<(), EngineError> {
-        let runtime = match self.runtime.as_mut() {
+        let mut cell = self.runtime.borrow_mut();
+        let runtime = match cell.as_mut() {
             Some(Ok(r)) => r,
             Some(Err(e)) => return Err(misuse(e.to_string())),
             None => return Err(misuse("batch applied before materialisation")),
         };
         let changes = runtime.step(time, updates)?;
+        drop(cell);
         self.used = true;
         let removed = changes.iter().filter(|(_, _, d)| *d < 0).count();
         self.last = (removed, changes.len() - removed);
@@ -385,47 +428,17 @@ impl DdEngine {
     }
 }
 
-/// Applies one batch's net changes to the model; each must add an absent fact or remove a
-/// present one.
-fn apply_changes(model: &mut Model, changes: Vec<Update>) -> Result<(), EngineError> {
-    let mut added: Vec<Vec<Tuple>> = vec![Vec::new(); model.relations.len()];
-    let mut removed: Vec<Vec<Row>> = vec![Vec::new(); model.relations.len()];
+/// Applies one batch's net changes to the digest; each must change a fact by ±1 (a derived
+/// relation is a set).
+fn apply_changes(digest: &mut ModelDigest, changes: &[Update]) -> Result<(), EngineError> {
     for (rel, tuple, diff) in changes {
         match diff {
-            1 => added[rel].push(tuple.to_vec()),
-            -1 => removed[rel].push(tuple),
+            1 => digest.add(*rel, tuple),
+            -1 => digest.remove(*rel, tuple),
             d => {
                 return Err(misuse(format!(
                     "internal: derived fact of relation {rel} changed by {d}, not by ±1"
                 )))
-            }
-        }
-    }
-    for (rel, (adds, rems)) in added.into_iter().zip(removed).enumerate() {
-        let set = &mut model.relations[rel];
-        for t in &rems {
-            if !set.remove(&t[..]) {
-                return Err(misuse(format!(
-                    "internal: removal of absent fact {t:?} of relation {rel}"
-                )));
-            }
-        }
-        if set.is_empty() {
-            // Bulk build (sorted once) when filling an empty relation, as at materialisation.
-            let expected = adds.len();
-            *set = adds.into_iter().collect::<BTreeSet<Tuple>>();
-            if set.len() != expected {
-                return Err(misuse(format!(
-                    "internal: a fact of relation {rel} was added twice"
-                )));
-            }
-        } else {
-            for t in adds {
-                if !set.insert(t) {
-                    return Err(misuse(format!(
-                        "internal: addition of a present fact of relation {rel}"
-                    )));
-                }
             }
         }
     }
@@ -438,13 +451,13 @@ impl Engine for DdEngine {
     }
 
     fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
-        if self.used || self.runtime.is_none() {
+        if self.used || self.runtime.borrow().is_none() {
             // A second materialisation starts from an empty dataflow.
-            self.runtime = None;
-            self.runtime = Some(Runtime::start(self.program.clone(), &self.config));
+            *self.runtime.borrow_mut() = None;
+            *self.runtime.borrow_mut() = Some(Runtime::start(self.program.clone(), &self.config));
             self.used = false;
         }
-        self.model = Model::empty(&self.program);
+        self.digest = ModelDigest::empty(&self.program);
         self.unsettled.clear();
         self.time = 0;
         let updates = edb.facts().map(|f| (f.rel, row(&f.tuple), 1)).collect();
@@ -469,34 +482,34 @@ impl Engine for DdEngine {
 
     fn settle(&mut self) -> Result<(), EngineError> {
         for changes in std::mem::take(&mut self.unsettled) {
-            apply_changes(&mut self.model, changes)?;
+            apply_changes(&mut self.digest, &changes)?;
         }
         Ok(())
     }
 
+    /// Read from the arrangements of the workers' dataflows (every worker of this process
+    /// answers): exact after every batch, settled or not. Empty before materialisation, and
+    /// when the workers have failed (every later batch reports that failure).
     fn model(&self) -> Model {
-        let mut model = self.model.clone();
-        if !self.unsettled.is_empty() {
-            // Unchecked here: `settle` reports an inconsistent change; the copy only needs to
-            // be the model the changes describe.
-            for (rel, tuple, diff) in self.unsettled.iter().flatten() {
-                let set = &mut model.relations[*rel];
-                if *diff > 0 {
-                    set.insert(tuple.to_vec());
-                } else {
-                    set.remove(&tuple[..]);
-                }
-            }
+        let mut model = Model::empty(&self.program);
+        let facts = match self.runtime.borrow_mut().as_mut() {
+            Some(Ok(runtime)) if self.used => runtime.read_model().unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        for (rel, row, _) in facts {
+            model.relations[rel].insert(row.to_vec());
         }
         model
     }
 
     fn digest(&self) -> ModelDigest {
-        if self.unsettled.is_empty() {
-            ModelDigest::of_model(&self.model)
-        } else {
-            ModelDigest::of_model(&self.model())
+        let mut digest = self.digest.clone();
+        for changes in &self.unsettled {
+            // Unchecked here: `settle` reports an inconsistent change; the digest only needs
+            // to be that of the model the changes describe.
+            let _ = apply_changes(&mut digest, changes);
         }
+        digest
     }
 
     fn net_change(&self) -> Option<NetChange> {

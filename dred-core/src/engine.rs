@@ -216,18 +216,36 @@ impl ModelDigest {
         }
     }
 
-    /// Adds one fact of relation `rel`.
+    /// The two hashes of a fact.
     #[inline]
-    pub fn add(&mut self, rel: RelId, tuple: &[Value]) {
+    fn hashes(tuple: &[Value]) -> (u64, u64) {
         let (mut a, mut b) = (0x243F_6A88_85A3_08D3_u64, 0x1319_8A2E_0370_7344_u64);
         for &v in tuple {
             a = mix64(a ^ v as u64);
             b = mix64(b.wrapping_add(v as u64).rotate_left(17));
         }
+        (a, b)
+    }
+
+    /// Adds one fact of relation `rel`.
+    #[inline]
+    pub fn add(&mut self, rel: RelId, tuple: &[Value]) {
+        let (a, b) = Self::hashes(tuple);
         let slot = &mut self.relations[rel];
         slot.0 += 1;
         slot.1 = slot.1.wrapping_add(a);
         slot.2 = slot.2.wrapping_add(b);
+    }
+
+    /// Removes one fact of relation `rel` that was added: the digest is then that of the
+    /// model without it, so a digest can follow net changes without holding the model.
+    #[inline]
+    pub fn remove(&mut self, rel: RelId, tuple: &[Value]) {
+        let (a, b) = Self::hashes(tuple);
+        let slot = &mut self.relations[rel];
+        slot.0 = slot.0.wrapping_sub(1);
+        slot.1 = slot.1.wrapping_sub(a);
+        slot.2 = slot.2.wrapping_sub(b);
     }
 
     /// The digest of a model.
@@ -472,5 +490,22 @@ mod tests {
         assert_eq!((b.requested_deletions, b.requested_insertions), (4, 3));
         edb.apply(&b);
         assert_eq!(edb.facts().collect::<Vec<_>>(), vec![f(2), f(3)]);
+    }
+
+    /// A digest that follows additions and removals equals the digest of the model they leave.
+    #[test]
+    fn digest_follows_removals() {
+        let mut model = Model {
+            relations: vec![BTreeSet::new(), BTreeSet::new()],
+        };
+        let mut d = ModelDigest::of_model(&model);
+        for (rel, t) in [(0, vec![1, 2]), (1, vec![3]), (0, vec![2, 1]), (1, vec![4])] {
+            d.add(rel, &t);
+            model.relations[rel].insert(t);
+        }
+        d.remove(0, &[1, 2]);
+        model.relations[0].remove(&vec![1, 2]);
+        assert_eq!(d, ModelDigest::of_model(&model));
+        assert_eq!(d.len(), 3);
     }
 }

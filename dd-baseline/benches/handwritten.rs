@@ -1,0 +1,308 @@
+//! The compiled `dd` engine against differential-dataflow programs written by hand for one
+//! rule set each, over `(u32, u32)` rows — the direct programs a DD user would write — on the
+//! same graph and the same stream (issue 23: is our comparator weakened?).
+//!
+//! Programs: linear transitive closure (`datasets/programs/tc_linear.dl`) and single-source
+//! reachability (`reach.dl`). Each hand-written program arranges the edges by source once,
+//! outside its loop, enters the arrangement, joins, and keeps `distinct` inside the loop, as
+//! the compiled one does; it leaves the loop, consolidates and counts the changes it sees
+//! (the compiled engine hands them to the harness), and is probed.
+//!
+//! Benchmarks, 1 worker:
+//! - `materialise/<engine>/<program>`: the initial model, dataflow built and torn down per
+//!   iteration (sample of 10);
+//! - `delete/<engine>/<program>` and `insert/<engine>/<program>`: one edge of a fixed seeded
+//!   sample of 20 deleted, then inserted back; each benchmark times only its half (the model
+//!   is the same at every iteration). For `dd`, `apply` is timed and `settle` (its model copy
+//!   for the harness) is not, as in the harness.
+//!
+//! The graph is `datasets/go-mf` (shipped) unless `DRED_BENCH_FACTS` names another facts
+//! directory, e.g. `$(dredbench datasets path go-bp)` after `dredbench datasets fetch go-bp`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use dd_baseline::{DdConfig, DdEngine};
+use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::operators::iterate::Iterate;
+use differential_dataflow::VecCollection;
+use dred_core::io::read_facts_dir;
+use dred_core::{load_program, Batch, Edb, Engine, Fact, Program, SourceFile, Symbols};
+use timely::communication::allocator::{Allocator, Thread};
+use timely::dataflow::operators::probe::Handle;
+use timely::worker::Worker;
+use timely::WorkerConfig;
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Which program a hand-written dataflow computes.
+#[derive(Clone, Copy, Debug)]
+enum Rules {
+    /// `path(x, y) :- edge(x, y). path(x, z) :- path(x, y), edge(y, z).`
+    TcLinear,
+    /// `reach(x) :- source(x). reach(y) :- reach(x), edge(x, y).`
+    Reach,
+}
+
+/// A hand-written dataflow on a worker of its own, driven batch by batch.
+struct Hand {
+    worker: Worker,
+    edges: InputSession<u64, (u32, u32), isize>,
+    sources: InputSession<u64, u32, isize>,
+    probe: Handle<u64>,
+    /// Changes of the output seen so far (what a user would read).
+    seen: std::rc::Rc<std::cell::Cell<usize>>,
+}
+
+impl Hand {
+    fn new(rules: Rules, edges: &[(u32, u32)], sources: &[u32]) -> Self {
+        let mut worker = Worker::new(
+            WorkerConfig::default(),
+            Allocator::Thread(Thread::default()),
+            Some(Instant::now()),
+        );
+        let probe = Handle::new();
+        let seen = std::rc::Rc::new(std::cell::Cell::new(0));
+        let count = seen.clone();
+        let (edge_input, source_input) = worker.dataflow::<u64, _, _>(|scope| {
+            let (edge_input, edges) = scope.new_collection::<(u32, u32), isize>();
+            let (source_input, sources) = scope.new_collection::<u32, isize>();
+            // edge(y, z) keyed by y, arranged once outside the loop.
+            let by_source = edges.clone().arrange_by_key();
+            let out: VecCollection<'_, u64, (u32, u32), isize> = match rules {
+                Rules::TcLinear => edges.clone().iterate(|scope, paths| {
+                    let by_source = by_source.enter(scope);
+                    // path(x, z) :- path(x, y), edge(y, z).
+                    paths
+                        .map(|(x, y)| (y, x))
+                        .arrange_by_key()
+                        .join_core(by_source, |_y, &x, &z| Some((x, z)))
+                        // path(x, y) :- edge(x, y).
+                        .concat(edges.enter(scope))
+                        .distinct()
+                }),
+                Rules::Reach => sources
+                    .clone()
+                    .iterate(|scope, reach| {
+                        let by_source = by_source.enter(scope);
+                        // reach(y) :- reach(x), edge(x, y).
+                        reach
+                            .map(|x| (x, ()))
+                            .arrange_by_key()
+                            .join_core(by_source, |_x, &(), &y| Some(y))
+                            // reach(x) :- source(x).
+                            .concat(sources.enter(scope))
+                            .distinct()
+                    })
+                    .map(|x| (x, x)),
+            };
+            out.consolidate()
+                .inspect_batch(move |_, data| count.set(count.get() + data.len()))
+                .probe_with(&probe);
+            (edge_input, source_input)
+        });
+        let mut hand = Hand {
+            worker,
+            edges: edge_input,
+            sources: source_input,
+            probe,
+            seen,
+        };
+        for &e in edges {
+            hand.edges.insert(e);
+        }
+        for &s in sources {
+            hand.sources.insert(s);
+        }
+        hand.run();
+        hand
+    }
+
+    /// Completes the current time: advances both inputs past it and steps until the probe
+    /// passes it.
+    fn run(&mut self) {
+        let next = self.edges.time() + 1;
+        self.edges.advance_to(next);
+        self.edges.flush();
+        self.sources.advance_to(next);
+        self.sources.flush();
+        let (probe, edges) = (&self.probe, &self.edges);
+        self.worker.step_while(|| probe.less_than(edges.time()));
+    }
+
+    fn update(&mut self, edge: (u32, u32), diff: isize) {
+        self.edges.update(edge, diff);
+        self.run();
+    }
+}
+
+/// The program's EDB and, for the hand-written dataflows, its edges and sources over dense
+/// `u32` ids.
+struct Workload {
+    program: Arc<Program>,
+    edb: Edb,
+    edges: Vec<(u32, u32)>,
+    sources: Vec<u32>,
+    /// The edge facts of the sample, for `dd`, and the same edges for the hand-written.
+    sample: Vec<(Fact, (u32, u32))>,
+}
+
+fn workload(root: &Path, facts: &Path, program_name: &str) -> Workload {
+    let path = root.join(format!("datasets/programs/{program_name}.dl"));
+    let text = std::fs::read_to_string(&path).expect("program file");
+    let mut symbols = Symbols::new();
+    let program = Arc::new(
+        load_program(
+            &SourceFile::new(path.display().to_string(), text),
+            &mut symbols,
+        )
+        .expect("program"),
+    );
+    let edb = read_facts_dir(facts, &program, &mut symbols).expect("facts");
+    let mut ids: HashMap<i64, u32> = HashMap::new();
+    let mut id = |v: i64| {
+        let next = ids.len() as u32;
+        *ids.entry(v).or_insert(next)
+    };
+    let edge = program.relation_id("edge").expect("edge");
+    let edge_facts: Vec<Fact> = edb.facts().filter(|f| f.rel == edge).collect();
+    let edges: Vec<(u32, u32)> = edge_facts
+        .iter()
+        .map(|f| (id(f.tuple[0]), id(f.tuple[1])))
+        .collect();
+    let sources: Vec<u32> = program
+        .relation_id("source")
+        .map(|s| {
+            edb.facts()
+                .filter(|f| f.rel == s)
+                .map(|f| id(f.tuple[0]))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut state = 23;
+    let sample = (0..20)
+        .map(|_| {
+            let i = (splitmix(&mut state) % edge_facts.len() as u64) as usize;
+            (edge_facts[i].clone(), edges[i])
+        })
+        .collect();
+    Workload {
+        program,
+        edb,
+        edges,
+        sources,
+        sample,
+    }
+}
+
+fn dd_engine(w: &Workload) -> DdEngine {
+    let mut dd = DdEngine::start(w.program.clone(), DdConfig::threads(1)).expect("timely starts");
+    dd.set_trace_facts(false);
+    dd.materialise(&w.edb).expect("materialise");
+    dd.settle().expect("settle");
+    dd
+}
+
+/// Deletes edge `i` of the sample and inserts it back with `dd`; the time of the half asked.
+fn dd_cycle(dd: &mut DdEngine, fact: &Fact, delete: bool) -> Duration {
+    let del = Batch {
+        deletions: vec![fact.clone()],
+        ..Batch::default()
+    };
+    let ins = Batch {
+        insertions: vec![fact.clone()],
+        ..Batch::default()
+    };
+    let t = Instant::now();
+    dd.apply(&del).expect("delete");
+    let deletion = t.elapsed();
+    dd.settle().expect("settle");
+    let t = Instant::now();
+    dd.apply(&ins).expect("insert");
+    let insertion = t.elapsed();
+    dd.settle().expect("settle");
+    if delete {
+        deletion
+    } else {
+        insertion
+    }
+}
+
+fn hand_cycle(hand: &mut Hand, edge: (u32, u32), delete: bool) -> Duration {
+    let t = Instant::now();
+    hand.update(edge, -1);
+    let deletion = t.elapsed();
+    let t = Instant::now();
+    hand.update(edge, 1);
+    let insertion = t.elapsed();
+    if delete {
+        deletion
+    } else {
+        insertion
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let facts: PathBuf = std::env::var_os("DRED_BENCH_FACTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("datasets/go-mf/facts"));
+    let label = facts
+        .parent()
+        .and_then(Path::file_name)
+        .map_or("facts".into(), |s| s.to_string_lossy().into_owned());
+    let mut group = c.benchmark_group(format!("dd_vs_hand_{label}"));
+    for (program_name, rules) in [("tc_linear", Rules::TcLinear), ("reach", Rules::Reach)] {
+        let w = workload(&root, &facts, program_name);
+        group.sample_size(10);
+        group.bench_function(BenchmarkId::new("materialise/dd", program_name), |b| {
+            b.iter(|| dd_engine(&w))
+        });
+        group.bench_function(BenchmarkId::new("materialise/hand", program_name), |b| {
+            b.iter(|| Hand::new(rules, &w.edges, &w.sources).seen.get())
+        });
+        group.sample_size(20);
+        let mut dd = dd_engine(&w);
+        let mut hand = Hand::new(rules, &w.edges, &w.sources);
+        for (half, delete) in [("delete", true), ("insert", false)] {
+            let mut i = 0;
+            group.bench_function(BenchmarkId::new(format!("{half}/dd"), program_name), |b| {
+                b.iter_custom(|iters| {
+                    (0..iters)
+                        .map(|_| {
+                            i += 1;
+                            dd_cycle(&mut dd, &w.sample[i % w.sample.len()].0, delete)
+                        })
+                        .sum()
+                })
+            });
+            let mut i = 0;
+            group.bench_function(
+                BenchmarkId::new(format!("{half}/hand"), program_name),
+                |b| {
+                    b.iter_custom(|iters| {
+                        (0..iters)
+                            .map(|_| {
+                                i += 1;
+                                hand_cycle(&mut hand, w.sample[i % w.sample.len()].1, delete)
+                            })
+                            .sum()
+                    })
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
