@@ -124,11 +124,13 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
                 vec![Delete, Insert, SccDelete],
                 vec![1, 10, 100],
             ),
+            // About 1,400 edges: 21 batches of 100 deletions would run out of facts, so the
+            // large change is 40 edges a batch.
             (
                 "gen:cliques?count=6&size=20&density=60&seed=1".into(),
                 vec![tc, reach, magic],
                 vec![Delete, SccDelete],
-                vec![1, 10, 100],
+                vec![1, 10, 40],
             ),
         ];
         // Reachability towards the root of a power-law DAG at four sizes, single-edge
@@ -259,6 +261,14 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         for program in programs {
             for &kind in &kinds {
                 for &size in &sizes {
+                    // Random insertions accumulate: 21 batches of 100 random edges close
+                    // cycles across an ontology and grow its closure past 4 GB (GO CC, seen);
+                    // 10 batches of 100 (the study before 21 batches) or 21 of 10 stay small.
+                    if matches!(kind, UpdateKind::Insert | UpdateKind::Mixed)
+                        && size * batches > 1000
+                    {
+                        continue;
+                    }
                     cases.push(SweepCase {
                         dataset: dataset.clone(),
                         program: PathBuf::from(program),
