@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Peak memory of dred against dd, before and after dd dropped its copy of the model
+(issue 23): the largest peak_rss_kb of each engine's sweep per dataset and program.
+Reads the CSVs beside this file; prints a Markdown table."""
+import csv
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def peaks(name):
+    out = {}
+    for r in csv.DictReader(open(os.path.join(HERE, name))):
+        if r["peak_rss_kb"]:
+            key = (r["dataset"].split("?")[0], r["program"])
+            out[key] = max(out.get(key, 0), int(r["peak_rss_kb"]))
+    return out
+
+
+dred = peaks("dred-9e8e385.csv")
+dd_new = peaks("dd-9e8e385.csv")
+dd_old = peaks("dd-e8e4438-model-copy.csv")
+print("| dataset | program | `dred` KB | `dd` KB, no copy | `dd` KB, with its copy | `dred / dd` (no copy) |")
+print("|---|---|---:|---:|---:|---:|")
+for key in sorted(dred):
+    d, n, o = dred[key], dd_new.get(key), dd_old.get(key)
+    print(f"| {key[0]} | {key[1]} | {d:,} | {n:,} | {o:,} | {d / n:.2f} |")
