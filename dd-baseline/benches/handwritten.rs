@@ -8,6 +8,10 @@
 //! the compiled one does; it leaves the loop, consolidates and counts the changes it sees
 //! (the compiled engine hands them to the harness), and is probed.
 //!
+//! Each hand-written program also runs over the compiled engine's row type (`hand-row`: a
+//! `SmallVec<[i64; 2]>` holding one value per node), which tells how much of the compiled
+//! engine's cost is its rows and how much its plan.
+//!
 //! Benchmarks, 1 worker:
 //! - `materialise/<engine>/<program>`: the initial model, dataflow built and torn down per
 //!   iteration (sample of 10);
@@ -53,17 +57,40 @@ enum Rules {
     Reach,
 }
 
+/// A node of a hand-written dataflow: `u32` (what a DD user writes), or the compiled engine's
+/// row type holding one value (to tell the cost of the rows from that of the plan).
+trait Node:
+    differential_dataflow::ExchangeData + differential_dataflow::Hashable + std::hash::Hash
+{
+    fn of(id: u32) -> Self;
+}
+
+impl Node for u32 {
+    fn of(id: u32) -> Self {
+        id
+    }
+}
+
+/// The compiled engine's row (`dd_baseline::row::Row`): inline up to two `i64`s.
+type EngineRow = smallvec::SmallVec<[i64; 2]>;
+
+impl Node for EngineRow {
+    fn of(id: u32) -> Self {
+        EngineRow::from_slice(&[i64::from(id)])
+    }
+}
+
 /// A hand-written dataflow on a worker of its own, driven batch by batch.
-struct Hand {
+struct Hand<N: Node> {
     worker: Worker,
-    edges: InputSession<u64, (u32, u32), isize>,
-    sources: InputSession<u64, u32, isize>,
+    edges: InputSession<u64, (N, N), isize>,
+    sources: InputSession<u64, N, isize>,
     probe: Handle<u64>,
     /// Changes of the output seen so far (what a user would read).
     seen: std::rc::Rc<std::cell::Cell<usize>>,
 }
 
-impl Hand {
+impl<N: Node> Hand<N> {
     fn new(rules: Rules, edges: &[(u32, u32)], sources: &[u32]) -> Self {
         let mut worker = Worker::new(
             WorkerConfig::default(),
@@ -74,18 +101,18 @@ impl Hand {
         let seen = std::rc::Rc::new(std::cell::Cell::new(0));
         let count = seen.clone();
         let (edge_input, source_input) = worker.dataflow::<u64, _, _>(|scope| {
-            let (edge_input, edges) = scope.new_collection::<(u32, u32), isize>();
-            let (source_input, sources) = scope.new_collection::<u32, isize>();
+            let (edge_input, edges) = scope.new_collection::<(N, N), isize>();
+            let (source_input, sources) = scope.new_collection::<N, isize>();
             // edge(y, z) keyed by y, arranged once outside the loop.
             let by_source = edges.clone().arrange_by_key();
-            let out: VecCollection<'_, u64, (u32, u32), isize> = match rules {
+            let out: VecCollection<'_, u64, (N, N), isize> = match rules {
                 Rules::TcLinear => edges.clone().iterate(|scope, paths| {
                     let by_source = by_source.enter(scope);
                     // path(x, z) :- path(x, y), edge(y, z).
                     paths
                         .map(|(x, y)| (y, x))
                         .arrange_by_key()
-                        .join_core(by_source, |_y, &x, &z| Some((x, z)))
+                        .join_core(by_source, |_y, x, z| Some((x.clone(), z.clone())))
                         // path(x, y) :- edge(x, y).
                         .concat(edges.enter(scope))
                         .distinct()
@@ -98,12 +125,12 @@ impl Hand {
                         reach
                             .map(|x| (x, ()))
                             .arrange_by_key()
-                            .join_core(by_source, |_x, &(), &y| Some(y))
+                            .join_core(by_source, |_x, &(), y| Some(y.clone()))
                             // reach(x) :- source(x).
                             .concat(sources.enter(scope))
                             .distinct()
                     })
-                    .map(|x| (x, x)),
+                    .map(|x| (x.clone(), x)),
             };
             out.consolidate()
                 .inspect_batch(move |_, data| count.set(count.get() + data.len()))
@@ -117,11 +144,11 @@ impl Hand {
             probe,
             seen,
         };
-        for &e in edges {
-            hand.edges.insert(e);
+        for &(x, y) in edges {
+            hand.edges.insert((N::of(x), N::of(y)));
         }
         for &s in sources {
-            hand.sources.insert(s);
+            hand.sources.insert(N::of(s));
         }
         hand.run();
         hand
@@ -139,8 +166,8 @@ impl Hand {
         self.worker.step_while(|| probe.less_than(edges.time()));
     }
 
-    fn update(&mut self, edge: (u32, u32), diff: isize) {
-        self.edges.update(edge, diff);
+    fn update(&mut self, (x, y): (u32, u32), diff: isize) {
+        self.edges.update((N::of(x), N::of(y)), diff);
         self.run();
     }
 }
@@ -237,7 +264,7 @@ fn dd_cycle(dd: &mut DdEngine, fact: &Fact, delete: bool) -> Duration {
     }
 }
 
-fn hand_cycle(hand: &mut Hand, edge: (u32, u32), delete: bool) -> Duration {
+fn hand_cycle<N: Node>(hand: &mut Hand<N>, edge: (u32, u32), delete: bool) -> Duration {
     let t = Instant::now();
     hand.update(edge, -1);
     let deletion = t.elapsed();
@@ -268,11 +295,22 @@ fn bench(c: &mut Criterion) {
             b.iter(|| dd_engine(&w))
         });
         group.bench_function(BenchmarkId::new("materialise/hand", program_name), |b| {
-            b.iter(|| Hand::new(rules, &w.edges, &w.sources).seen.get())
+            b.iter(|| Hand::<u32>::new(rules, &w.edges, &w.sources).seen.get())
         });
+        group.bench_function(
+            BenchmarkId::new("materialise/hand-row", program_name),
+            |b| {
+                b.iter(|| {
+                    Hand::<EngineRow>::new(rules, &w.edges, &w.sources)
+                        .seen
+                        .get()
+                })
+            },
+        );
         group.sample_size(20);
         let mut dd = dd_engine(&w);
-        let mut hand = Hand::new(rules, &w.edges, &w.sources);
+        let mut hand = Hand::<u32>::new(rules, &w.edges, &w.sources);
+        let mut hand_row = Hand::<EngineRow>::new(rules, &w.edges, &w.sources);
         for (half, delete) in [("delete", true), ("insert", false)] {
             let mut i = 0;
             group.bench_function(BenchmarkId::new(format!("{half}/dd"), program_name), |b| {
@@ -294,6 +332,20 @@ fn bench(c: &mut Criterion) {
                             .map(|_| {
                                 i += 1;
                                 hand_cycle(&mut hand, w.sample[i % w.sample.len()].1, delete)
+                            })
+                            .sum()
+                    })
+                },
+            );
+            let mut i = 0;
+            group.bench_function(
+                BenchmarkId::new(format!("{half}/hand-row"), program_name),
+                |b| {
+                    b.iter_custom(|iters| {
+                        (0..iters)
+                            .map(|_| {
+                                i += 1;
+                                hand_cycle(&mut hand_row, w.sample[i % w.sample.len()].1, delete)
                             })
                             .sum()
                     })
