@@ -15,8 +15,8 @@
 //! - the read-back: every derived relation, tagged with its id, consolidated (leaving a loop
 //!   merges all rounds into one outer time, so updates and their cancellations both arrive),
 //!   inspected into a per-worker buffer (the batch's net change), and arranged where it arrived
-//!   ([`Dataflow::model`]): that arrangement is the engine's model, read on demand by
-//!   [`read_model`] — the engine keeps no other copy of it — and probed.
+//!   (`Dataflow::model`): that arrangement is the engine's model, read on demand by
+//!   `read_model` — the engine keeps no other copy of it — and probed.
 //!
 //! Aggregates (not yet accepted by the checker) would be one more step kind after negations: a
 //! `reduce` over the rule's rows keyed by the grouping variables, like negation reading only lower

@@ -799,10 +799,11 @@ fn update_code() -> impl Strategy<Value = UpdateCode> {
     ]
 }
 
-/// Random cases: 1 to 8 rules (random ones and [`TEMPLATES`]) over 4 input and 6 derived
-/// relations of arities 0 to 3, up to 3 program facts, up to 24 EDB facts over 7 constants,
-/// and 1 to 5 batches of up to 6 updates (fresh constants among them). `negation` allows one
-/// negated atom per rule, stratified by construction.
+/// Random cases: 2 to 10 rules (random ones, and templates of transitive closures, a ternary
+/// join and a zero-arity guard) over 5 input and 6 derived relations of arities 0 to 3, up
+/// to 3 program facts, up to 30 EDB facts over 7 constants, and 1 to 5 batches of up to 6
+/// updates (the 3 fresh constants among them). `negation` allows one negated atom per rule,
+/// stratified by construction.
 pub fn random_case(negation: bool) -> impl Strategy<Value = RandomCase> {
     let rule = prop_oneof![
         2 => rule_code(negation).prop_map(RuleChoice::Random),

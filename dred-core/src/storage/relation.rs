@@ -308,10 +308,10 @@ impl Index {
 /// used) holding up to four row ids (three for keys of several columns, which also store
 /// the key) — for a one-column key of small non-negative values, 20 bytes per value up to
 /// the largest stored instead (at most two values a group beyond the first 16,384, see
-/// [`DenseGroups`]); for a group of 5 to 32 rows, a `u32` per row in a region of the index's pool
+/// `DenseGroups`); for a group of 5 to 32 rows, a `u32` per row in a region of the index's pool
 /// (at most twice the rows; cells left behind by groups that moved are reclaimed once they
 /// are a third of the pool), and for a larger group a vector of its own (24 bytes, and at
-/// most twice the rows; see [`RowPool`]).
+/// most twice the rows; see `RowPool`).
 #[derive(Clone, Debug)]
 pub struct Relation {
     arity: usize,

@@ -39,7 +39,7 @@ use crate::value::{Tuple, Value};
 /// old measurements fade by halving.
 ///
 /// Trying again is paid from a budget: the checks made with the cheapest order earn
-/// 1/[`EXPLORE_SHARE`] of their work, and another order is tried once the budget covers its
+/// 1/`EXPLORE_SHARE` of their work, and another order is tried once the budget covers its
 /// mean cost (a try that costs more than that leaves a debt). So trying the others costs at
 /// most about 1/32 of the work, however much worse they are. A fixed rate of one check in 64
 /// did not bound it: on R-MAT, where the other order costs 10× more on a proof found and 80×
