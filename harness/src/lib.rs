@@ -35,3 +35,13 @@ pub enum BadInput {
     #[error("{0}")]
     Other(String),
 }
+
+/// The seed's `edge` facts (SPEC §6), as shipped in `datasets/seed/facts/edge.facts`, for unit
+/// tests: the example has one copy.
+#[cfg(test)]
+pub(crate) fn seed_edges() -> Vec<(&'static str, &'static str)> {
+    include_str!("../../datasets/seed/facts/edge.facts")
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .collect()
+}

@@ -575,17 +575,7 @@ mod tests {
     }
 
     fn seed_graph() -> Vec<(&'static str, &'static str)> {
-        vec![
-            ("a", "b"),
-            ("b", "c"),
-            ("c", "b"),
-            ("c", "d"),
-            ("a", "e"),
-            ("e", "d"),
-            ("u", "v"),
-            ("v", "w"),
-            ("w", "u"),
-        ]
+        crate::seed_edges()
     }
 
     /// Applies the stream through dred-core's normalisation: every request must be effective.

@@ -346,17 +346,7 @@ mod tests {
 
     #[test]
     fn scc_of_the_seed_graph() {
-        let g = graph(&[
-            ("a", "b"),
-            ("b", "c"),
-            ("c", "b"),
-            ("c", "d"),
-            ("a", "e"),
-            ("e", "d"),
-            ("u", "v"),
-            ("v", "w"),
-            ("w", "u"),
-        ]);
+        let g = graph(&crate::seed_edges());
         let comp = g.adjacency().scc();
         let c = |n: &str| comp[g.ids[n] as usize];
         assert_eq!(c("b"), c("c"));

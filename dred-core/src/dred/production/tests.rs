@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::Dred;
-use crate::dred::SEED_EDGES;
+use crate::dred::seed_edges;
 use crate::engine::{Batch, Edb, Engine, Fact, Phase, RequestedBatch};
 use crate::{load_program, Program, SourceFile, Symbols};
 
@@ -13,7 +13,7 @@ fn setup(src: &str) -> (Arc<Program>, Symbols, Edb) {
         Arc::new(load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program"));
     let edge = program.relation_id("edge").expect("edge");
     let mut edb = Edb::empty(&program);
-    for &(a, b) in SEED_EDGES {
+    for (a, b) in seed_edges() {
         edb.insert(Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]));
     }
     (program, symbols, edb)

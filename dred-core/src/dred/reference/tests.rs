@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::instances::{FactTable, InstanceStore};
 use super::*;
-use crate::dred::SEED_EDGES;
+use crate::dred::seed_edges;
 use crate::engine::RequestedBatch;
 use crate::{load_program, Oracle, SourceFile, Symbols};
 
@@ -115,7 +115,7 @@ fn step(
 #[test]
 fn seed_path_example() {
     let mut case = Case::new(PATH);
-    let mut edb = case.edges(SEED_EDGES);
+    let mut edb = case.edges(&seed_edges());
     let mut engine = Reference::new(case.program.clone());
     engine.materialise(&edb).expect("materialises");
     let old = engine.model();
@@ -188,7 +188,7 @@ fn seed_path_example() {
 #[test]
 fn seed_magic_example() {
     let mut case = Case::new(MAGIC);
-    let mut edb = case.edges(SEED_EDGES);
+    let mut edb = case.edges(&seed_edges());
     let mut engine = Reference::new(case.program.clone());
     engine.materialise(&edb).expect("materialises");
     let old = engine.model();
@@ -244,7 +244,7 @@ fn seed_magic_example() {
 #[test]
 fn empty_batch_returns_the_old_model() {
     let mut case = Case::new(PATH);
-    let edb = case.edges(SEED_EDGES);
+    let edb = case.edges(&seed_edges());
     let mut engine = Reference::new(case.program.clone());
     engine.materialise(&edb).expect("materialises");
     let old = engine.model();
@@ -305,7 +305,7 @@ fn program_fact_is_rederived_by_its_empty_body_instance() {
 #[test]
 fn fresh_constants_join_new_proofs() {
     let mut case = Case::new(PATH);
-    let mut edb = case.edges(SEED_EDGES);
+    let mut edb = case.edges(&seed_edges());
     let mut engine = Reference::new(case.program.clone());
     engine.materialise(&edb).expect("materialises");
     let ins = RequestedBatch {
@@ -337,7 +337,7 @@ fn fresh_constants_join_new_proofs() {
 #[test]
 fn deleted_and_inserted_in_one_batch_is_no_change() {
     let mut case = Case::new(PATH);
-    let mut edb = case.edges(SEED_EDGES);
+    let mut edb = case.edges(&seed_edges());
     let mut engine = Reference::new(case.program.clone());
     engine.materialise(&edb).expect("materialises");
     let old = engine.model();
@@ -355,7 +355,7 @@ fn deleted_and_inserted_in_one_batch_is_no_change() {
 #[test]
 fn deleting_absent_and_inserting_present_facts_change_nothing() {
     let mut case = Case::new(PATH);
-    let mut edb = case.edges(SEED_EDGES);
+    let mut edb = case.edges(&seed_edges());
     let mut engine = Reference::new(case.program.clone());
     engine.materialise(&edb).expect("materialises");
     let old = engine.model();
