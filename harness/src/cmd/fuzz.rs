@@ -150,9 +150,40 @@ fn write_failure(
     Ok(command)
 }
 
+/// Where and why the last panic happened, as the panic hook saw it (the payload alone, which
+/// `check_case` reports, has no location).
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
 /// Runs the command: `Agree` (exit 0) when every case agreed, `Mismatch` (exit 1) at the
 /// first failing case, written shrunk under `--out`.
 pub fn run(args: &FuzzArgs) -> anyhow::Result<Outcome> {
+    // Panics of engines are caught and reported as failures; the default hook would print
+    // each one (shrinking provokes many) over the progress bar. This one keeps the last
+    // panic's location for the report instead, and one that escapes the checks (a bug of
+    // fuzz itself) is reported with it rather than lost.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(info.to_string());
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fuzz(args)));
+    std::panic::set_hook(hook);
+    match result {
+        Ok(outcome) => outcome,
+        Err(_) => Err(anyhow::anyhow!(
+            "dredbench fuzz itself panicked: {}",
+            last_panic().unwrap_or_default()
+        )),
+    }
+}
+
+/// The last panic the hook saw, with its location.
+fn last_panic() -> Option<String> {
+    LAST_PANIC.lock().ok().and_then(|l| l.clone())
+}
+
+fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
     if args.engines.is_empty() {
         return Err(BadInput::Other("--engines names no engine".into()).into());
     }
@@ -179,10 +210,6 @@ pub fn run(args: &FuzzArgs) -> anyhow::Result<Outcome> {
         })
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    // Panics are caught and reported as failures; the default hook would print each one
-    // (shrinking provokes many) over the progress bar.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let started = Instant::now();
     let mut shares = NonTriviality::default();
     let mut done = 0u64;
@@ -208,7 +235,6 @@ pub fn run(args: &FuzzArgs) -> anyhow::Result<Outcome> {
     }
     let elapsed = started.elapsed();
     let Some((case, failure)) = failed else {
-        std::panic::set_hook(hook);
         progress.finish_and_clear();
         eprintln!(
             "{done} cases, 0 disagreements ({:.1} s, seed {}, engines oracle,{}{})",
@@ -228,10 +254,14 @@ pub fn run(args: &FuzzArgs) -> anyhow::Result<Outcome> {
     };
     let small = shrink(&case, same);
     // The shrunk case's own failure (its batch and facts), for the record.
-    let small_failure = run_case(&small, &args.engines, workers)
+    let mut small_failure = run_case(&small, &args.engines, workers)
         .err()
         .unwrap_or_else(|| failure.clone());
-    std::panic::set_hook(hook);
+    if small_failure.kind == FailureKind::Panic {
+        if let Some(at) = last_panic() {
+            small_failure.message = format!("{}\n({at})", small_failure.message);
+        }
+    }
     progress.finish_and_clear();
     let dir = args.out.join(format!("seed{}-case{done}", args.seed));
     let command = write_failure(&dir, &small, &small_failure, &case)?;
