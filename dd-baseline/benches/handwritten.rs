@@ -278,6 +278,26 @@ fn hand_cycle<N: Node>(hand: &mut Hand<N>, edge: (u32, u32), delete: bool) -> Du
     }
 }
 
+/// Benchmarks `cycle(i)` for i = 1, 2, …: each call runs one delete-and-insert cycle on the
+/// i-th edge of the sample and returns the time of the half the benchmark measures.
+fn cycles(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    id: BenchmarkId,
+    mut cycle: impl FnMut(usize) -> Duration,
+) {
+    let mut i = 0;
+    group.bench_function(id, |b| {
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| {
+                    i += 1;
+                    cycle(i)
+                })
+                .sum()
+        })
+    });
+}
+
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let facts: PathBuf = std::env::var_os("DRED_BENCH_FACTS")
@@ -312,45 +332,16 @@ fn bench(c: &mut Criterion) {
         let mut hand = Hand::<u32>::new(rules, &w.edges, &w.sources);
         let mut hand_row = Hand::<EngineRow>::new(rules, &w.edges, &w.sources);
         for (half, delete) in [("delete", true), ("insert", false)] {
-            let mut i = 0;
-            group.bench_function(BenchmarkId::new(format!("{half}/dd"), program_name), |b| {
-                b.iter_custom(|iters| {
-                    (0..iters)
-                        .map(|_| {
-                            i += 1;
-                            dd_cycle(&mut dd, &w.sample[i % w.sample.len()].0, delete)
-                        })
-                        .sum()
-                })
+            let id = |engine: &str| BenchmarkId::new(format!("{half}/{engine}"), program_name);
+            cycles(&mut group, id("dd"), |i| {
+                dd_cycle(&mut dd, &w.sample[i % w.sample.len()].0, delete)
             });
-            let mut i = 0;
-            group.bench_function(
-                BenchmarkId::new(format!("{half}/hand"), program_name),
-                |b| {
-                    b.iter_custom(|iters| {
-                        (0..iters)
-                            .map(|_| {
-                                i += 1;
-                                hand_cycle(&mut hand, w.sample[i % w.sample.len()].1, delete)
-                            })
-                            .sum()
-                    })
-                },
-            );
-            let mut i = 0;
-            group.bench_function(
-                BenchmarkId::new(format!("{half}/hand-row"), program_name),
-                |b| {
-                    b.iter_custom(|iters| {
-                        (0..iters)
-                            .map(|_| {
-                                i += 1;
-                                hand_cycle(&mut hand_row, w.sample[i % w.sample.len()].1, delete)
-                            })
-                            .sum()
-                    })
-                },
-            );
+            cycles(&mut group, id("hand"), |i| {
+                hand_cycle(&mut hand, w.sample[i % w.sample.len()].1, delete)
+            });
+            cycles(&mut group, id("hand-row"), |i| {
+                hand_cycle(&mut hand_row, w.sample[i % w.sample.len()].1, delete)
+            });
         }
     }
     group.finish();

@@ -576,6 +576,33 @@ fn guarded(
     }
 }
 
+/// Runs `n` cases of [`random_case`] from proptest's deterministic runner through the engines
+/// `engines` builds for each, panicking at the first failure; returns the shares of features
+/// and behaviours they exercised (over-deletion counted when `dred` or `reference` ran).
+pub fn sample_shares(
+    negation: bool,
+    n: usize,
+    engines: impl Fn(&LoadedCase) -> Vec<Box<dyn Engine>>,
+) -> NonTriviality {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut shares = NonTriviality::default();
+    for _ in 0..n {
+        let case = random_case(negation)
+            .new_tree(&mut runner)
+            .expect("a case")
+            .current();
+        let loaded = case.load().unwrap_or_else(|e| panic!("{e}"));
+        let mut engines = engines(&loaded);
+        let dred_ran = engines
+            .iter()
+            .any(|e| matches!(e.name(), "dred" | "reference"));
+        let observed = check_case(&loaded, &mut engines).unwrap_or_else(|f| panic!("{f}"));
+        shares.add(&Features::of(&case, &loaded), &observed, dred_ran);
+    }
+    shares
+}
+
 /// Facts of `a` missing from `b`, as a program writes them.
 fn show(program: &Program, symbols: &Symbols, a: &Model, b: &Model) -> String {
     let facts: Vec<String> = a
@@ -844,12 +871,6 @@ fn header(ty: ColumnType) -> String {
     s
 }
 
-/// A template in the case's column type (templates use no constants, so only their
-/// relations matter) — kept out of negation cases' levels by reading only positive atoms.
-fn template(i: usize) -> String {
-    TEMPLATES[i].to_string()
-}
-
 /// Renders a random rule, made valid: body atoms read relations the head's level allows,
 /// head and comparison variables are bound by the body, a negated atom's unbound variables
 /// become `_`.
@@ -1013,13 +1034,13 @@ fn build_case(
                 lines.push(render_rule(ty, negation, levels, &defined, code))
             }
             RuleChoice::Template(i) if !negation || template_fits(*i, levels) => {
-                lines.push(template(*i))
+                lines.push(TEMPLATES[*i].to_string())
             }
             RuleChoice::Template(_) => {}
         }
     }
     if lines.is_empty() {
-        lines.push(template(0));
+        lines.push(TEMPLATES[0].to_string());
     }
     // EDB facts: the relation pick weighs e, f, g, h and k 4 : 3 : 2 : 1 : 2, so that few
     // draws are spent on `h()`, which holds at most once.

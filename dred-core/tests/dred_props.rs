@@ -3,7 +3,7 @@
 //! shared generator (`dred_core::testing`); and the generator reaches what it claims to.
 
 use dred_core::dred::Dred;
-use dred_core::testing::{assert_engines_agree, check_case, random_case, Features, NonTriviality};
+use dred_core::testing::{assert_engines_agree, random_case, sample_shares};
 use dred_core::{Engine, Oracle, Recompute, Reference};
 use proptest::prelude::*;
 
@@ -28,24 +28,13 @@ proptest! {
 /// share of cases with each feature and with IDB changes, over-deletion and rederivation.
 #[test]
 fn generated_cases_are_not_trivial() {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
     const SAMPLE: usize = 1000;
-    let mut runner = TestRunner::deterministic();
-    let mut shares = NonTriviality::default();
-    for _ in 0..SAMPLE {
-        let case = random_case(false)
-            .new_tree(&mut runner)
-            .expect("tree")
-            .current();
-        let loaded = case.load().expect("loads");
-        let mut engines: Vec<Box<dyn Engine>> = vec![
-            Box::new(Oracle::new(loaded.program.clone())),
+    let shares = sample_shares(false, SAMPLE, |loaded| {
+        vec![
+            Box::new(Oracle::new(loaded.program.clone())) as Box<dyn Engine>,
             Box::new(Dred::new(loaded.program.clone())),
-        ];
-        let observed = check_case(&loaded, &mut engines).unwrap_or_else(|f| panic!("{f}"));
-        shares.add(&Features::of(&case, &loaded), &observed, true);
-    }
+        ]
+    });
     eprintln!("{shares}");
     // Floors at about two thirds of what this sample gave when they were set: non-empty
     // model 86%, IDB changed 39%, over-deleted 36%, rederived 18%; recursive 82%, mutual

@@ -35,21 +35,8 @@ proptest! {
 /// sample of 500 cases, floors on both (measured when set: negation 81%, IDB changed 40%).
 #[test]
 fn generated_negation_cases_are_not_trivial() {
-    use dred_core::testing::{check_case, Features, NonTriviality};
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
     const SAMPLE: usize = 500;
-    let mut runner = TestRunner::deterministic();
-    let mut shares = NonTriviality::default();
-    for _ in 0..SAMPLE {
-        let case = random_case(true)
-            .new_tree(&mut runner)
-            .expect("tree")
-            .current();
-        let loaded = case.load().expect("stratified by construction");
-        let observed = check_case(&loaded, &mut engines(&loaded)).unwrap_or_else(|f| panic!("{f}"));
-        shares.add(&Features::of(&case, &loaded), &observed, false);
-    }
+    let shares = dred_core::testing::sample_shares(true, SAMPLE, engines);
     eprintln!("{shares}");
     assert!(
         shares.feature("negation") * 1000 >= 550 * SAMPLE,

@@ -543,38 +543,69 @@ mod tests {
         }
     }
 
+    /// A program over `e(x, y)` and `p(x, y)` (numbers), its EDB the edges (i, i + 1) for i in
+    /// `initial`, and one batch inserting (i, i + 1) for each i in `inserted`.
+    struct Chain {
+        program: Arc<Program>,
+        symbols: Symbols,
+        edb: Edb,
+        batches: Vec<RequestedBatch>,
+    }
+
+    impl Chain {
+        fn new(rules: &str, initial: std::ops::Range<i64>, inserted: std::ops::Range<i64>) -> Self {
+            let mut symbols = Symbols::new();
+            let text = format!(
+                ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n{rules}"
+            );
+            let program = Arc::new(
+                load_program(&SourceFile::new("p.dl", text), &mut symbols).expect("program"),
+            );
+            let mut edb = Edb::empty(&program);
+            for i in initial {
+                edb.insert(Fact::new(0, vec![i, i + 1]));
+            }
+            let batches = inserted
+                .map(|i| RequestedBatch {
+                    deletions: Vec::new(),
+                    insertions: vec![Fact::new(0, vec![i, i + 1])],
+                })
+                .collect();
+            Chain {
+                program,
+                symbols,
+                edb,
+                batches,
+            }
+        }
+
+        /// [`run_case`] on the chain with engines `kinds`, built by `build`.
+        fn run(
+            &self,
+            check: Check,
+            kinds: [EngineKind; 2],
+            build: &mut dyn FnMut(EngineKind) -> Box<dyn Engine>,
+        ) -> Result<CaseOutcome, EngineFailure> {
+            let case = Case {
+                program: &self.program,
+                symbols: &self.symbols,
+                edb: &self.edb,
+                batches: &self.batches,
+                labels: Labels::default(),
+                check,
+            };
+            run_case(&case, &kinds, 1, build, false, |_| {})
+        }
+    }
+
     #[test]
     fn a_difference_in_a_middle_batch_is_found_and_stops_the_case() {
-        let mut symbols = Symbols::new();
-        let program = Arc::new(
-            load_program(
-                &SourceFile::new(
-                    "p.dl",
-                    ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n\
-                     p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
-                ),
-                &mut symbols,
-            )
-            .expect("program"),
+        let chain = Chain::new(
+            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+            0..5,
+            10..14,
         );
-        let mut edb = Edb::empty(&program);
-        for i in 0..5 {
-            edb.insert(Fact::new(0, vec![i, i + 1]));
-        }
-        let batches: Vec<RequestedBatch> = (10..14)
-            .map(|i| RequestedBatch {
-                deletions: Vec::new(),
-                insertions: vec![Fact::new(0, vec![i, i + 1])],
-            })
-            .collect();
-        let case = Case {
-            program: &program,
-            symbols: &symbols,
-            edb: &edb,
-            batches: &batches,
-            labels: Labels::default(),
-            check: Check::Full,
-        };
+        let program = &chain.program;
         let mut build = |kind: EngineKind| -> Box<dyn Engine> {
             match kind {
                 EngineKind::Dred => Box::new(dred_core::Dred::new(program.clone())),
@@ -584,15 +615,13 @@ mod tests {
                 }),
             }
         };
-        let out = run_case(
-            &case,
-            &[EngineKind::Dred, EngineKind::Recompute],
-            1,
-            &mut build,
-            false,
-            |_| {},
-        )
-        .expect("runs");
+        let out = chain
+            .run(
+                Check::Full,
+                [EngineKind::Dred, EngineKind::Recompute],
+                &mut build,
+            )
+            .expect("runs");
         let m = out.mismatch.expect("a mismatch");
         assert!(m.starts_with("models differ after batch 2"), "{m}");
         assert!(m.contains("p(0, 1)"), "{m}");
@@ -634,35 +663,9 @@ mod tests {
     /// in the final comparison (batch 4).
     #[test]
     fn check_full_compares_whole_models_after_every_batch() {
-        let mut symbols = Symbols::new();
-        let program = Arc::new(
-            load_program(
-                &SourceFile::new(
-                    "p.dl",
-                    ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n\
-                     p(x, y) :- e(x, y).\n",
-                ),
-                &mut symbols,
-            )
-            .expect("program"),
-        );
-        let mut edb = Edb::empty(&program);
-        edb.insert(Fact::new(0, vec![0, 1]));
-        let batches: Vec<RequestedBatch> = (10..14)
-            .map(|i| RequestedBatch {
-                deletions: Vec::new(),
-                insertions: vec![Fact::new(0, vec![i, i + 1])],
-            })
-            .collect();
+        let chain = Chain::new("p(x, y) :- e(x, y).\n", 0..1, 10..14);
+        let program = &chain.program;
         for (check, found_after) in [(Check::Full, 2), (Check::Digest, 4)] {
-            let case = Case {
-                program: &program,
-                symbols: &symbols,
-                edb: &edb,
-                batches: &batches,
-                labels: Labels::default(),
-                check,
-            };
             let mut build = |kind: EngineKind| -> Box<dyn Engine> {
                 match kind {
                     EngineKind::Oracle => Box::new(dred_core::Oracle::new(program.clone())),
@@ -672,15 +675,13 @@ mod tests {
                     })),
                 }
             };
-            let out = run_case(
-                &case,
-                &[EngineKind::Oracle, EngineKind::Recompute],
-                1,
-                &mut build,
-                false,
-                |_| {},
-            )
-            .expect("runs");
+            let out = chain
+                .run(
+                    check,
+                    [EngineKind::Oracle, EngineKind::Recompute],
+                    &mut build,
+                )
+                .expect("runs");
             let m = out.mismatch.expect("a mismatch");
             assert!(
                 m.starts_with(&format!("models differ after batch {found_after}")),
@@ -727,33 +728,8 @@ mod tests {
     /// command, and not an "unsupported" (which `run` reports as bad input).
     #[test]
     fn a_panic_or_an_error_of_an_engine_is_an_engine_failure() {
-        let mut symbols = Symbols::new();
-        let program = Arc::new(
-            load_program(
-                &SourceFile::new(
-                    "p.dl",
-                    ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n\
-                     p(x, y) :- e(x, y).\n",
-                ),
-                &mut symbols,
-            )
-            .expect("program"),
-        );
-        let edb = Edb::empty(&program);
-        let batches: Vec<RequestedBatch> = (0..3)
-            .map(|i| RequestedBatch {
-                deletions: Vec::new(),
-                insertions: vec![Fact::new(0, vec![i, i + 1])],
-            })
-            .collect();
-        let case = Case {
-            program: &program,
-            symbols: &symbols,
-            edb: &edb,
-            batches: &batches,
-            labels: Labels::default(),
-            check: Check::Full,
-        };
+        let chain = Chain::new("p(x, y) :- e(x, y).\n", 0..0, 0..3);
+        let program = &chain.program;
         for panics in [true, false] {
             let mut build = |kind: EngineKind| -> Box<dyn Engine> {
                 match kind {
@@ -765,15 +741,13 @@ mod tests {
                     }),
                 }
             };
-            let failure = run_case(
-                &case,
-                &[EngineKind::Oracle, EngineKind::Recompute],
-                1,
-                &mut build,
-                false,
-                |_| {},
-            )
-            .expect_err("the engine fails");
+            let failure = chain
+                .run(
+                    Check::Full,
+                    [EngineKind::Oracle, EngineKind::Recompute],
+                    &mut build,
+                )
+                .expect_err("the engine fails");
             assert_eq!((failure.engine.as_str(), failure.batch), ("recompute", 2));
             assert!(!failure.unsupported);
             let cause = if panics {
