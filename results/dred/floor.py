@@ -3,7 +3,7 @@
 deleting batches, the median over-deleted facts, each caller's median time, and the medians of the
 per-batch ratios (each batch against itself, as the example prints them).
 
-    python3 results/dred/floor.py results/dred/floor-k1-n*-de0e27c.csv
+    python3 results/dred/floor.py results/dred/2026-12-01-floor/floor-k1-n*.csv
 """
 import csv
 import statistics

@@ -17,9 +17,9 @@ def peaks(name):
     return out
 
 
-dred = peaks("dred-9e8e385.csv")
-dd_new = peaks("dd-9e8e385.csv")
-dd_old = peaks("dd-e8e4438-model-copy.csv")
+dred = peaks("dred.csv")
+dd_new = peaks("dd.csv")
+dd_old = peaks("dd-model-copy.csv")
 print("| dataset | program | `dred` KB | `dd` KB, no copy | `dd` KB, with its copy | `dred / dd` (no copy) |")
 print("|---|---|---:|---:|---:|---:|")
 for key in sorted(dred):
