@@ -8,13 +8,16 @@
 //! the compiled one does; it leaves the loop, consolidates and counts the changes it sees
 //! (the compiled engine hands them to the harness), and is probed.
 //!
-//! Each hand-written program also runs over the compiled engine's row type (`hand-row`: a
-//! `SmallVec<[i64; 2]>` holding one value per node), which tells how much of the compiled
-//! engine's cost is its rows and how much its plan.
+//! The compiled engine runs twice: on the record type it picks (`dd`: two-word rows of 32-bit
+//! codes for these programs) and forced onto its general rows (`dd-general`: the engine
+//! before issue 23 gave it fixed-width rows). Each hand-written program also runs over the
+//! general row type (`hand-row`: a `SmallVec<[i64; 2]>` holding one value per node), which
+//! tells how much of a cost is the rows and how much the plan.
 //!
 //! Benchmarks, 1 worker:
-//! - `materialise/<engine>/<program>`: the initial model, dataflow built and torn down per
-//!   iteration (sample of 10);
+//! - `materialise/<engine>/<program>`: the initial model, from starting the worker and building
+//!   the dataflow until the model is complete (sample of 10). Not timed, as in the harness:
+//!   `dd`'s `settle` (bringing its digest up to date for the harness) and tearing down;
 //! - `delete/<engine>/<program>` and `insert/<engine>/<program>`: one edge of a fixed seeded
 //!   sample of 20 deleted, then inserted back; each benchmark times only its half (the model
 //!   is the same at every iteration). For `dd`, `apply` is timed and `settle` (its model copy
@@ -29,7 +32,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use dd_baseline::{DdConfig, DdEngine};
+use dd_baseline::{DdConfig, DdEngine, Records};
 use differential_dataflow::input::{Input, InputSession};
 use differential_dataflow::operators::iterate::Iterate;
 use differential_dataflow::VecCollection;
@@ -231,12 +234,35 @@ fn workload(root: &Path, facts: &Path, program_name: &str) -> Workload {
     }
 }
 
-fn dd_engine(w: &Workload) -> DdEngine {
-    let mut dd = DdEngine::start(w.program.clone(), DdConfig::threads(1)).expect("timely starts");
+/// A `dd` engine with the model materialised, and the time from starting it to the model.
+fn dd_engine(w: &Workload, records: Records) -> (DdEngine, Duration) {
+    let config = DdConfig::threads(1).with_records(records);
+    let t = Instant::now();
+    let mut dd = DdEngine::start(w.program.clone(), config).expect("timely starts");
     dd.set_trace_facts(false);
     dd.materialise(&w.edb).expect("materialise");
+    let time = t.elapsed();
     dd.settle().expect("settle");
-    dd
+    (dd, time)
+}
+
+/// Benchmarks `build`, which returns what it built (dropped untimed) and the time to time.
+fn untimed_drop<T>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    id: BenchmarkId,
+    mut build: impl FnMut() -> (T, Duration),
+) {
+    group.bench_function(id, |b| {
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| {
+                    let (built, time) = build();
+                    drop(built);
+                    time
+                })
+                .sum()
+        })
+    });
 }
 
 /// Deletes edge `i` of the sample and inserts it back with `dd`; the time of the half asked.
@@ -311,30 +337,38 @@ fn bench(c: &mut Criterion) {
     for (program_name, rules) in [("tc_linear", Rules::TcLinear), ("reach", Rules::Reach)] {
         let w = workload(&root, &facts, program_name);
         group.sample_size(10);
-        group.bench_function(BenchmarkId::new("materialise/dd", program_name), |b| {
-            b.iter(|| dd_engine(&w))
+        for (engine, records) in [("dd", Records::Narrowest), ("dd-general", Records::General)] {
+            let id = BenchmarkId::new(format!("materialise/{engine}"), program_name);
+            untimed_drop(&mut group, id, || dd_engine(&w, records));
+        }
+        let id = BenchmarkId::new("materialise/hand", program_name);
+        untimed_drop(&mut group, id, || {
+            let t = Instant::now();
+            let hand = Hand::<u32>::new(rules, &w.edges, &w.sources);
+            let time = t.elapsed();
+            std::hint::black_box(hand.seen.get());
+            (hand, time)
         });
-        group.bench_function(BenchmarkId::new("materialise/hand", program_name), |b| {
-            b.iter(|| Hand::<u32>::new(rules, &w.edges, &w.sources).seen.get())
+        let id = BenchmarkId::new("materialise/hand-row", program_name);
+        untimed_drop(&mut group, id, || {
+            let t = Instant::now();
+            let hand = Hand::<EngineRow>::new(rules, &w.edges, &w.sources);
+            let time = t.elapsed();
+            std::hint::black_box(hand.seen.get());
+            (hand, time)
         });
-        group.bench_function(
-            BenchmarkId::new("materialise/hand-row", program_name),
-            |b| {
-                b.iter(|| {
-                    Hand::<EngineRow>::new(rules, &w.edges, &w.sources)
-                        .seen
-                        .get()
-                })
-            },
-        );
         group.sample_size(20);
-        let mut dd = dd_engine(&w);
+        let mut dd = dd_engine(&w, Records::Narrowest).0;
+        let mut dd_general = dd_engine(&w, Records::General).0;
         let mut hand = Hand::<u32>::new(rules, &w.edges, &w.sources);
         let mut hand_row = Hand::<EngineRow>::new(rules, &w.edges, &w.sources);
         for (half, delete) in [("delete", true), ("insert", false)] {
             let id = |engine: &str| BenchmarkId::new(format!("{half}/{engine}"), program_name);
             cycles(&mut group, id("dd"), |i| {
                 dd_cycle(&mut dd, &w.sample[i % w.sample.len()].0, delete)
+            });
+            cycles(&mut group, id("dd-general"), |i| {
+                dd_cycle(&mut dd_general, &w.sample[i % w.sample.len()].0, delete)
             });
             cycles(&mut group, id("hand"), |i| {
                 hand_cycle(&mut hand, w.sample[i % w.sample.len()].1, delete)

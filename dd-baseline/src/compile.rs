@@ -29,6 +29,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::input::{Input, InputSession};
@@ -48,22 +49,30 @@ use timely::order::Product;
 use timely::worker::Worker;
 
 use crate::plan::{gather, ArrSpec, Pattern, ProgramPlan, RulePlan, Start, StepLogic};
-use crate::row::{Diff, Row, Time};
+use crate::row::{Codes, Diff, Record, Time};
 
 /// Timestamp inside a stratum's loop: (batch, round).
 type Iter = Product<Time, u64>;
-type OuterColl<'s> = VecCollection<'s, Time, Row, Diff>;
-type InnerColl<'s> = VecCollection<'s, Iter, Row, Diff>;
-type Spine<T> = ValSpine<Row, Row, T, Diff>;
-type OuterArr<'s> = Arranged<'s, TraceAgent<Spine<Time>>>;
-type LocalArr<'s> = Arranged<'s, TraceAgent<Spine<Iter>>>;
-type EnteredArr<'s> = Arranged<'s, TraceEnter<TraceAgent<Spine<Time>>, Iter>>;
+type OuterColl<'s, R> = VecCollection<'s, Time, R, Diff>;
+type InnerColl<'s, R> = VecCollection<'s, Iter, R, Diff>;
+type Spine<R, T> = ValSpine<R, R, T, Diff>;
+type OuterArr<'s, R> = Arranged<'s, TraceAgent<Spine<R, Time>>>;
+type LocalArr<'s, R> = Arranged<'s, TraceAgent<Spine<R, Iter>>>;
+type EnteredArr<'s, R> = Arranged<'s, TraceEnter<TraceAgent<Spine<R, Time>>, Iter>>;
 
 /// An arrangement usable inside a loop: built there, or built outside and entered.
-#[derive(Clone)]
-enum InnerArr<'s> {
-    Local(LocalArr<'s>),
-    Entered(EnteredArr<'s>),
+enum InnerArr<'s, R: Record> {
+    Local(LocalArr<'s, R>),
+    Entered(EnteredArr<'s, R>),
+}
+
+impl<R: Record> Clone for InnerArr<'_, R> {
+    fn clone(&self) -> Self {
+        match self {
+            InnerArr::Local(a) => InnerArr::Local(a.clone()),
+            InnerArr::Entered(a) => InnerArr::Entered(a.clone()),
+        }
+    }
 }
 
 /// How results reach the engine that drives this process's workers.
@@ -75,29 +84,30 @@ pub(crate) struct Gather {
     pub threads: usize,
 }
 
-/// What a worker keeps to drive its copy of the dataflow.
-pub(crate) struct Dataflow {
+/// What a worker keeps to drive its copy of the dataflow, whose records are `R`s.
+pub(crate) struct Dataflow<R: Record> {
     /// Per relation id: the input of an `.input` relation, `None` for derived relations.
-    pub inputs: Vec<Option<InputSession<Time, Row, Diff>>>,
+    pub inputs: Vec<Option<InputSession<Time, R, Diff>>>,
     /// The program's facts as `(relation, tuple)`; dropped (closed) after time 0.
-    pub facts: Option<InputSession<Time, (RelId, Row), Diff>>,
+    pub facts: Option<InputSession<Time, (RelId, R), Diff>>,
     /// Passes a time once every derived relation is final for it on every worker.
     pub probe: ProbeHandle<Time>,
     /// Net changes of derived relations seen by this worker since last taken.
-    pub changes: Rc<RefCell<Vec<(RelId, Row, Diff)>>>,
+    pub changes: Rc<RefCell<Vec<(RelId, R, Diff)>>>,
     /// The derived facts this worker saw, arranged: read by [`read_model`].
-    pub model: ModelTrace,
+    pub model: ModelTrace<R>,
 }
 
-type ModelBatcher =
-    differential_dataflow::trace::implementations::KeyBatcher<(RelId, Row), Time, Diff>;
-type ModelSpine = differential_dataflow::trace::implementations::KeySpine<(RelId, Row), Time, Diff>;
+type ModelBatcher<R> =
+    differential_dataflow::trace::implementations::KeyBatcher<(RelId, R), Time, Diff>;
+type ModelSpine<R> =
+    differential_dataflow::trace::implementations::KeySpine<(RelId, R), Time, Diff>;
 /// The trace of the derived facts one worker holds.
-pub(crate) type ModelTrace = TraceAgent<ModelSpine>;
+pub(crate) type ModelTrace<R> = TraceAgent<ModelSpine<R>>;
 
 /// The derived facts in this worker's share of the model, as of every time completed so far
 /// (call once the probe has passed the last time fed); lets the trace compact what is before.
-pub(crate) fn read_model(trace: &mut ModelTrace) -> Vec<(RelId, Row)> {
+pub(crate) fn read_model<R: Record>(trace: &mut ModelTrace<R>) -> Vec<(RelId, R)> {
     use differential_dataflow::trace::cursor::{cursor_list, Cursor};
     use differential_dataflow::trace::TraceReader;
     use timely::progress::Antichain;
@@ -118,38 +128,41 @@ pub(crate) fn read_model(trace: &mut ModelTrace) -> Vec<(RelId, Row)> {
 
 /// Lets the model's trace forget the distinctions between times before `frontier` (every
 /// time before it is complete): without this its history would grow with every batch.
-pub(crate) fn compact_model(trace: &mut ModelTrace, frontier: Time) {
+pub(crate) fn compact_model<R: Record>(trace: &mut ModelTrace<R>, frontier: Time) {
     use differential_dataflow::trace::TraceReader;
     use timely::progress::frontier::AntichainRef;
     trace.set_logical_compaction(AntichainRef::new(&[frontier]));
     trace.set_physical_compaction(AntichainRef::new(&[frontier]));
 }
 
-/// Builds the program's dataflow on `worker`.
-pub(crate) fn build(
+/// Builds the program's dataflow on `worker`, over records `R`; `plan` holds the constants as
+/// `R`'s words, and `codes` is the table its words come from.
+pub(crate) fn build<R: Record>(
     worker: &mut Worker,
     program: &Program,
     plan: &ProgramPlan,
     gather_to: Gather,
-) -> Dataflow {
+    codes: &Arc<Codes>,
+) -> Dataflow<R> {
     let local = worker.index() % gather_to.threads.max(1);
     let probe = ProbeHandle::new();
     let changes = Rc::new(RefCell::new(Vec::new()));
     let sink = changes.clone();
     let (inputs, facts, model) = worker.dataflow::<Time, _, _>(|scope| {
         let n = program.relations.len();
-        let mut inputs: Vec<Option<InputSession<Time, Row, Diff>>> = (0..n).map(|_| None).collect();
-        let mut rels: Vec<Option<OuterColl<'_>>> = (0..n).map(|_| None).collect();
+        let mut inputs: Vec<Option<InputSession<Time, R, Diff>>> = (0..n).map(|_| None).collect();
+        let mut rels: Vec<Option<OuterColl<'_, R>>> = (0..n).map(|_| None).collect();
         for (rel, decl) in program.relations.iter().enumerate() {
             if decl.input {
-                let (handle, coll) = scope.new_collection::<Row, Diff>();
+                let (handle, coll) = scope.new_collection::<R, Diff>();
                 inputs[rel] = Some(handle);
                 rels[rel] = Some(coll);
             }
         }
-        let (facts_in, facts) = scope.new_collection::<(RelId, Row), Diff>();
+        let (facts_in, facts) = scope.new_collection::<(RelId, R), Diff>();
         let mut outer = Outer {
             program,
+            codes: codes.clone(),
             scope,
             rels,
             arrs: HashMap::new(),
@@ -161,12 +174,12 @@ pub(crate) fn build(
         }
 
         // Read-back: every derived relation, net change per batch.
-        let derived: Vec<VecCollection<'_, Time, (RelId, Row), Diff>> = (0..n)
+        let derived: Vec<VecCollection<'_, Time, (RelId, R), Diff>> = (0..n)
             .filter(|&rel| program.is_idb(rel))
             .map(|rel| outer.rel(rel).map(move |row| (rel, row)))
             .collect();
         let all = concatenate(scope, derived).consolidate();
-        let mine: VecCollection<'_, Time, (RelId, Row), Diff> = if gather_to.processes > 1 {
+        let mine: VecCollection<'_, Time, (RelId, R), Diff> = if gather_to.processes > 1 {
             // Every process gets the whole change: a copy to the worker with this worker's
             // local index in each process.
             let (processes, threads) = (gather_to.processes, gather_to.threads);
@@ -190,11 +203,11 @@ pub(crate) fn build(
             .map(|fact| (fact, ()));
         // The model as this worker saw it, kept where it arrived (no exchange): the workers
         // of a process together hold the whole model, which `Engine::model` reads.
-        let model = arrange_core::<_, _, ModelBatcher, ModelSpine>(
+        let model = arrange_core::<_, _, ModelBatcher<R>, ModelSpine<R>>(
             model.inner,
             Pipeline,
             "model",
-            ModelBatcher::new,
+            ModelBatcher::<R>::new,
         );
         model.stream.probe_with(&probe);
         (inputs, facts_in, model.trace)
@@ -210,26 +223,27 @@ pub(crate) fn build(
 
 /// The outer scope while strata are added: each relation's collection once computed, and the
 /// shared arrangements of lower strata.
-struct Outer<'a, 's> {
+struct Outer<'a, 's, R: Record> {
     program: &'a Program,
+    codes: Arc<Codes>,
     scope: Scope<'s, Time>,
-    rels: Vec<Option<OuterColl<'s>>>,
-    arrs: HashMap<ArrSpec, OuterArr<'s>>,
+    rels: Vec<Option<OuterColl<'s, R>>>,
+    arrs: HashMap<ArrSpec, OuterArr<'s, R>>,
     /// Negated bindings (distinct when the pattern has `_`), keyed by the whole row.
-    negs: HashMap<Pattern, OuterArr<'s>>,
-    facts: VecCollection<'s, Time, (RelId, Row), Diff>,
+    negs: HashMap<Pattern, OuterArr<'s, R>>,
+    facts: VecCollection<'s, Time, (RelId, R), Diff>,
 }
 
-impl<'s> Outer<'_, 's> {
+impl<'s, R: Record> Outer<'_, 's, R> {
     /// A relation already computed: inputs, or derived relations of earlier strata.
-    fn rel(&self, rel: RelId) -> OuterColl<'s> {
+    fn rel(&self, rel: RelId) -> OuterColl<'s, R> {
         self.rels[rel]
             .clone()
             .expect("strata come in dependency order, inputs exist from the start")
     }
 
     /// The shared arrangement `spec` of a lower relation, built on first use.
-    fn arrangement(&mut self, spec: &ArrSpec) -> OuterArr<'s> {
+    fn arrangement(&mut self, spec: &ArrSpec) -> OuterArr<'s, R> {
         if let Some(a) = self.arrs.get(spec) {
             return a.clone();
         }
@@ -245,7 +259,7 @@ impl<'s> Outer<'_, 's> {
     }
 
     /// The bindings of a negated atom as a set keyed by the whole binding row.
-    fn negation(&mut self, pattern: &Pattern) -> OuterArr<'s> {
+    fn negation(&mut self, pattern: &Pattern) -> OuterArr<'s, R> {
         if !pattern.has_wildcard() {
             // Without `_` distinct tuples give distinct bindings: already a set.
             return self.arrangement(&ArrSpec {
@@ -262,7 +276,7 @@ impl<'s> Outer<'_, 's> {
             .rel(pattern.rel)
             .flat_map(move |row| p.bind(&row))
             .distinct()
-            .map(|b| (b, Row::new()))
+            .map(|b| (b, R::default()))
             .arrange_by_key_named(&name);
         self.negs.insert(pattern.clone(), arr.clone());
         arr
@@ -293,7 +307,7 @@ impl<'s> Outer<'_, 's> {
                 }
             }
         }
-        let facts: Vec<(RelId, OuterColl<'s>)> = stratum
+        let facts: Vec<(RelId, OuterColl<'s, R>)> = stratum
             .relations
             .iter()
             .filter(|&&rel| {
@@ -313,10 +327,12 @@ impl<'s> Outer<'_, 's> {
             .collect();
 
         let program = self.program;
+        let codes = self.codes.clone();
         let outer = self.scope;
-        let results: Vec<(RelId, OuterColl<'s>)> = outer.iterative::<u64, _, _>(|inner| {
+        let results: Vec<(RelId, OuterColl<'s, R>)> = outer.iterative::<u64, _, _>(|inner| {
             let mut ctx = Inner {
                 program,
+                codes,
                 scope: inner,
                 here: stratum.relations.clone(),
                 current: HashMap::new(),
@@ -327,7 +343,7 @@ impl<'s> Outer<'_, 's> {
                 entered: HashMap::new(),
                 entered_rels: HashMap::new(),
             };
-            let mut variables: HashMap<RelId, VecVariable<'_, Iter, Row, Diff>> = HashMap::new();
+            let mut variables: HashMap<RelId, VecVariable<'_, Iter, R, Diff>> = HashMap::new();
             if stratum.recursive {
                 for &rel in &stratum.relations {
                     // Each round reads the previous round's relation: one step of the round counter.
@@ -336,7 +352,7 @@ impl<'s> Outer<'_, 's> {
                     variables.insert(rel, var);
                 }
             }
-            let mut parts: HashMap<RelId, Vec<InnerColl<'_>>> = HashMap::new();
+            let mut parts: HashMap<RelId, Vec<InnerColl<'_, R>>> = HashMap::new();
             for plan in plans {
                 let derived = ctx.rule(plan);
                 parts.entry(plan.head_rel).or_default().push(derived);
@@ -364,24 +380,25 @@ impl<'s> Outer<'_, 's> {
 }
 
 /// One stratum's loop while its rules are added.
-struct Inner<'a, 'i, 's> {
+struct Inner<'a, 'i, 's, R: Record> {
     program: &'a Program,
+    codes: Arc<Codes>,
     scope: Scope<'i, Iter>,
     /// The stratum's relations.
     here: Vec<RelId>,
     /// The stratum's recursive relations as of the previous round.
-    current: HashMap<RelId, InnerColl<'i>>,
-    lower_arrs: HashMap<ArrSpec, OuterArr<'s>>,
-    lower_negs: HashMap<Pattern, OuterArr<'s>>,
-    lower_rels: HashMap<RelId, OuterColl<'s>>,
-    local: HashMap<ArrSpec, LocalArr<'i>>,
-    entered: HashMap<ArrSpec, EnteredArr<'i>>,
-    entered_rels: HashMap<RelId, InnerColl<'i>>,
+    current: HashMap<RelId, InnerColl<'i, R>>,
+    lower_arrs: HashMap<ArrSpec, OuterArr<'s, R>>,
+    lower_negs: HashMap<Pattern, OuterArr<'s, R>>,
+    lower_rels: HashMap<RelId, OuterColl<'s, R>>,
+    local: HashMap<ArrSpec, LocalArr<'i, R>>,
+    entered: HashMap<ArrSpec, EnteredArr<'i, R>>,
+    entered_rels: HashMap<RelId, InnerColl<'i, R>>,
 }
 
-impl<'i> Inner<'_, 'i, '_> {
+impl<'i, R: Record> Inner<'_, 'i, '_, R> {
     /// The relation's tuples inside the loop.
-    fn tuples(&mut self, rel: RelId) -> InnerColl<'i> {
+    fn tuples(&mut self, rel: RelId) -> InnerColl<'i, R> {
         if let Some(c) = self.current.get(&rel) {
             return c.clone();
         }
@@ -394,7 +411,7 @@ impl<'i> Inner<'_, 'i, '_> {
     }
 
     /// The bindings of an atom.
-    fn bindings(&mut self, pattern: &Pattern) -> InnerColl<'i> {
+    fn bindings(&mut self, pattern: &Pattern) -> InnerColl<'i, R> {
         let tuples = self.tuples(pattern.rel);
         if pattern.is_identity() {
             tuples
@@ -406,7 +423,7 @@ impl<'i> Inner<'_, 'i, '_> {
 
     /// The shared arrangement `spec`: built once per loop for the stratum's own relations,
     /// entered from outside for lower ones.
-    fn arrangement(&mut self, spec: &ArrSpec) -> InnerArr<'i> {
+    fn arrangement(&mut self, spec: &ArrSpec) -> InnerArr<'i, R> {
         if !self.here.contains(&spec.pattern.rel) {
             if let Some(a) = self.entered.get(spec) {
                 return InnerArr::Entered(a.clone());
@@ -431,7 +448,7 @@ impl<'i> Inner<'_, 'i, '_> {
 
     /// The derivations of one rule in this round. The comments give the general rule shape
     /// each code path implements; the rule's own text names its operators.
-    fn rule(&mut self, plan: &RulePlan) -> InnerColl<'i> {
+    fn rule(&mut self, plan: &RulePlan) -> InnerColl<'i, R> {
         let mut rows = match &plan.start {
             // H :- A, C1, ..., Ck.  (one positive atom: scan its bindings, filter, project)
             Start::Scan { pattern, logic } => {
@@ -439,8 +456,8 @@ impl<'i> Inner<'_, 'i, '_> {
                 if logic.is_identity(pattern.width) {
                     bindings
                 } else {
-                    let logic = logic.clone();
-                    bindings.flat_map(move |b| logic.apply(&[], &b, &[]))
+                    let (logic, codes, none) = (logic.clone(), self.codes.clone(), R::default());
+                    bindings.flat_map(move |b| logic.apply(&none, &b, &none, &codes))
                 }
             }
             // H :- A1(k, u), A2(k, w), ...  (join A1 and A2 on their shared variables k, both
@@ -448,7 +465,7 @@ impl<'i> Inner<'_, 'i, '_> {
             Start::Join { left, right, logic } => {
                 let l = self.arrangement(left);
                 let r = self.arrangement(right);
-                join(l, r, logic.clone())
+                join(l, r, logic.clone(), self.codes.clone())
             }
         };
         for step in &plan.joins {
@@ -465,7 +482,12 @@ impl<'i> Inner<'_, 'i, '_> {
                 .map(move |b| (gather(&b, &key), gather(&b, &val)))
                 .arrange_by_key_named(&name);
             let right = self.arrangement(&step.right);
-            rows = join(InnerArr::Local(keyed), right, step.logic.clone());
+            rows = join(
+                InnerArr::Local(keyed),
+                right,
+                step.logic.clone(),
+                self.codes.clone(),
+            );
         }
         for neg in &plan.negations {
             // ..., !N(k), ...  (antijoin: bindings minus those whose k is in N; N is a lower
@@ -482,7 +504,7 @@ impl<'i> Inner<'_, 'i, '_> {
                 .clone()
                 .map(move |b| (gather(&b, &key), b))
                 .arrange_by_key_named(&name);
-            let blocked = keyed.join_core(set, |_k: &Row, b: &Row, _: &Row| Some(b.clone()));
+            let blocked = keyed.join_core(set, |_k: &R, b: &R, _: &R| Some(b.clone()));
             rows = rows.concat(blocked.negate());
         }
         // H(t1, ..., tn) :- ...  (project onto the head's variables and constants)
@@ -493,11 +515,12 @@ impl<'i> Inner<'_, 'i, '_> {
         if head.is_identity(plan.head.len()) && rows_width(plan) == plan.head.len() {
             rows
         } else {
-            rows.map(move |b| head.apply(&[], &b, &[]).unwrap_or_default())
+            let none = R::default();
+            rows.map(move |b| head.project(&none, &b, &none))
         }
     }
 
-    fn negation(&mut self, pattern: &Pattern) -> EnteredArr<'i> {
+    fn negation(&mut self, pattern: &Pattern) -> EnteredArr<'i, R> {
         self.lower_negs[pattern].clone().enter(self.scope)
     }
 }
@@ -520,10 +543,15 @@ fn rows_width(plan: &RulePlan) -> usize {
 }
 
 /// Joins two arrangements keyed alike; `logic` makes each output row from (key, left, right).
-fn join<'i>(left: InnerArr<'i>, right: InnerArr<'i>, logic: StepLogic) -> InnerColl<'i> {
+fn join<'i, R: Record>(
+    left: InnerArr<'i, R>,
+    right: InnerArr<'i, R>,
+    logic: StepLogic,
+    codes: Arc<Codes>,
+) -> InnerColl<'i, R> {
     macro_rules! go {
         ($l:expr, $r:expr) => {
-            $l.join_core($r, move |k: &Row, l: &Row, r: &Row| logic.apply(k, l, r))
+            $l.join_core($r, move |k: &R, l: &R, r: &R| logic.apply(k, l, r, &codes))
         };
     }
     match (left, right) {

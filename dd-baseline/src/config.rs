@@ -142,6 +142,18 @@ impl Cluster {
 pub struct DdConfig {
     workers: usize,
     cluster: Cluster,
+    records: Records,
+}
+
+/// Which record type the dataflow uses (see [`crate::row`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Records {
+    /// Fixed-width rows of codes when the program's records fit in 4 words, else general rows.
+    #[default]
+    Narrowest,
+    /// General rows whatever the program (to measure what the fixed-width rows gain, and to
+    /// check both paths against each other).
+    General,
 }
 
 impl DdConfig {
@@ -150,7 +162,19 @@ impl DdConfig {
         DdConfig {
             workers: workers.max(1),
             cluster,
+            records: Records::default(),
         }
+    }
+
+    /// The same configuration with the record type chosen by `records`.
+    pub fn with_records(mut self, records: Records) -> Self {
+        self.records = records;
+        self
+    }
+
+    /// How the record type is chosen.
+    pub fn records(&self) -> Records {
+        self.records
     }
 
     /// `workers` threads (at least one) in a single process.

@@ -31,15 +31,16 @@ use std::time::{Duration, Instant};
 
 use dred_core::{
     Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange, Program, RelId,
+    Value,
 };
 use timely::communication::allocator::{Allocator, AllocatorBuilder, Thread};
 use timely::worker::Worker;
 use timely::WorkerConfig;
 
 use crate::compile::{self, Dataflow, Gather};
-use crate::config::DdConfig;
+use crate::config::{DdConfig, Records};
 use crate::plan::ProgramPlan;
-use crate::row::{row, Diff, Row, Time};
+use crate::row::{Codes, CodesExhausted, Diff, Record, Row, Time};
 
 /// The engine's name on the command line and in reports.
 pub const NAME: &str = "dd";
@@ -50,29 +51,37 @@ const PARK: Duration = Duration::from_millis(1);
 /// How long the engine waits for a reply before checking whether a worker failed.
 const POLL: Duration = Duration::from_millis(50);
 
-/// One update as fed to an input: relation, tuple, +1 or -1.
+/// One update as the engine sees it: relation, tuple of values, +1 or -1.
 type Update = (RelId, Row, Diff);
 
+/// One update as the dataflow sees it: relation, record, +1 or -1.
+type Encoded<R> = (RelId, R, Diff);
+
 /// What the worker threads are asked. Dropping the sender shuts the worker down.
-enum Command {
+enum Command<R> {
     /// Feed these updates at `time`, complete it, reply with the net changes.
     Batch {
         time: Time,
-        updates: Arc<Vec<Update>>,
+        updates: Arc<Vec<Encoded<R>>>,
     },
     /// Reply with the derived facts of this worker's share of the model (diff 1 each).
     ReadModel,
 }
 
-/// This process's timely workers: worker 0 here, the others on threads.
-struct Runtime {
+/// This process's timely workers: worker 0 here, the others on threads; their dataflows hold
+/// records `R`.
+struct Runtime<R: Record> {
     worker: Worker,
     /// Worker 0's dataflow handles; `None` once shut down.
-    dataflow: Option<Dataflow>,
+    dataflow: Option<Dataflow<R>>,
     program: Arc<Program>,
+    /// The codes of the records' words (unused by general rows).
+    codes: Arc<Codes>,
+    /// The program's facts as records, fed by worker 0 at time 0.
+    facts: Arc<Vec<(RelId, R)>>,
     /// One sender per worker thread; cleared to shut them down.
-    commands: Vec<Sender<Command>>,
-    replies: Receiver<Vec<Update>>,
+    commands: Vec<Sender<Command<R>>>,
+    replies: Receiver<Vec<Encoded<R>>>,
     failed: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
     /// Network threads of a cluster; dropped after the workers.
@@ -107,12 +116,12 @@ fn allocator(builder: AllocatorBuilder) -> Allocator {
 }
 
 /// Feeds one worker's share of a batch at `time` and advances every input past it.
-fn feed(
+fn feed<R: Record>(
     worker: &Worker,
-    dataflow: &mut Dataflow,
-    program: &Program,
+    dataflow: &mut Dataflow<R>,
+    program_facts: &[(RelId, R)],
     time: Time,
-    updates: &[Update],
+    updates: &[Encoded<R>],
 ) {
     let index = worker.index();
     let peers = worker.peers();
@@ -126,8 +135,8 @@ fn feed(
     let next = time + 1;
     if let Some(facts) = dataflow.facts.as_mut() {
         if index == 0 {
-            for f in &program.facts {
-                facts.insert((f.rel, row(&f.tuple)));
+            for (rel, tuple) in program_facts {
+                facts.insert((*rel, tuple.clone()));
             }
         }
         facts.advance_to(next);
@@ -143,24 +152,27 @@ fn feed(
 
 /// A worker thread's life: build the dataflow, serve batches until the engine hangs up, then
 /// step until every worker has shut down.
-fn serve(
+#[allow(clippy::too_many_arguments)]
+fn serve<R: Record>(
     builder: AllocatorBuilder,
     program: &Program,
     plan: &ProgramPlan,
+    codes: &Arc<Codes>,
+    program_facts: &[(RelId, R)],
     gather_to: Gather,
-    commands: &Receiver<Command>,
-    replies: &Sender<Vec<Update>>,
+    commands: &Receiver<Command<R>>,
+    replies: &Sender<Vec<Encoded<R>>>,
 ) {
     let mut worker = Worker::new(
         WorkerConfig::default(),
         allocator(builder),
         Some(Instant::now()),
     );
-    let mut dataflow = compile::build(&mut worker, program, plan, gather_to);
+    let mut dataflow = compile::build::<R>(&mut worker, program, plan, gather_to, codes);
     while let Ok(command) = commands.recv() {
         let reply = match command {
             Command::Batch { time, updates } => {
-                feed(&worker, &mut dataflow, program, time, &updates);
+                feed(&worker, &mut dataflow, program_facts, time, &updates);
                 let next = time + 1;
                 let probe = dataflow.probe.clone();
                 worker.step_or_park_while(Some(PARK), || probe.less_than(&next));
@@ -182,11 +194,66 @@ fn serve(
     }
 }
 
-impl Runtime {
+/// What the engine asks of its runtime, whatever the record type: batches and model reads in
+/// values, encoded and decoded at this boundary.
+trait Driver {
+    /// Runs one timestamp on every local worker, fed `updates`; returns their changes,
+    /// concatenated.
+    fn step(
+        &mut self,
+        time: Time,
+        updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
+    ) -> Result<Vec<Update>, EngineError>;
+
+    /// Every derived fact of the model, read from this process's workers.
+    fn read_model(&mut self) -> Result<Vec<Update>, EngineError>;
+
+    /// The record type, for diagnostics.
+    fn records(&self) -> &'static str;
+}
+
+/// Starts the runtime whose record type `config` and the program's widest record call for.
+fn start(program: Arc<Program>, config: &DdConfig) -> Result<Box<dyn Driver>, EngineError> {
+    let plan = ProgramPlan::new(&program);
+    let width = plan.max_record_width(&program);
+    Ok(match config.records() {
+        Records::Narrowest if width <= 2 => {
+            Box::new(Runtime::<[u32; 2]>::start(program, plan, config)?)
+        }
+        Records::Narrowest if width <= 4 => {
+            Box::new(Runtime::<[u32; 4]>::start(program, plan, config)?)
+        }
+        _ => Box::new(Runtime::<Row>::start(program, plan, config)?),
+    })
+}
+
+fn exhausted(e: CodesExhausted) -> EngineError {
+    misuse(e.to_string())
+}
+
+impl<R: Record> Runtime<R> {
     /// Starts the workers of this process; with a cluster, returns once every process is
     /// connected.
-    fn start(program: Arc<Program>, config: &DdConfig) -> Result<Runtime, EngineError> {
-        let plan = Arc::new(ProgramPlan::new(&program));
+    fn start(
+        program: Arc<Program>,
+        plan: ProgramPlan,
+        config: &DdConfig,
+    ) -> Result<Runtime<R>, EngineError> {
+        let codes = Arc::new(Codes::default());
+        // Constants first, then the program's facts, in program order: every process gives
+        // them the same codes.
+        let plan = Arc::new(if R::ENCODED {
+            plan.encoded(&codes).map_err(exhausted)?
+        } else {
+            plan
+        });
+        let facts = program
+            .facts
+            .iter()
+            .map(|f| Ok((f.rel, R::encode(&f.tuple, &codes)?)))
+            .collect::<Result<Vec<_>, CodesExhausted>>()
+            .map_err(exhausted)?;
+        let facts = Arc::new(facts);
         let gather_to = Gather {
             processes: config.cluster().processes(),
             threads: config.workers(),
@@ -205,10 +272,12 @@ impl Runtime {
         let mut commands = Vec::new();
         let mut threads = Vec::new();
         for (i, builder) in builders.enumerate() {
-            let (tx, rx) = channel::<Command>();
-            let (program, plan, replies, flag) = (
+            let (tx, rx) = channel::<Command<R>>();
+            let (program, plan, codes, facts, replies, flag) = (
                 program.clone(),
                 plan.clone(),
+                codes.clone(),
+                facts.clone(),
                 reply_tx.clone(),
                 failed.clone(),
             );
@@ -216,7 +285,9 @@ impl Runtime {
                 .name(format!("timely:work-{}", i + 1))
                 .spawn(move || {
                     let _flag = FailFlag(flag);
-                    serve(builder, &program, &plan, gather_to, &rx, &replies);
+                    serve(
+                        builder, &program, &plan, &codes, &facts, gather_to, &rx, &replies,
+                    );
                 })
                 .map_err(|e| misuse(format!("cannot start a worker thread: {e}")))?;
             commands.push(tx);
@@ -227,11 +298,13 @@ impl Runtime {
             allocator(first),
             Some(Instant::now()),
         );
-        let dataflow = compile::build(&mut worker, &program, &plan, gather_to);
+        let dataflow = compile::build::<R>(&mut worker, &program, &plan, gather_to, &codes);
         Ok(Runtime {
             worker,
             dataflow: Some(dataflow),
             program,
+            codes,
+            facts,
             commands,
             replies,
             failed,
@@ -241,7 +314,11 @@ impl Runtime {
     }
 
     /// Runs one timestamp on every local worker; returns their changes, concatenated.
-    fn step(&mut self, time: Time, updates: Vec<Update>) -> Result<Vec<Update>, EngineError> {
+    fn step_encoded(
+        &mut self,
+        time: Time,
+        updates: Vec<Encoded<R>>,
+    ) -> Result<Vec<Encoded<R>>, EngineError> {
         let dataflow = self
             .dataflow
             .as_mut()
@@ -254,7 +331,7 @@ impl Runtime {
             })
             .map_err(|_| misuse("a timely worker has stopped"))?;
         }
-        feed(&self.worker, dataflow, &self.program, time, &updates);
+        feed(&self.worker, dataflow, &self.facts, time, &updates);
         let next = time + 1;
         let alone = self.worker.peers() == 1;
         while dataflow.probe.less_than(&next) {
@@ -275,7 +352,7 @@ impl Runtime {
 
     /// Every derived fact of the model, read from the arrangements of this process's
     /// workers (together they hold the whole model).
-    fn read_model(&mut self) -> Result<Vec<Update>, EngineError> {
+    fn read_encoded(&mut self) -> Result<Vec<Encoded<R>>, EngineError> {
         let dataflow = self
             .dataflow
             .as_mut()
@@ -284,7 +361,7 @@ impl Runtime {
             tx.send(Command::ReadModel)
                 .map_err(|_| misuse("a timely worker has stopped"))?;
         }
-        let mut all: Vec<Update> = compile::read_model(&mut dataflow.model)
+        let mut all: Vec<Encoded<R>> = compile::read_model(&mut dataflow.model)
             .into_iter()
             .map(|(rel, row)| (rel, row, 1))
             .collect();
@@ -293,7 +370,7 @@ impl Runtime {
     }
 
     /// Appends one reply of every worker thread to `all`.
-    fn gather(&mut self, all: &mut Vec<Update>) -> Result<(), EngineError> {
+    fn gather(&mut self, all: &mut Vec<Encoded<R>>) -> Result<(), EngineError> {
         let mut pending = self.commands.len();
         while pending > 0 {
             match self.replies.recv_timeout(POLL) {
@@ -315,7 +392,42 @@ impl Runtime {
     }
 }
 
-impl Drop for Runtime {
+impl<R: Record> Runtime<R> {
+    /// The changes in values.
+    fn decode(&self, changes: Vec<Encoded<R>>) -> Vec<Update> {
+        let relations = &self.program.relations;
+        changes
+            .into_iter()
+            .map(|(rel, r, d)| (rel, r.decode(relations[rel].arity(), &self.codes), d))
+            .collect()
+    }
+}
+
+impl<R: Record> Driver for Runtime<R> {
+    fn step(
+        &mut self,
+        time: Time,
+        updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
+    ) -> Result<Vec<Update>, EngineError> {
+        let updates = updates
+            .map(|(rel, tuple, d)| Ok((rel, R::encode(tuple, &self.codes)?, d)))
+            .collect::<Result<Vec<_>, CodesExhausted>>()
+            .map_err(exhausted)?;
+        let changes = self.step_encoded(time, updates)?;
+        Ok(self.decode(changes))
+    }
+
+    fn read_model(&mut self) -> Result<Vec<Update>, EngineError> {
+        let facts = self.read_encoded()?;
+        Ok(self.decode(facts))
+    }
+
+    fn records(&self) -> &'static str {
+        std::any::type_name::<R>()
+    }
+}
+
+impl<R: Record> Drop for Runtime<R> {
     fn drop(&mut self) {
         // Hanging up tells the worker threads to close their inputs; closing ours too lets
         // the dataflow drain on every worker.
@@ -346,7 +458,7 @@ pub struct DdEngine {
     /// Workers started ahead of materialisation (so that connecting a cluster is not timed), or
     /// why they could not start. In a cell: reading the model ([`Engine::model`], `&self`)
     /// steps the workers' traces.
-    runtime: RefCell<Option<Result<Runtime, EngineError>>>,
+    runtime: RefCell<Option<Result<Box<dyn Driver>, EngineError>>>,
     /// True once the runtime has run a timestamp: a new materialisation needs a fresh one.
     used: bool,
     time: Time,
@@ -374,7 +486,7 @@ impl DdEngine {
     /// until every process is connected); a failure to start is reported by
     /// [`Engine::materialise`].
     pub fn new(program: Arc<Program>, config: DdConfig) -> Self {
-        let runtime = RefCell::new(Some(Runtime::start(program.clone(), &config)));
+        let runtime = RefCell::new(Some(start(program.clone(), &config)));
         DdEngine {
             digest: ModelDigest::empty(&program),
             program,
@@ -405,13 +517,26 @@ impl DdEngine {
         &self.config
     }
 
+    /// The record type the dataflow runs on (`[u32; 2]`, `[u32; 4]` or the general row), or
+    /// `None` when the workers could not start.
+    pub fn records(&self) -> Option<&'static str> {
+        match &*self.runtime.borrow() {
+            Some(Ok(r)) => Some(r.records()),
+            _ => None,
+        }
+    }
+
     /// Facts (removed, added) in the derived relations by the last batch or materialisation.
     pub fn last_change(&self) -> (usize, usize) {
         self.last
     }
 
     /// Runs one timestamp and keeps its net changes for [`Engine::settle`].
-    fn run(&mut self, time: Time, updates: Vec<Update>) -> Result<(), EngineError> {
+    fn run(
+        &mut self,
+        time: Time,
+        updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
+    ) -> Result<(), EngineError> {
         let mut cell = self.runtime.borrow_mut();
         let runtime = match cell.as_mut() {
             Some(Ok(r)) => r,
@@ -454,14 +579,18 @@ impl Engine for DdEngine {
         if self.used || self.runtime.borrow().is_none() {
             // A second materialisation starts from an empty dataflow.
             *self.runtime.borrow_mut() = None;
-            *self.runtime.borrow_mut() = Some(Runtime::start(self.program.clone(), &self.config));
+            *self.runtime.borrow_mut() = Some(start(self.program.clone(), &self.config));
             self.used = false;
         }
         self.digest = ModelDigest::empty(&self.program);
         self.unsettled.clear();
         self.time = 0;
-        let updates = edb.facts().map(|f| (f.rel, row(&f.tuple), 1)).collect();
-        self.run(0, updates)?;
+        let mut updates = edb
+            .relations
+            .iter()
+            .enumerate()
+            .flat_map(|(rel, tuples)| tuples.iter().map(move |t| (rel, &t[..], 1)));
+        self.run(0, &mut updates)?;
         Ok(BatchReport::default())
     }
 
@@ -469,14 +598,13 @@ impl Engine for DdEngine {
         if !self.used {
             return Err(misuse("batch applied before materialisation"));
         }
-        let updates = batch
+        let mut updates = batch
             .deletions
             .iter()
-            .map(|f| (f.rel, row(&f.tuple), -1))
-            .chain(batch.insertions.iter().map(|f| (f.rel, row(&f.tuple), 1)))
-            .collect();
+            .map(|f| (f.rel, &f.tuple[..], -1))
+            .chain(batch.insertions.iter().map(|f| (f.rel, &f.tuple[..], 1)));
         self.time += 1;
-        self.run(self.time, updates)?;
+        self.run(self.time, &mut updates)?;
         Ok(BatchReport::default())
     }
 

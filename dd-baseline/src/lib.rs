@@ -46,6 +46,6 @@ pub mod engine;
 pub mod plan;
 pub mod row;
 
-pub use config::{Cluster, ConfigError, DdConfig};
+pub use config::{Cluster, ConfigError, DdConfig, Records};
 pub use engine::DdEngine;
 pub use row::Row;

@@ -31,7 +31,7 @@ use dred_core::program::{Atom, Literal, Term, VarId};
 use dred_core::syntax::ast::CmpOp;
 use dred_core::{Program, RelId, Value};
 
-use crate::row::Row;
+use crate::row::{compare, holds, Codes, CodesExhausted, Record};
 
 /// How one column of an atom is matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,9 +98,11 @@ impl Pattern {
     }
 
     /// The bindings of `tuple`, or `None` when a constant or a repeated variable does not match.
-    pub fn bind(&self, tuple: &[Value]) -> Option<Row> {
-        let mut out = Row::new();
-        for (p, &v) in self.cols.iter().zip(tuple) {
+    #[inline]
+    pub fn bind<R: Record>(&self, tuple: &R) -> Option<R> {
+        let mut out: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+        for (j, p) in self.cols.iter().enumerate() {
+            let v = tuple.word(j);
             match *p {
                 Pat::Const(c) if c != v => return None,
                 Pat::Var(i) if i == out.len() => out.push(v),
@@ -108,7 +110,7 @@ impl Pattern {
                 _ => {}
             }
         }
-        Some(out)
+        Some(R::from_words(out))
     }
 
     /// The pattern as an atom over its binding positions: `edge(v0, 7, _)`.
@@ -147,7 +149,8 @@ impl ArrSpec {
     }
 
     /// A binding row as `(key, value)`.
-    pub fn split(&self, bindings: &[Value], val: &[usize]) -> (Row, Row) {
+    #[inline]
+    pub fn split<R: Record>(&self, bindings: &R, val: &[usize]) -> (R, R) {
         (gather(bindings, &self.key), gather(bindings, val))
     }
 
@@ -158,9 +161,10 @@ impl ArrSpec {
     }
 }
 
-/// The values of `row` at `positions`, in that order.
-pub fn gather(row: &[Value], positions: &[usize]) -> Row {
-    positions.iter().map(|&p| row[p]).collect()
+/// The words of `row` at `positions`, in that order.
+#[inline]
+pub fn gather<R: Record>(row: &R, positions: &[usize]) -> R {
+    R::from_words(positions.iter().map(|&p| row.word(p)))
 }
 
 /// Where a value of a join step comes from: the join key, the left value or the right value.
@@ -185,12 +189,12 @@ pub enum Operand {
 
 impl Operand {
     #[inline]
-    fn get(self, key: &[Value], left: &[Value], right: &[Value]) -> Value {
+    fn get<R: Record>(self, key: &R, left: &R, right: &R) -> Value {
         match self {
             Operand::Const(c) => c,
-            Operand::Slot(Src::Key(i)) => key[i],
-            Operand::Slot(Src::Left(i)) => left[i],
-            Operand::Slot(Src::Right(i)) => right[i],
+            Operand::Slot(Src::Key(i)) => key.word(i),
+            Operand::Slot(Src::Left(i)) => left.word(i),
+            Operand::Slot(Src::Right(i)) => right.word(i),
         }
     }
 }
@@ -206,19 +210,6 @@ pub struct Filter {
     pub right: Operand,
 }
 
-/// `l op r` on values; order operators only ever reach numbers (the checker refuses them on
-/// symbols), so comparing the words is comparing the numbers.
-pub fn compare(l: Value, op: CmpOp, r: Value) -> bool {
-    match op {
-        CmpOp::Eq => l == r,
-        CmpOp::Ne => l != r,
-        CmpOp::Lt => l < r,
-        CmpOp::Le => l <= r,
-        CmpOp::Gt => l > r,
-        CmpOp::Ge => l >= r,
-    }
-}
-
 /// What one step emits per match: comparisons to pass, then the output row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepLogic {
@@ -229,24 +220,23 @@ pub struct StepLogic {
 }
 
 impl StepLogic {
-    /// The output row for one match of `key`, `left` and `right`, if every filter holds.
+    /// The output row for one match of `key`, `left` and `right`, if every filter holds
+    /// (`codes`: the table the records' words come from, for order comparisons).
     #[inline]
-    pub fn apply(&self, key: &[Value], left: &[Value], right: &[Value]) -> Option<Row> {
+    pub fn apply<R: Record>(&self, key: &R, left: &R, right: &R, codes: &Codes) -> Option<R> {
         for f in &self.filters {
-            if !compare(
-                f.left.get(key, left, right),
-                f.op,
-                f.right.get(key, left, right),
-            ) {
+            let (l, r) = (f.left.get(key, left, right), f.right.get(key, left, right));
+            if !holds::<R>(l, f.op, r, codes) {
                 return None;
             }
         }
-        Some(
-            self.output
-                .iter()
-                .map(|o| o.get(key, left, right))
-                .collect(),
-        )
+        Some(self.project(key, left, right))
+    }
+
+    /// The output row for one match, without checking the filters.
+    #[inline]
+    pub fn project<R: Record>(&self, key: &R, left: &R, right: &R) -> R {
+        R::from_words(self.output.iter().map(|o| o.get(key, left, right)))
     }
 
     /// True when the step passes a `width`-value left row through unchanged.
@@ -357,6 +347,75 @@ impl ProgramPlan {
                 })
                 .collect(),
         }
+    }
+}
+
+impl ProgramPlan {
+    /// The most words any record of the dataflow holds: a tuple of any relation, or a row
+    /// some step builds (bindings, keys and values are never wider than these).
+    pub fn max_record_width(&self, program: &Program) -> usize {
+        let arity = program.relations.iter().map(|r| r.arity()).max();
+        let steps = self.strata.iter().flatten().flat_map(|plan| {
+            let start = match &plan.start {
+                Start::Scan { logic, .. } | Start::Join { logic, .. } => logic.output.len(),
+            };
+            let joins = plan.joins.iter().map(|j| j.logic.output.len());
+            std::iter::once(start).chain(joins)
+        });
+        arity.into_iter().chain(steps).max().unwrap_or(0)
+    }
+
+    /// The plan with every constant replaced by its code in `codes`, for a dataflow of
+    /// encoded records. Constants are encoded in plan order, so every process gives them the
+    /// same codes.
+    pub fn encoded(&self, codes: &Codes) -> Result<ProgramPlan, CodesExhausted> {
+        let mut plan = self.clone();
+        let code = |v: &mut Value| -> Result<(), CodesExhausted> {
+            *v = codes.encode(*v)?;
+            Ok(())
+        };
+        for rule in plan.strata.iter_mut().flatten() {
+            let mut patterns: Vec<&mut Pattern> = Vec::new();
+            let mut logics: Vec<&mut StepLogic> = Vec::new();
+            match &mut rule.start {
+                Start::Scan { pattern, logic } => {
+                    patterns.push(pattern);
+                    logics.push(logic);
+                }
+                Start::Join { left, right, logic } => {
+                    patterns.push(&mut left.pattern);
+                    patterns.push(&mut right.pattern);
+                    logics.push(logic);
+                }
+            }
+            for step in &mut rule.joins {
+                patterns.push(&mut step.right.pattern);
+                logics.push(&mut step.logic);
+            }
+            for neg in &mut rule.negations {
+                patterns.push(&mut neg.pattern);
+            }
+            for pattern in patterns {
+                for col in &mut pattern.cols {
+                    if let Pat::Const(c) = col {
+                        code(c)?;
+                    }
+                }
+            }
+            let filters = logics.into_iter().flat_map(|l| {
+                let StepLogic { filters, output } = l;
+                filters
+                    .iter_mut()
+                    .flat_map(|f| [&mut f.left, &mut f.right])
+                    .chain(output.iter_mut())
+            });
+            for operand in filters.chain(rule.head.iter_mut()) {
+                if let Operand::Const(c) = operand {
+                    code(c)?;
+                }
+            }
+        }
+        Ok(plan)
     }
 }
 
@@ -654,6 +713,7 @@ impl JoinShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::row::row;
     use dred_core::{load_program, SourceFile, Symbols};
 
     fn plans(src: &str) -> (Program, ProgramPlan) {
@@ -690,9 +750,11 @@ mod tests {
             args: vec![Term::Var(3), Term::Const(7), Term::Var(3), Term::Wildcard],
         });
         assert_eq!(vars, vec![3]);
-        assert_eq!(pat.bind(&[1, 7, 1, 9]).as_deref(), Some(&[1][..]));
-        assert_eq!(pat.bind(&[1, 7, 2, 9]), None);
-        assert_eq!(pat.bind(&[1, 8, 1, 9]), None);
+        assert_eq!(pat.bind(&row(&[1, 7, 1, 9])).as_deref(), Some(&[1][..]));
+        assert_eq!(pat.bind(&row(&[1, 7, 2, 9])), None);
+        assert_eq!(pat.bind(&row(&[1, 8, 1, 9])), None);
+        let fixed: [u32; 4] = [1, 7, 1, 9];
+        assert_eq!(pat.bind(&fixed), Some([1, 0, 0, 0]));
         assert!(pat.has_wildcard() && !pat.is_identity());
     }
 

@@ -121,3 +121,64 @@ fn negation_follows_lower_strata_both_ways() {
         check_against_oracle(&p, &symbols, &edb, &batches, workers);
     }
 }
+
+#[test]
+fn record_type_follows_the_widest_record() {
+    // Linear TC: every record at most two words. A ternary relation: four-word rows. A
+    // five-column relation needs general rows, whose values are the numbers themselves,
+    // negative and beyond 32 bits included.
+    let mut symbols = Symbols::new();
+    let tc = program(
+        ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n.input e\n\
+         p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+        &mut symbols,
+    );
+    let three = program(
+        ".decl e(x: number, y: number)\n.decl p(x: number, y: number, z: number)\n.input e\n\
+         p(x, y, z) :- e(x, y), e(y, z), x < z.\n",
+        &mut symbols,
+    );
+    let wide = program(
+        ".decl e(a: number, b: number, c: number, d: number, f: number)\n\
+         .decl p(a: number, b: number)\n.input e\n\
+         p(a, f) :- e(a, b, c, d, f), b < d.\np(f, a) :- e(a, _, _, _, f), a = -7.\n",
+        &mut symbols,
+    );
+    assert_eq!(dd(&tc, 1).records(), Some("[u32; 2]"));
+    assert_eq!(dd(&three, 1).records(), Some("[u32; 4]"));
+    assert!(dd(&wide, 1)
+        .records()
+        .is_some_and(|r| r.contains("SmallVec")));
+
+    let e = three.relation_id("e").expect("e");
+    let mut edb = Edb::empty(&three);
+    for (x, y) in [
+        (-7, 1),
+        (1, 2),
+        (2, 9_000_000_000),
+        (9_000_000_000, -8),
+        (2, 3),
+    ] {
+        edb.insert(Fact::new(e, vec![x, y]));
+    }
+    let batches = vec![
+        deleting([Fact::new(e, vec![1, 2])]),
+        inserting([Fact::new(e, vec![1, 2])]),
+    ];
+    let model = check_against_oracle(&three, &symbols, &edb, &batches, 1);
+    let p = three.relation_id("p").expect("p");
+    assert!(model.contains(p, &[1, 2, 9_000_000_000]) && model.contains(p, &[-7, 1, 2]));
+    assert!(
+        !model.contains(p, &[2, 9_000_000_000, -8]),
+        "2 < -8 is false on the values"
+    );
+
+    let e = wide.relation_id("e").expect("e");
+    let mut edb = Edb::empty(&wide);
+    edb.insert(Fact::new(e, vec![-7, 1, 2, 3, 1 << 40]));
+    edb.insert(Fact::new(e, vec![5, 3, 2, 1, 6]));
+    let model = check_against_oracle(&wide, &symbols, &edb, &[], 1);
+    let p = wide.relation_id("p").expect("p");
+    assert!(model.contains(p, &[-7, 1 << 40]) && model.contains(p, &[1 << 40, -7]));
+    assert_eq!(model.relations[p].len(), 2);
+}

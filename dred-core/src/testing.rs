@@ -50,10 +50,15 @@ use crate::value::{Symbols, Tuple};
 pub const EDB: &[(&str, usize)] = &[("e", 2), ("f", 2), ("g", 1), ("h", 0), ("k", 3)];
 /// Derived relations: name and arity.
 pub const IDB: &[(&str, usize)] = &[("p", 2), ("q", 1), ("r", 2), ("s", 0), ("t", 3), ("u", 1)];
-/// Constants of programs and EDBs: `c0`..`c6` (symbols) or `0`..`6` (numbers).
+/// Constants of programs and EDBs: `c0`..`c6` (symbols) or [`NUMBERS`] (numbers).
 pub const CONSTANTS: usize = 7;
-/// Fresh constants, only in update streams: `fresh0`..`fresh2` or `100`..`102`.
+/// Fresh constants, only in update streams: `fresh0`..`fresh2` or [`FRESH_NUMBERS`].
 pub const FRESH: usize = 3;
+/// The number constants: small naturals, a negative number and 2^31, so that engines packing
+/// values into narrower words (`dd`'s 32-bit codes) meet values outside their direct range.
+pub const NUMBERS: [i64; CONSTANTS] = [0, 1, 2, -3, 4, 1 << 31, 6];
+/// The fresh number constants, one of them beyond 32 bits and one negative.
+pub const FRESH_NUMBERS: [i64; FRESH] = [100, -101, 9_000_000_000];
 /// Rule variables.
 const VARS: &[&str] = &["x", "y", "z", "w"];
 /// Levels of derived relations under negation (a rule negates only lower levels).
@@ -62,7 +67,7 @@ const LEVELS: u8 = 3;
 /// The column type of every relation of a case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnType {
-    /// `number` columns: constants `0`..`6`, fresh `100`..`102`.
+    /// `number` columns: constants [`NUMBERS`], fresh [`FRESH_NUMBERS`].
     Number,
     /// `symbol` columns: constants `c0`..`c6`, fresh `fresh0`..`fresh2`.
     Symbol,
@@ -72,8 +77,8 @@ impl ColumnType {
     /// The value of constant `k` (fresh from [`CONSTANTS`] on) as a `.facts` field.
     pub fn field(self, k: usize) -> String {
         match (self, k < CONSTANTS) {
-            (ColumnType::Number, true) => k.to_string(),
-            (ColumnType::Number, false) => (100 + k - CONSTANTS).to_string(),
+            (ColumnType::Number, true) => NUMBERS[k].to_string(),
+            (ColumnType::Number, false) => FRESH_NUMBERS[k - CONSTANTS].to_string(),
             (ColumnType::Symbol, true) => format!("c{k}"),
             (ColumnType::Symbol, false) => format!("fresh{}", k - CONSTANTS),
         }
@@ -134,7 +139,63 @@ pub struct LoadedCase {
     pub batches: Vec<RequestedBatch>,
 }
 
+/// True when `text` mentions relation `name` as an atom (`name(` not preceded by a letter,
+/// digit or `_`).
+fn mentions(text: &str, name: &str) -> bool {
+    let call = format!("{name}(");
+    text.match_indices(&call).any(|(i, _)| {
+        !text[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
 impl RandomCase {
+    /// The case over at most binary relations: the ternary relations' declarations, and the
+    /// rules, facts and updates that mention them, dropped. What remains is still a valid,
+    /// stratified case (a subset of its rules); engines that pick narrower representations
+    /// for narrow programs (`dd`'s two-word rows) meet such programs only this way.
+    pub fn narrowed(&self) -> RandomCase {
+        let ternary: Vec<&str> = EDB
+            .iter()
+            .chain(IDB)
+            .filter(|(_, arity)| *arity > 2)
+            .map(|(name, _)| *name)
+            .collect();
+        let keep = |text: &str| !ternary.iter().any(|name| mentions(text, name));
+        let header = self
+            .header
+            .lines()
+            .filter(|line| {
+                let name = line.split_whitespace().nth(1).unwrap_or("");
+                keep(line) && !ternary.contains(&name)
+            })
+            .map(|line| format!("{line}\n"))
+            .collect();
+        RandomCase {
+            ty: self.ty,
+            header,
+            rules: self.rules.iter().filter(|r| keep(r)).cloned().collect(),
+            edb: self
+                .edb
+                .iter()
+                .filter(|(rel, _)| !ternary.contains(&rel.as_str()))
+                .cloned()
+                .collect(),
+            batches: self
+                .batches
+                .iter()
+                .map(|b| {
+                    b.iter()
+                        .filter(|u| !ternary.contains(&u.rel.as_str()))
+                        .cloned()
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
     /// The program text: header, then rules.
     pub fn program(&self) -> String {
         let mut s = self.header.clone();
@@ -824,6 +885,11 @@ fn update_code() -> impl Strategy<Value = UpdateCode> {
         1 => any::<prop::sample::Index>().prop_map(UpdateCode::InsertPresent),
         1 => any::<prop::sample::Index>().prop_map(UpdateCode::DeleteAndInsert),
     ]
+}
+
+/// [`random_case`] narrowed to relations of arity at most 2 ([`RandomCase::narrowed`]).
+pub fn random_narrow_case(negation: bool) -> impl Strategy<Value = RandomCase> {
+    random_case(negation).prop_map(|case| case.narrowed())
 }
 
 /// Random cases: 2 to 10 rules (random ones, and templates of transitive closures, a ternary

@@ -53,7 +53,12 @@ pub fn load_files(program: &Path, facts: &Path, updates: Option<&Path>) -> Loade
 
 /// A dd engine with `workers` threads in one process.
 pub fn dd(program: &Arc<Program>, workers: usize) -> DdEngine {
-    DdEngine::start(program.clone(), DdConfig::threads(workers)).expect("timely starts")
+    dd_with(program, DdConfig::threads(workers))
+}
+
+/// A dd engine with `config`.
+pub fn dd_with(program: &Arc<Program>, config: DdConfig) -> DdEngine {
+    DdEngine::start(program.clone(), config).expect("timely starts")
 }
 
 /// Both set differences, one line per fact (empty when equal).
@@ -84,8 +89,19 @@ pub fn check_against_oracle(
     batches: &[RequestedBatch],
     workers: usize,
 ) -> Model {
+    check_with_config(program, symbols, edb, batches, DdConfig::threads(workers))
+}
+
+/// [`check_against_oracle`] with dd configured by `config`.
+pub fn check_with_config(
+    program: &Arc<Program>,
+    symbols: &Symbols,
+    edb: &Edb,
+    batches: &[RequestedBatch],
+    config: DdConfig,
+) -> Model {
     let mut edb = edb.clone();
-    let mut dd = dd(program, workers);
+    let mut dd = dd_with(program, config);
     let mut oracle = Oracle::new(program.clone());
     dd.materialise(&edb).expect("dd materialises");
     oracle.materialise(&edb).expect("oracle materialises");
