@@ -38,12 +38,14 @@ use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::{Variable, VecVariable};
 use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::trace::wrappers::enter::TraceEnter;
+use differential_dataflow::Hashable;
 use differential_dataflow::{AsCollection, VecCollection};
 use dred_core::program::Stratum;
 use dred_core::{Program, RelId};
+use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
-use timely::dataflow::operators::{Exchange, Probe};
+use timely::dataflow::operators::Exchange as _;
 use timely::dataflow::Scope;
 use timely::order::Product;
 use timely::worker::Worker;
@@ -178,21 +180,44 @@ pub(crate) fn build<R: Record>(
             .filter(|&rel| program.is_idb(rel))
             .map(|rel| outer.rel(rel).map(move |row| (rel, row)))
             .collect();
-        let all = concatenate(scope, derived).consolidate();
-        let mine: VecCollection<'_, Time, (RelId, R), Diff> = if gather_to.processes > 1 {
-            // Every process gets the whole change: a copy to the worker with this worker's
-            // local index in each process.
+        let all = concatenate(scope, derived);
+        let model = if gather_to.processes > 1 {
+            // Every process gets the whole change: consolidated where the fact hashes to,
+            // then a copy to the worker with this worker's local index in each process, which
+            // arranges it where it arrived, so that the workers of every process together
+            // hold the whole model.
             let (processes, threads) = (gather_to.processes, gather_to.threads);
-            all.flat_map(move |x| (0..processes).map(move |p| (p, x.clone())))
+            let mine = all
+                .consolidate()
+                .flat_map(move |x| (0..processes).map(move |p| (p, x.clone())))
                 .inner
                 .exchange(move |((p, _), _, _)| (p * threads + local) as u64)
                 .as_collection()
-                .map(|(_, fact)| fact)
+                .map(|(_, fact)| (fact, ()));
+            arrange_core::<_, _, ModelBatcher<R>, ModelSpine<R>>(
+                mine.inner,
+                Pipeline,
+                "model",
+                ModelBatcher::<R>::new,
+            )
         } else {
-            all
+            // One process: the model arrangement itself consolidates (each fact's updates
+            // meet at the worker it hashes to), so there is no separate `consolidate`, which
+            // would be a second arrangement of every change.
+            let keyed = all.map(|fact| (fact, ()));
+            let pact =
+                Exchange::new(|((fact, ()), _, _): &(((RelId, R), ()), Time, Diff)| fact.hashed());
+            arrange_core::<_, _, ModelBatcher<R>, ModelSpine<R>>(
+                keyed.inner,
+                pact,
+                "model",
+                ModelBatcher::<R>::new,
+            )
         };
-        let model = mine
+        // The batch's net change: the arrangement's new batches, read where they were built.
+        model
             .clone()
+            .as_collection(|(rel, row): &(RelId, R), _| (*rel, row.clone()))
             .inspect_batch(move |_, data| {
                 let mut out = sink.borrow_mut();
                 out.extend(
@@ -200,16 +225,7 @@ pub(crate) fn build<R: Record>(
                         .map(|((rel, row), _, d)| (*rel, row.clone(), *d)),
                 );
             })
-            .map(|fact| (fact, ()));
-        // The model as this worker saw it, kept where it arrived (no exchange): the workers
-        // of a process together hold the whole model, which `Engine::model` reads.
-        let model = arrange_core::<_, _, ModelBatcher<R>, ModelSpine<R>>(
-            model.inner,
-            Pipeline,
-            "model",
-            ModelBatcher::<R>::new,
-        );
-        model.stream.probe_with(&probe);
+            .probe_with(&probe);
         (inputs, facts_in, model.trace)
     });
     Dataflow {

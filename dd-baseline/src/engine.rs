@@ -86,6 +86,8 @@ struct Runtime<R: Record> {
     threads: Vec<JoinHandle<()>>,
     /// Network threads of a cluster; dropped after the workers.
     comms: Option<Box<dyn Any + Send>>,
+    /// Net changes of each timestamp since the engine last settled, in order, as records.
+    unsettled: Vec<Vec<Encoded<R>>>,
 }
 
 /// Sets the shared flag when the worker thread holding it unwinds.
@@ -197,13 +199,22 @@ fn serve<R: Record>(
 /// What the engine asks of its runtime, whatever the record type: batches and model reads in
 /// values, encoded and decoded at this boundary.
 trait Driver {
-    /// Runs one timestamp on every local worker, fed `updates`; returns their changes,
-    /// concatenated.
+    /// Runs one timestamp on every local worker, fed `updates`; keeps the workers' net
+    /// changes (as records: decoding them is the harness's business, not the batch's) and
+    /// returns the numbers of facts (removed, added).
     fn step(
         &mut self,
         time: Time,
         updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
-    ) -> Result<Vec<Update>, EngineError>;
+    ) -> Result<(usize, usize), EngineError>;
+
+    /// Applies the changes kept since the last call to `digest`, and forgets them; each must
+    /// change a fact by ±1 (a derived relation is a set).
+    fn settle_into(&mut self, digest: &mut ModelDigest) -> Result<(), EngineError>;
+
+    /// `digest` with the changes kept since the last [`Driver::settle_into`] applied
+    /// (unchecked: `settle_into` reports an inconsistent change).
+    fn unsettled_into(&self, digest: &mut ModelDigest);
 
     /// Every derived fact of the model, read from this process's workers.
     fn read_model(&mut self) -> Result<Vec<Update>, EngineError>;
@@ -310,11 +321,12 @@ impl<R: Record> Runtime<R> {
             failed,
             threads,
             comms: Some(comms),
+            unsettled: Vec::new(),
         })
     }
 
     /// Runs one timestamp on every local worker; returns their changes, concatenated.
-    fn step_encoded(
+    fn run_time(
         &mut self,
         time: Time,
         updates: Vec<Encoded<R>>,
@@ -395,11 +407,15 @@ impl<R: Record> Runtime<R> {
 impl<R: Record> Runtime<R> {
     /// The changes in values.
     fn decode(&self, changes: Vec<Encoded<R>>) -> Vec<Update> {
-        let relations = &self.program.relations;
         changes
             .into_iter()
-            .map(|(rel, r, d)| (rel, r.decode(relations[rel].arity(), &self.codes), d))
+            .map(|(rel, r, d)| (rel, self.values(rel, &r), d))
             .collect()
+    }
+
+    /// The tuple of a record of relation `rel`.
+    fn values(&self, rel: RelId, record: &R) -> Row {
+        record.decode(self.program.relations[rel].arity(), &self.codes)
     }
 }
 
@@ -408,13 +424,45 @@ impl<R: Record> Driver for Runtime<R> {
         &mut self,
         time: Time,
         updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
-    ) -> Result<Vec<Update>, EngineError> {
+    ) -> Result<(usize, usize), EngineError> {
         let updates = updates
             .map(|(rel, tuple, d)| Ok((rel, R::encode(tuple, &self.codes)?, d)))
             .collect::<Result<Vec<_>, CodesExhausted>>()
             .map_err(exhausted)?;
-        let changes = self.step_encoded(time, updates)?;
-        Ok(self.decode(changes))
+        let changes = self.run_time(time, updates)?;
+        let removed = changes.iter().filter(|(_, _, d)| *d < 0).count();
+        let added = changes.len() - removed;
+        self.unsettled.push(changes);
+        Ok((removed, added))
+    }
+
+    fn settle_into(&mut self, digest: &mut ModelDigest) -> Result<(), EngineError> {
+        for changes in std::mem::take(&mut self.unsettled) {
+            for (rel, record, diff) in changes {
+                let tuple = self.values(rel, &record);
+                match diff {
+                    1 => digest.add(rel, &tuple),
+                    -1 => digest.remove(rel, &tuple),
+                    d => {
+                        return Err(misuse(format!(
+                            "internal: derived fact of relation {rel} changed by {d}, not by ±1"
+                        )))
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn unsettled_into(&self, digest: &mut ModelDigest) {
+        for (rel, record, diff) in self.unsettled.iter().flatten() {
+            let tuple = self.values(*rel, record);
+            if *diff > 0 {
+                digest.add(*rel, &tuple);
+            } else {
+                digest.remove(*rel, &tuple);
+            }
+        }
     }
 
     fn read_model(&mut self) -> Result<Vec<Update>, EngineError> {
@@ -465,9 +513,6 @@ pub struct DdEngine {
     /// The digest of the model as of the last [`Engine::settle`], followed from the net
     /// changes: the engine holds no copy of the model beside its dataflow's arrangement.
     digest: ModelDigest,
-    /// Net changes of each batch since then, in order: the digest is `digest` with these
-    /// applied.
-    unsettled: Vec<Vec<Update>>,
     last: (usize, usize),
 }
 
@@ -494,7 +539,6 @@ impl DdEngine {
             runtime,
             used: false,
             time: 0,
-            unsettled: Vec::new(),
             last: (0, 0),
         }
     }
@@ -543,31 +587,12 @@ impl DdEngine {
             Some(Err(e)) => return Err(misuse(e.to_string())),
             None => return Err(misuse("batch applied before materialisation")),
         };
-        let changes = runtime.step(time, updates)?;
+        let result = runtime.step(time, updates);
         drop(cell);
         self.used = true;
-        let removed = changes.iter().filter(|(_, _, d)| *d < 0).count();
-        self.last = (removed, changes.len() - removed);
-        self.unsettled.push(changes);
+        self.last = result?;
         Ok(())
     }
-}
-
-/// Applies one batch's net changes to the digest; each must change a fact by ±1 (a derived
-/// relation is a set).
-fn apply_changes(digest: &mut ModelDigest, changes: &[Update]) -> Result<(), EngineError> {
-    for (rel, tuple, diff) in changes {
-        match diff {
-            1 => digest.add(*rel, tuple),
-            -1 => digest.remove(*rel, tuple),
-            d => {
-                return Err(misuse(format!(
-                    "internal: derived fact of relation {rel} changed by {d}, not by ±1"
-                )))
-            }
-        }
-    }
-    Ok(())
 }
 
 impl Engine for DdEngine {
@@ -583,7 +608,6 @@ impl Engine for DdEngine {
             self.used = false;
         }
         self.digest = ModelDigest::empty(&self.program);
-        self.unsettled.clear();
         self.time = 0;
         let mut updates = edb
             .relations
@@ -609,10 +633,10 @@ impl Engine for DdEngine {
     }
 
     fn settle(&mut self) -> Result<(), EngineError> {
-        for changes in std::mem::take(&mut self.unsettled) {
-            apply_changes(&mut self.digest, &changes)?;
+        match self.runtime.borrow_mut().as_mut() {
+            Some(Ok(runtime)) => runtime.settle_into(&mut self.digest),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Read from the arrangements of the workers' dataflows (every worker of this process
@@ -632,10 +656,8 @@ impl Engine for DdEngine {
 
     fn digest(&self) -> ModelDigest {
         let mut digest = self.digest.clone();
-        for changes in &self.unsettled {
-            // Unchecked here: `settle` reports an inconsistent change; the digest only needs
-            // to be that of the model the changes describe.
-            let _ = apply_changes(&mut digest, changes);
+        if let Some(Ok(runtime)) = self.runtime.borrow().as_ref() {
+            runtime.unsettled_into(&mut digest);
         }
         digest
     }
