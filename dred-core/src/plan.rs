@@ -118,13 +118,13 @@ pub struct RulePlan {
     /// A seeded plan of two steps: the seed atom (step 0), then one atom walked through an
     /// index on values the seed bound, with nothing after it — the delta rules of linear
     /// recursion (`path(x, z) :- path(x, y), edge(y, z)` seeded at either atom, `reach(x)
-    /// :- edge(x, y), reach(y)` seeded at `reach`). [`crate::eval::Matcher::for_each_seeded`]
+    /// :- edge(x, y), reach(y)` seeded at `reach`). [`crate::exec::Matcher::for_each_seeded`]
     /// runs such a plan in one loop instead of stepping through it.
     pub seeded_walk: bool,
     /// The first step walks an index group and the second is a membership test fed by it
     /// ([`AtomStep::next_membership`]), with no seed among them — the searches of
     /// rederivation with the head bound, `reach(x) :- edge(x, y), reach(y)` with `x` given.
-    /// [`crate::eval::Matcher::exists`] starts such a plan at the walk.
+    /// [`crate::exec::Matcher::exists`] starts such a plan at the walk.
     pub starts_with_walk_test: bool,
 }
 

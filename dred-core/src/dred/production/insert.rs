@@ -15,7 +15,7 @@
 
 use super::Plans;
 use crate::engine::{Fact, Phase, Round, Work};
-use crate::eval::{insert_flat, Matcher, Versions, WorkCounter};
+use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
 use crate::storage::{Insertion, Relation, RowId};
 use crate::value::{Tuple, Value};

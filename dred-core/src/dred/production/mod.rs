@@ -38,7 +38,7 @@ use std::time::Instant;
 use crate::engine::{
     Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange, Phase, Round,
 };
-use crate::eval::{idb_digest, idb_model};
+use crate::exec::{idb_digest, idb_model};
 use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowId, RowMarks};

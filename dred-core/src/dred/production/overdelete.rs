@@ -9,7 +9,7 @@
 
 use super::{HeadProbes, Plans, RecentHeads, RowRef, SpareRows};
 use crate::engine::{Fact, Work};
-use crate::eval::{Matcher, Versions, WorkCounter};
+use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowMarks};
 

@@ -20,7 +20,7 @@ use std::collections::HashSet;
 
 use super::{bind_head, HeadProbes, Plans, RowRef, SpareRows};
 use crate::engine::Work;
-use crate::eval::{Matcher, Versions, WorkCounter};
+use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
 use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowId, RowMarks};
