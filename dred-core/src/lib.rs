@@ -25,6 +25,7 @@ pub mod diagnostic;
 pub mod dred;
 pub mod engine;
 pub mod eval;
+pub mod exec;
 pub mod io;
 pub mod magic;
 pub mod oracle;

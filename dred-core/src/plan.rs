@@ -118,13 +118,13 @@ pub struct RulePlan {
     /// A seeded plan of two steps: the seed atom (step 0), then one atom walked through an
     /// index on values the seed bound, with nothing after it — the delta rules of linear
     /// recursion (`path(x, z) :- path(x, y), edge(y, z)` seeded at either atom, `reach(x)
-    /// :- edge(x, y), reach(y)` seeded at `reach`). [`crate::eval::Matcher::for_each_seeded`]
+    /// :- edge(x, y), reach(y)` seeded at `reach`). [`crate::exec::Matcher::for_each_seeded`]
     /// runs such a plan in one loop instead of stepping through it.
     pub seeded_walk: bool,
     /// The first step walks an index group and the second is a membership test fed by it
     /// ([`AtomStep::next_membership`]), with no seed among them — the searches of
     /// rederivation with the head bound, `reach(x) :- edge(x, y), reach(y)` with `x` given.
-    /// [`crate::eval::Matcher::exists`] starts such a plan at the walk.
+    /// [`crate::exec::Matcher::exists`] starts such a plan at the walk.
     pub starts_with_walk_test: bool,
 }
 
@@ -374,7 +374,7 @@ pub fn plan_rule_with(
             // child of z while `path(x, y)` lists only the ancestors of x. Measured with
             // `benches/phases.rs` on linear TC: rederivation 3.0× faster on GO MF, 1.4× on
             // GO BP, unchanged on WordNet. `dred` also plans the other orders and learns
-            // which is cheapest (`dred::production::rederive::OrderStats`); this one is
+            // which is cheapest (`dred::production::rederive_cost::OrderStats`); this one is
             // where it starts.
             let head_stratum = program.stratum_of[rule.head.rel];
             let prefer_recursive = !options.prebound.is_empty();

@@ -28,10 +28,10 @@ use std::time::Instant;
 use anyhow::{bail, Context as _};
 use clap::Parser;
 use dred_core::{Batch, Edb, Engine, Program, RelId, Value};
-use harness::cmd::plot::{scatter_chart, Series};
-use harness::cmd::run::read_inputs;
+use harness::charts::{scatter_chart, Series};
 use harness::datasets;
 use harness::engines::EngineKind;
+use harness::inputs::read_inputs;
 use harness::updates::{generate_stream, Stream, StreamSpec, UpdateKind};
 
 #[derive(Parser)]
@@ -575,7 +575,7 @@ fn run(args: &Args) -> anyhow::Result<bool> {
     }
     let per_stream = args.batches * if args.no_revert { 1 } else { 2 };
     let total = args.datasets.len() * args.seeds.len() * per_stream;
-    let progress = harness::cmd::sweep::progress_bar(total as u64);
+    let progress = harness::cases::progress_bar(total as u64);
     let mut rows: Vec<Vec<Row>> = Vec::new();
     for dataset in &args.datasets {
         let dir = datasets::resolve(dataset).map_err(|e| anyhow::anyhow!("{dataset}: {e}"))?;
@@ -687,19 +687,19 @@ mod tests {
     use harness::datasets::{resolve_in, Locations};
 
     /// A cyclic R-MAT graph, its inputs for `program`, and the relations of `reach_root`.
-    fn inputs(cache: &std::path::Path, program: &std::path::Path) -> harness::cmd::run::Inputs {
+    fn inputs(cache: &std::path::Path, program: &std::path::Path) -> harness::inputs::Inputs {
         let loc = Locations::with_cache(Some(cache));
         let dir = resolve_in("gen:rmat?n=300&m=1500&seed=7", &loc).expect("generated");
         read_inputs(program, &dir, None, None).expect("inputs")
     }
 
-    fn stream(inputs: &harness::cmd::run::Inputs, spec: StreamSpec) -> Stream {
+    fn stream(inputs: &harness::inputs::Inputs, spec: StreamSpec) -> Stream {
         generate_stream(&inputs.program, &inputs.symbols, &inputs.edb, &spec).expect("stream")
     }
 
     /// Runs `compare_stream` over one stream with `dred` alone; its disagreement, if any.
     fn check(
-        inputs: &harness::cmd::run::Inputs,
+        inputs: &harness::inputs::Inputs,
         spec: StreamSpec,
         recompute_floor: bool,
         rows: &mut Vec<Row>,

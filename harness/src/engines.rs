@@ -106,3 +106,10 @@ impl EngineKind {
         }
     }
 }
+
+/// The engine's name, as `--engines` takes it.
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

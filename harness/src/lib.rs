@@ -3,15 +3,20 @@
 
 #![deny(missing_docs)]
 
+pub mod cases;
+pub mod charts;
 pub mod cmd;
 pub mod compare;
 pub mod datasets;
 pub mod engines;
+pub mod inputs;
 pub mod memory;
 pub mod provenance;
+pub mod regression;
 pub mod report;
 pub mod runner;
 pub mod stats;
+pub mod summary;
 pub mod updates;
 
 /// How a command ended, mapped to the process exit code.

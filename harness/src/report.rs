@@ -1,9 +1,13 @@
-//! Report rows (SPEC §7) and trace lines, as serde types.
+//! Report rows (SPEC §7) and trace lines, as serde types, and report CSVs read
+//! ([`read_report`]) and written ([`write_report`]).
 //!
 //! The CSV columns are the fields of [`ReportRow`] in order: first the columns SPEC §7
 //! requires, then provenance and the error column. Readers (`regress`, `plot`) go by header
 //! name, so reports from older revisions with fewer provenance columns still load.
 
+use std::path::Path;
+
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 /// One CSV row: one engine, one batch (batch 0 is the initial materialisation). Figures an
@@ -118,4 +122,28 @@ pub struct TraceLine {
     /// The facts as `rel("a", 1)`, with `--trace-facts`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub facts: Option<Vec<String>>,
+}
+
+/// Reads a report CSV written by `run` or `sweep`.
+pub fn read_report(path: &Path) -> anyhow::Result<Vec<ReportRow>> {
+    let mut rdr =
+        csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut rows = Vec::new();
+    for (i, r) in rdr.deserialize().enumerate() {
+        let row: ReportRow =
+            r.with_context(|| format!("{}:{}: malformed report row", path.display(), i + 2))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Writes report rows as CSV, atomically.
+pub fn write_report(path: &Path, rows: &[ReportRow]) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        w.serialize(row)?;
+    }
+    let bytes = w.into_inner()?;
+    dred_core::io::write_atomic(path, &bytes)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
 }

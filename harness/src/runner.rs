@@ -475,17 +475,6 @@ fn collect_trace(
     }
 }
 
-/// Writes report rows as CSV, atomically.
-pub fn write_report(path: &std::path::Path, rows: &[ReportRow]) -> anyhow::Result<()> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        w.serialize(row)?;
-    }
-    let bytes = w.into_inner()?;
-    dred_core::io::write_atomic(path, &bytes)
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

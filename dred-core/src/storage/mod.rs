@@ -5,6 +5,7 @@
 //! derived in one round are exactly a contiguous id range (see [`RowRange`]).
 
 mod group;
+mod index;
 mod marks;
 mod probe_table;
 mod relation;
@@ -14,6 +15,11 @@ pub use marks::RowMarks;
 pub use relation::{IndexId, Insertion, Relation, RowId, RowRange};
 
 use crate::value::Value;
+
+/// The longest array by value this layer keeps: a value at or above this (or negative) is
+/// never stored at its own place, neither in a one-column relation's map of rows by value
+/// nor in a one-column index's groups by value (16 Mi places, 64 MiB of row ids).
+const BY_VALUE_LIMIT: usize = 1 << 24;
 
 /// True when two rows of one arity hold the same values. Element by element, and without a
 /// loop for one or two columns: `[i64] == [i64]` is a `memcmp` call, whose overhead

@@ -1,4 +1,7 @@
-//! One module per `dredbench` subcommand, each exposing `run`.
+//! One module per `dredbench` subcommand, each exposing its arguments and `run`.
+//!
+//! Each is a leaf: it parses its arguments and calls the library (inputs, cases, runner,
+//! report, charts, summary, …); no subcommand calls another.
 
 pub mod datasets;
 pub mod fuzz;

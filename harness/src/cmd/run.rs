@@ -1,14 +1,15 @@
 //! `dredbench run`: every engine on the same program, EDB and update stream; models compared
 //! after every batch; report, trace and outputs written on request.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use clap::Args;
-use dred_core::{io, load_program, magic, Edb, Program, RequestedBatch, SourceFile, Symbols};
+use dred_core::io;
 
 use crate::engines::EngineKind;
-use crate::runner::{run_case, write_report, Case, Check, Labels};
+use crate::inputs::{dataset_name, read_inputs, stem};
+use crate::report::write_report;
+use crate::runner::{run_case, Case, Check, Labels};
 use crate::{BadInput, Outcome};
 
 /// Arguments of `dredbench run`.
@@ -67,88 +68,6 @@ pub struct RunArgs {
     /// change after the batches in between; `full` compares whole models after every batch.
     #[arg(long, value_enum, default_value_t = Check::Digest)]
     pub check: Check,
-}
-
-impl std::fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Everything read from the command's input files, checked.
-#[derive(Debug)]
-pub struct Inputs {
-    /// The checked program.
-    pub program: Arc<Program>,
-    /// All symbols of program, facts and updates.
-    pub symbols: Symbols,
-    /// The initial EDB.
-    pub edb: Edb,
-    /// The update stream's batches, in order.
-    pub batches: Vec<RequestedBatch>,
-    /// With `--query`: the rewrite, whose program is `program`.
-    pub magic: Option<magic::MagicProgram>,
-}
-
-fn located(e: io::InputError) -> BadInput {
-    match e {
-        io::InputError::Syntax(d) => BadInput::Located(d.render()),
-        other => BadInput::Other(other.to_string()),
-    }
-}
-
-/// Reads and checks the program, facts and update stream; every error is bad input.
-pub fn read_inputs(
-    program: &Path,
-    facts: &Path,
-    updates: Option<&Path>,
-    query: Option<&str>,
-) -> Result<Inputs, BadInput> {
-    let text = std::fs::read_to_string(program)
-        .map_err(|e| BadInput::Other(format!("{}: {e}", program.display())))?;
-    let mut symbols = Symbols::new();
-    let source = SourceFile::new(program.display().to_string(), text);
-    let diag = |d: dred_core::Diagnostic| BadInput::Located(d.render());
-    let mut program = load_program(&source, &mut symbols).map_err(diag)?;
-    let mut magic = None;
-    if let Some(q) = query {
-        let query = magic::parse_query(q, &program, &mut symbols).map_err(diag)?;
-        let rewritten = magic::rewrite(&program, &query, &mut symbols).map_err(diag)?;
-        // Facts and updates are read against the generated program, which declares the same
-        // input relations.
-        program = rewritten.program.clone();
-        magic = Some(rewritten);
-    }
-    let program = Arc::new(program);
-    let edb = io::read_facts_dir(facts, &program, &mut symbols).map_err(located)?;
-    let batches = match updates {
-        Some(u) => io::read_updates(u, &program, &mut symbols).map_err(located)?,
-        None => Vec::new(),
-    };
-    Ok(Inputs {
-        program,
-        symbols,
-        edb,
-        batches,
-        magic,
-    })
-}
-
-fn stem(p: &Path) -> String {
-    p.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-fn dataset_name(facts: &Path) -> String {
-    let canonical = facts.canonicalize().unwrap_or_else(|_| facts.to_path_buf());
-    let name = stem(&canonical);
-    // `datasets/seed/facts` is named after `seed`, not after `facts`.
-    if name == "facts" {
-        canonical.parent().map(stem).unwrap_or(name)
-    } else {
-        name
-    }
 }
 
 /// Runs the command; returns whether the engines agreed.

@@ -3,17 +3,16 @@
 //! report CSV, the plots, and `summary.md` with the key table (per dataset, program, kind
 //! and change size: median over-deleted / actually removed, and time against recomputation).
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::sweep::{progress_bar, run_one, SweepCase};
+use crate::cases::{progress_bar, run_one, SweepCase};
+use crate::charts::plot_rows;
 use crate::engines::EngineKind;
-use crate::report::ReportRow;
-use crate::runner::write_report;
-use crate::stats::{Spread, BIMODAL_RATIO, PERCENTILES_FROM};
+use crate::report::write_report;
+use crate::stats::{BIMODAL_RATIO, PERCENTILES_FROM};
+use crate::summary::summary;
 use crate::updates::{StreamSpec, UpdateKind};
 use crate::Outcome;
 
@@ -160,95 +159,6 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
     w
 }
 
-/// The key table as Markdown: per case, over-deleted / removed for each DRed engine, each
-/// engine's time per batch, and the per-batch ratio of recomputation's time to it on the same
-/// batch — each as its median over the case's batches with the spread beside it
-/// ([`Spread::render`]: p10 and p90 from 20 batches on, else the minimum and the maximum; ‼
-/// marks a bimodal case).
-pub fn summary(rows: &[ReportRow]) -> String {
-    type Key = (String, String, String, usize);
-    let mut by_case: BTreeMap<Key, Vec<&ReportRow>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.batch > 0 && r.error.is_none()) {
-        by_case
-            .entry((
-                r.dataset.clone(),
-                r.program.clone(),
-                r.kind.clone(),
-                r.size.unwrap_or(0),
-            ))
-            .or_default()
-            .push(r);
-    }
-    let mut engines: Vec<String> = rows.iter().map(|r| r.engine.clone()).collect();
-    engines.sort();
-    engines.dedup();
-    engines.retain(|e| e != "recompute" && !e.is_empty());
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "| dataset | program | change | k | batches | model | over-deleted / removed |"
-    );
-    for e in &engines {
-        let _ = write!(s, " {e} µs | recompute / {e}, per batch |");
-    }
-    s.push_str(" recompute µs |\n|---|---|---|---|---|---|---|");
-    for _ in &engines {
-        s.push_str("---|---|");
-    }
-    s.push_str("---|\n");
-    let cell = |spread: Option<Spread>, decimals: usize, unit: &str| {
-        spread.map_or("–".into(), |v| {
-            let r = v.render(decimals);
-            // The unit after the median: `3.1× [0.5–4.0]`.
-            match r.split_once(' ') {
-                Some((m, rest)) => format!("{m}{unit} {rest}"),
-                None => r,
-            }
-        })
-    };
-    for ((dataset, program, kind, size), case) in &by_case {
-        let model = case.iter().map(|r| r.model_size).max().unwrap_or(0);
-        let batches = case.iter().map(|r| r.batch).max().unwrap_or(0);
-        let ratio = Spread::of(
-            case.iter()
-                .filter(|r| {
-                    r.engine == "dred"
-                        || (r.engine == "reference" && !engines.contains(&"dred".to_string()))
-                })
-                .filter_map(|r| {
-                    r.overdeleted
-                        .map(|o| o as f64 / r.model_removed.max(1) as f64)
-                })
-                .collect(),
-        );
-        let time_of = |engine: &str| -> BTreeMap<usize, u64> {
-            case.iter()
-                .filter(|r| r.engine == engine)
-                .map(|r| (r.batch, r.time_us))
-                .collect()
-        };
-        let recompute = time_of("recompute");
-        let _ = write!(
-            s,
-            "| {dataset} | {program} | {kind} | {size} | {batches} | {model} | {} |",
-            cell(ratio, 2, "")
-        );
-        for e in &engines {
-            let t = time_of(e);
-            let times = Spread::of(t.values().map(|&v| v as f64).collect());
-            let speedup = Spread::of(
-                t.iter()
-                    .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
-                    .collect(),
-            );
-            let _ = write!(s, " {} | {} |", cell(times, 0, ""), cell(speedup, 1, "×"));
-        }
-        let times = Spread::of(recompute.values().map(|&v| v as f64).collect());
-        let _ = writeln!(s, " {} |", cell(times, 0, ""));
-    }
-    s
-}
-
 /// Runs the study and writes its results.
 pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let mut engines = args.engines.clone();
@@ -306,7 +216,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let plots = if args.no_plots {
         Vec::new()
     } else {
-        super::plot::plot_rows(&rows, &args.out.join("plots"), "recompute")?
+        plot_rows(&rows, &args.out.join("plots"), "recompute")?
     };
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let mut md =

@@ -5,17 +5,16 @@
 //! cannot supply the changes) becomes rows with the `error` column set, and the sweep goes
 //! on: one bad case never costs the others.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
-use dred_core::RequestedBatch;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
-use crate::datasets;
+use crate::cases::{progress_bar, run_one, SweepCase};
 use crate::engines::EngineKind;
-use crate::report::ReportRow;
-use crate::runner::{run_case, write_report, Case, Labels};
-use crate::updates::{generate_stream, StreamSpec, UpdateKind};
+use crate::inputs::stem;
+use crate::report::{write_report, ReportRow};
+use crate::updates::{StreamSpec, UpdateKind};
 use crate::Outcome;
 
 /// Arguments of `dredbench sweep`.
@@ -53,17 +52,6 @@ pub struct SweepArgs {
     pub report: PathBuf,
 }
 
-/// One planned case of a sweep.
-#[derive(Clone, Debug)]
-pub struct SweepCase {
-    /// Dataset name.
-    pub dataset: String,
-    /// Program file.
-    pub program: PathBuf,
-    /// What the stream changes.
-    pub spec: StreamSpec,
-}
-
 /// Every case of a sweep, in the order run.
 pub fn plan(args: &SweepArgs) -> Vec<SweepCase> {
     let mut cases = Vec::new();
@@ -90,112 +78,6 @@ pub fn plan(args: &SweepArgs) -> Vec<SweepCase> {
         }
     }
     cases
-}
-
-fn stem(p: &Path) -> String {
-    p.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// Runs one case; never fails: problems become rows with `error` set.
-pub fn run_one(
-    case: &SweepCase,
-    engines: &[EngineKind],
-    workers: usize,
-    git_rev: &str,
-    progress: &ProgressBar,
-) -> Vec<ReportRow> {
-    let labels = Labels {
-        dataset: case.dataset.clone(),
-        program: stem(&case.program),
-        stream: format!(
-            "{}-k{}-b{}-s{}{}",
-            case.spec.kind.name(),
-            case.spec.size,
-            case.spec.batches,
-            case.spec.seed,
-            if case.spec.revert { "-revert" } else { "" }
-        ),
-        kind: case.spec.kind.name().to_string(),
-        size: Some(case.spec.size),
-        seed: Some(case.spec.seed),
-        git_rev: git_rev.to_string(),
-        dataset_hash: String::new(),
-    };
-    let error_row = |labels: &Labels, message: String| ReportRow {
-        dataset: labels.dataset.clone(),
-        program: labels.program.clone(),
-        stream: labels.stream.clone(),
-        kind: labels.kind.clone(),
-        size: labels.size,
-        seed: labels.seed,
-        git_rev: labels.git_rev.clone(),
-        dataset_hash: labels.dataset_hash.clone(),
-        error: Some(message),
-        ..ReportRow::default()
-    };
-    let dir = match datasets::resolve(&case.dataset) {
-        Ok(d) => d,
-        Err(e) => return vec![error_row(&labels, format!("dataset: {e}"))],
-    };
-    let mut labels = labels;
-    labels.dataset_hash = crate::provenance::dataset_hash(&dir).unwrap_or_default();
-    let inputs = match super::run::read_inputs(&case.program, &dir, None, None) {
-        Ok(i) => i,
-        Err(e) => return vec![error_row(&labels, format!("input: {e}"))],
-    };
-    let stream = match generate_stream(&inputs.program, &inputs.symbols, &inputs.edb, &case.spec) {
-        Ok(s) => s,
-        Err(e) => return vec![error_row(&labels, format!("stream: {e}"))],
-    };
-    let batches: Vec<RequestedBatch> = stream.requested_batches();
-    let run = Case {
-        program: &inputs.program,
-        symbols: &inputs.symbols,
-        edb: &inputs.edb,
-        batches: &batches,
-        labels: labels.clone(),
-        check: crate::runner::Check::Digest,
-    };
-    let program = inputs.program.clone();
-    let cluster = dd_baseline::Cluster::single();
-    let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);
-    match run_case(&run, engines, workers, &mut build, false, |_| {
-        progress.inc(1)
-    }) {
-        Ok(outcome) => {
-            if let Some(m) = &outcome.mismatch {
-                progress.println(format!(
-                    "MISMATCH in {} / {} / {}: {}",
-                    labels.dataset,
-                    labels.program,
-                    labels.stream,
-                    m.lines().next().unwrap_or_default()
-                ));
-            }
-            outcome.rows
-        }
-        Err(failure) => {
-            let mut rows = failure.rows.clone();
-            let mut row = error_row(&labels, failure.to_string());
-            row.engine = failure.engine.clone();
-            rows.push(row);
-            rows
-        }
-    }
-}
-
-/// A progress bar over `total` batches with an estimate of the time left.
-pub fn progress_bar(total: u64) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} batches, ~{eta} left  {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
 }
 
 /// Runs every case of a sweep; returns all rows.

@@ -13,9 +13,9 @@
 //! plans seeded with one fact (the other atoms over every visible row); the appended rows go
 //! through the usual delta plans. The two cover every instance with at least one A+ fact.
 
-use super::Plans;
+use super::plans::Plans;
 use crate::engine::{Fact, Phase, Round, Work};
-use crate::eval::{insert_flat, Matcher, Versions, WorkCounter};
+use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
 use crate::storage::{Insertion, Relation, RowId};
 use crate::value::{Tuple, Value};

@@ -26,10 +26,20 @@
 //! one bounded search per over-deleted fact plus the instances through restored facts,
 //! phase 3 to the instances through new facts. Memory: the model, its indexes and, during a
 //! batch, the sets of that batch.
+//!
+//! This module is the engine: its state between batches and the order of the phases. What
+//! the phases share lives beside them: the plans made once per program (`plans.rs`), the
+//! batched head lookups (`heads.rs`), the sets of facts as row references and their spare
+//! vectors (`rows.rs`, [`RowRef`]); phase 2's cost model is [`rederive_cost`].
 
 pub mod insert;
 pub mod overdelete;
 pub mod rederive;
+pub mod rederive_cost;
+
+mod heads;
+mod plans;
+mod rows;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -38,426 +48,14 @@ use std::time::Instant;
 use crate::engine::{
     Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange, Phase, Round,
 };
-use crate::eval::{idb_digest, idb_model};
-use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
-use crate::program::{Program, RelId, Term};
-use crate::storage::{Relation, RowId, RowMarks};
-use crate::value::{Tuple, Value};
-
-/// A fact identified by its relation and row id, valid while a batch runs.
-pub type RowRef = (RelId, RowId);
-
-/// Plans made once per program.
-#[derive(Clone, Debug)]
-pub(crate) struct Plans {
-    /// For each relation, the plans of every (rule, positive body atom over it): the atom is
-    /// seeded with one fact, the other atoms match every live row.
-    pub(crate) seeded: Vec<Vec<RulePlan>>,
-    /// For each rule, plans with the head's variables bound — "is there a proof of this
-    /// fact by this rule?" — in every order that starts from a different positive body atom
-    /// (one plan for rules with at most one); [`rederive::OrderStats`] picks among them.
-    pub(crate) head_bound: Vec<Vec<RulePlan>>,
-    /// For each rule, one semi-naive plan per positive body atom as the delta.
-    pub(crate) semi_naive: Vec<Vec<RulePlan>>,
-    /// For each rule with a positive body atom, a plan of all its instances over the live
-    /// rows (round 1 of rederivation by scan, see [`rederive::ScanStats`]).
-    pub(crate) survivors: Vec<Option<RulePlan>>,
-}
-
-impl Plans {
-    fn new(program: &Program, relations: &mut [Relation]) -> Self {
-        let mut seeded = vec![Vec::new(); program.relations.len()];
-        let mut head_bound = Vec::new();
-        let mut semi_naive = Vec::new();
-        let mut survivors = Vec::new();
-        for (r, rule) in program.rules.iter().enumerate() {
-            let atoms: Vec<RelId> = rule.positive_atoms().map(|a| a.rel).collect();
-            let full = vec![Version::Full; atoms.len()];
-            let seed = PlanOptions {
-                seeded: true,
-                prebound: Vec::new(),
-            };
-            for (i, &rel) in atoms.iter().enumerate() {
-                seeded[rel].push(plan_rule_with(program, r, &full, Some(i), &seed, relations));
-            }
-            let prebound: Vec<usize> = rule.head_vars().collect();
-            let head = PlanOptions {
-                seeded: false,
-                prebound,
-            };
-            // The planner's own order first (the default until the others are measured),
-            // then one starting from each other positive atom.
-            let default = plan_rule_with(program, r, &full, None, &head, relations);
-            let mut orders = vec![default];
-            if atoms.len() > 1 {
-                for i in 0..atoms.len() {
-                    let plan = plan_rule_with(program, r, &full, Some(i), &head, relations);
-                    // An order that starts by scanning a whole relation is never worth
-                    // trying: even its exploration would cost a scan per check.
-                    if starts_with_lookup(&plan) && first_atom(&plan) != first_atom(&orders[0]) {
-                        orders.push(plan);
-                    }
-                }
-            }
-            head_bound.push(orders);
-            let mut per_delta = Vec::new();
-            for p in 0..atoms.len() {
-                let versions: Vec<Version> = (0..atoms.len())
-                    .map(|j| match j.cmp(&p) {
-                        std::cmp::Ordering::Less => Version::Old,
-                        std::cmp::Ordering::Equal => Version::Delta,
-                        std::cmp::Ordering::Greater => Version::Full,
-                    })
-                    .collect();
-                per_delta.push(plan_rule_with(
-                    program,
-                    r,
-                    &versions,
-                    Some(p),
-                    &PlanOptions::default(),
-                    relations,
-                ));
-            }
-            semi_naive.push(per_delta);
-            survivors.push((!atoms.is_empty()).then(|| {
-                plan_rule_with(program, r, &full, None, &PlanOptions::default(), relations)
-            }));
-        }
-        Plans {
-            seeded,
-            head_bound,
-            semi_naive,
-            survivors,
-        }
-    }
-}
-
-/// The relation and key of a plan's first atom step: two plans with the same one start alike.
-fn first_atom(plan: &RulePlan) -> Option<(RelId, Option<usize>)> {
-    plan.steps.iter().find_map(|s| match s {
-        crate::plan::Step::Atom(a) => Some((a.rel, a.index)),
-        _ => None,
-    })
-}
-
-/// True when the plan's first atom is probed on bound columns (an index lookup or a
-/// membership test), not scanned.
-fn starts_with_lookup(plan: &RulePlan) -> bool {
-    plan.steps.iter().find_map(|s| match s {
-        crate::plan::Step::Atom(a) => Some(a.index.is_some() || a.membership),
-        _ => None,
-    }) == Some(true)
-}
-
-/// Heads of instances, to be found in their relations a batch at a time.
-///
-/// Phases 1 and 2 look up the head of every instance through an over-deleted or restored
-/// fact: on large deletions most of their time, one cache miss each. Found one by one, each
-/// waits for its miss; here each head's slot is prefetched when the head is pushed and looked
-/// up only [`HeadProbes::DEPTH`] heads later, so that the misses overlap.
-#[derive(Debug, Default)]
-pub(crate) struct HeadProbes {
-    /// One record per head rather than a vector per field: a push is one vector's growth
-    /// check, not three (on R-MAT TC, 12 million pushes for 20 single-edge deletions).
-    heads: Vec<HeadProbe>,
-    values: Vec<Value>,
-}
-
-/// A head held by [`HeadProbes`].
-#[derive(Clone, Copy, Debug)]
-struct HeadProbe {
-    rel: RelId,
-    /// Where the head's values start in [`HeadProbes::values`].
-    start: usize,
-    hash: u64,
-    /// While draining: the row its lookup compares first.
-    candidate: Option<RowId>,
-}
-
-impl HeadProbes {
-    /// Heads held before they are looked up: enough to cover a miss's latency, few enough
-    /// that their slots stay in the L1 cache until used.
-    pub(crate) const DEPTH: usize = 32;
-
-    /// Adds a head of relation `rel` and starts loading its slot.
-    #[inline]
-    pub(crate) fn push(&mut self, relations: &[Relation], rel: RelId, head: &[Value]) {
-        let hash = relations[rel].lookup_hash(head);
-        relations[rel].prefetch_row(hash, head);
-        self.heads.push(HeadProbe {
-            rel,
-            start: self.values.len(),
-            hash,
-            candidate: None,
-        });
-        self.values.extend_from_slice(head);
-    }
-
-    /// Adds the head of an instance of `plan` (its variables bound as in `vars`) and starts
-    /// loading its slot; the head's values are written once, into the batch.
-    #[inline]
-    pub(crate) fn push_instance(
-        &mut self,
-        relations: &[Relation],
-        plan: &RulePlan,
-        vars: &[Value],
-    ) {
-        let head = plan.head.iter().map(|o| o.get(vars));
-        self.push_unless_recent(relations, plan.head_rel, head, None);
-    }
-
-    /// [`HeadProbes::push_instance`], unless `recent` shows the head found already in this
-    /// phase: then nothing is pushed. For callers whose `found` does nothing for a head it
-    /// was given before (see [`RecentHeads`]). The head is recognised by its values, compared
-    /// with the row the table names, so neither a collision nor a stale slot can mislead.
-    #[inline]
-    pub(crate) fn push_instance_unless_recent(
-        &mut self,
-        relations: &[Relation],
-        plan: &RulePlan,
-        vars: &[Value],
-        recent: &RecentHeads,
-    ) {
-        let head = plan.head.iter().map(|o| o.get(vars));
-        self.push_unless_recent(relations, plan.head_rel, head, Some(recent));
-    }
-
-    /// Adds a head of relation `rel` given by its values and starts loading its slot, unless
-    /// `recent` is given and shows it found already (see
-    /// [`HeadProbes::push_instance_unless_recent`]).
-    #[inline(always)]
-    fn push_unless_recent(
-        &mut self,
-        relations: &[Relation],
-        rel: RelId,
-        head: impl Iterator<Item = Value>,
-        recent: Option<&RecentHeads>,
-    ) {
-        let start = self.values.len();
-        self.values.extend(head);
-        let relation = &relations[rel];
-        let head = &self.values[start..];
-        let hash = relation.lookup_hash(head);
-        // Hash 0: found by the dense map, which costs less than the table (and a real hash
-        // of 0 only misses the table).
-        if let Some(recent) = recent.filter(|_| hash != 0) {
-            if let Some(r) = recent.found(hash, rel) {
-                if crate::storage::same_values(relation.row(r), head) {
-                    self.values.truncate(start);
-                    return;
-                }
-            }
-        }
-        relation.prefetch_row(hash, head);
-        self.heads.push(HeadProbe {
-            rel,
-            start,
-            hash,
-            candidate: None,
-        });
-    }
-
-    /// True when enough heads are held to look them up.
-    #[inline]
-    pub(crate) fn is_full(&self) -> bool {
-        self.heads.len() >= Self::DEPTH
-    }
-
-    /// Looks up every head held, in the order pushed, and forgets them: `found` gets the
-    /// relation and the newest row with the head's values (live or not), if any.
-    pub(crate) fn drain(
-        &mut self,
-        relations: &[Relation],
-        found: impl FnMut(RelId, Option<RowId>),
-    ) {
-        self.drain_into(relations, None, found);
-    }
-
-    /// [`HeadProbes::drain`], noting in `recent` each head found (for
-    /// [`HeadProbes::push_instance_unless_recent`]).
-    pub(crate) fn drain_noting(
-        &mut self,
-        relations: &[Relation],
-        recent: &mut RecentHeads,
-        found: impl FnMut(RelId, Option<RowId>),
-    ) {
-        self.drain_into(relations, Some(recent), found);
-    }
-
-    #[inline(always)]
-    fn drain_into(
-        &mut self,
-        relations: &[Relation],
-        mut recent: Option<&mut RecentHeads>,
-        mut found: impl FnMut(RelId, Option<RowId>),
-    ) {
-        // The slots have arrived by now (prefetched when pushed): note the row each lookup
-        // will compare with and start loading it, so that those misses overlap too; the
-        // lookups then compare that row without walking the slots again.
-        for h in &mut self.heads {
-            h.candidate = relations[h.rel].first_candidate(h.hash);
-        }
-        for (i, h) in self.heads.iter().enumerate() {
-            let end = self.heads.get(i + 1).map_or(self.values.len(), |n| n.start);
-            let head = &self.values[h.start..end];
-            let row = relations[h.rel].find_row_candidate(h.hash, head, h.candidate);
-            if let (Some(recent), Some(r)) = (recent.as_deref_mut(), row.filter(|_| h.hash != 0)) {
-                recent.note(h.hash, h.rel, r);
-            }
-            found(h.rel, row);
-        }
-        self.heads.clear();
-        self.values.clear();
-    }
-}
-
-/// Vectors of facts kept from earlier batches, so that a batch's sets grow into memory it
-/// used before rather than into blocks fresh from the allocator; at most
-/// [`SpareRows::HELD`] facts' room in all, so that large batches do not leave their memory
-/// held (a batch of that size pays little for growing its vectors).
-///
-/// Why: the engines of a sweep share the allocator, and a block `dred` freed is soon reused
-/// by the engine after it, so the next batch's vectors came back out of the cache. On R-MAT
-/// `reach_root` deletions run after another engine's turn, growing them was 40% of `dred`'s
-/// write misses in the last-level cache (callgrind, 2 MB cache). Kept without a bound, the
-/// vectors of every round of R-MAT TC's 1,000-edge deletions held 73–89 MB more at the
-/// peak (220 against 131–146 MB).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SpareRows {
-    vectors: Vec<Vec<RowRef>>,
-}
-
-impl SpareRows {
-    /// Facts' room kept at most (1 MiB).
-    pub(crate) const HELD: usize = 1 << 16;
-
-    /// An empty vector, with the capacity of one kept if any.
-    pub(crate) fn take(&mut self) -> Vec<RowRef> {
-        self.vectors.pop().unwrap_or_default()
-    }
-
-    /// Keeps `rows`' vector (emptied) for a later [`SpareRows::take`], if there is room.
-    pub(crate) fn keep(&mut self, mut rows: Vec<RowRef>) {
-        // A few vectors (one per round at most): summed each time rather than tracked.
-        let held: usize = self.vectors.iter().map(Vec::capacity).sum();
-        if held + rows.capacity() <= Self::HELD {
-            rows.clear();
-            self.vectors.push(rows);
-        }
-    }
-
-    /// Keeps every vector of `rounds` there is room for, leaving it empty.
-    pub(crate) fn keep_all(&mut self, rounds: &mut Vec<Vec<RowRef>>) {
-        for rows in rounds.drain(..) {
-            self.keep(rows);
-        }
-    }
-
-    /// Empties `rows` for reuse, or gives its memory back when it holds room for more than
-    /// [`SpareRows::HELD`] facts.
-    pub(crate) fn reuse(rows: &mut Vec<RowRef>) {
-        if rows.capacity() > Self::HELD {
-            *rows = Vec::new();
-        } else {
-            rows.clear();
-        }
-    }
-}
-
-/// The heads found lately in a phase, by hash: a small direct-mapped table (one slot per
-/// hash, the newest head winning), kept across batches and emptied by a generation count.
-///
-/// Why: most instances through over-deleted facts share their head with another — on R-MAT
-/// TC's single-edge deletions of 1,400–1,600 over-deleted facts, 87% of the ~10,000 heads
-/// looked up in phase 1 were found before in the same phase — and each lookup in a
-/// relation's set table hashes, walks control bytes and compares a row in the arena, 340
-/// instructions a head with the batching (callgrind) and a cache miss into tables of 10 MB.
-/// This table is 96 KB, in the L2 cache, and a hit costs a slot and the row found last time.
-/// A head it misses is looked up as before: it only saves work, for callers to which a head
-/// found twice means nothing new (phase 1 marks D: a fact already in D is not reached again).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct RecentHeads {
-    slots: Vec<RecentSlot>,
-    /// The phase's number: slots of other numbers are empty.
-    generation: u32,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct RecentSlot {
-    hash: u64,
-    rel: u32,
-    row: RowId,
-    generation: u32,
-}
-
-impl RecentHeads {
-    /// Slots: a power of two.
-    const SLOTS: usize = 4096;
-
-    /// Forgets every head: a new phase, whose row ids the old slots may not name.
-    pub(crate) fn begin(&mut self) {
-        if self.slots.is_empty() {
-            self.slots = vec![RecentSlot::default(); Self::SLOTS];
-        }
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.slots.fill(RecentSlot::default());
-            self.generation = 1;
-        }
-    }
-
-    #[inline(always)]
-    fn slot(hash: u64) -> usize {
-        // The high half: the tables use the low 32 bits (home slot, tag) and the top 7.
-        (hash >> 32) as usize & (Self::SLOTS - 1)
-    }
-
-    /// The row last noted for a head of relation `rel` with this hash, in this phase.
-    #[inline(always)]
-    fn found(&self, hash: u64, rel: RelId) -> Option<RowId> {
-        let s = self.slots.get(Self::slot(hash))?;
-        (s.generation == self.generation && s.hash == hash && s.rel as usize == rel)
-            .then_some(s.row)
-    }
-
-    /// Notes that the head of relation `rel` with this hash is row `row`.
-    #[inline(always)]
-    fn note(&mut self, hash: u64, rel: RelId, row: RowId) {
-        let generation = self.generation;
-        if let Some(s) = self.slots.get_mut(Self::slot(hash)) {
-            *s = RecentSlot {
-                hash,
-                rel: rel as u32,
-                row,
-                generation,
-            };
-        }
-    }
-}
-
-/// Binds the head of `rule` to `tuple` into `vars`; false when a constant or a repeated
-/// variable of the head disagrees with the tuple.
-pub(crate) fn bind_head(head: &[Term], tuple: &[Value], vars: &mut [Value]) -> bool {
-    for (i, (t, &v)) in head.iter().zip(tuple).enumerate() {
-        match *t {
-            Term::Const(c) if c != v => return false,
-            Term::Var(x) => {
-                // A variable repeated in the head was bound at its first position. Heads are
-                // short, so rescanning them beats allocating a set per call (once per
-                // over-deleted fact and rule).
-                if head[..i].contains(&Term::Var(x)) {
-                    if vars[x] != v {
-                        return false;
-                    }
-                } else {
-                    vars[x] = v;
-                }
-            }
-            _ => {}
-        }
-    }
-    true
-}
+use crate::exec::{idb_digest, idb_model};
+use crate::program::{Program, RelId};
+use crate::storage::{Relation, RowMarks};
+use crate::value::Tuple;
+use heads::RecentHeads;
+use plans::Plans;
+use rederive_cost::RederiveCosts;
+pub use rows::RowRef;
 
 /// The production DRed engine. Cloning copies the whole model (benchmarks use it to replay
 /// one batch from the same state).
@@ -474,7 +72,7 @@ pub struct Dred {
     last_change: NetChange,
     /// The measured cost of each order of the head-bound checks and of round-1 scans, kept
     /// across batches.
-    rederive_costs: rederive::RederiveCosts,
+    rederive_costs: RederiveCosts,
     /// Phase 1's marks of D and phase 2's of the facts still pending: kept across batches so
     /// that a batch clears only the marks it made (see [`RowMarks`]).
     deleted_marks: RowMarks,
@@ -482,7 +80,7 @@ pub struct Dred {
     /// Phase 1's heads found lately ([`RecentHeads`]), kept across batches.
     recent_heads: RecentHeads,
     /// The results of the last batch's phases 1 and 2, emptied and filled again by the next
-    /// (their vectors' memory kept, see [`SpareRows`]).
+    /// (their vectors' memory kept, see [`SpareRows`](rows::SpareRows)).
     last_overdeleted: overdelete::OverDeleted,
     last_rederived: rederive::Rederived,
     /// Batches applied since materialisation (errors name the batch).
@@ -500,14 +98,7 @@ impl Dred {
             .map(|d| Relation::new(d.arity()))
             .collect();
         let plans = Plans::new(&program, &mut relations);
-        let rederive_costs = rederive::RederiveCosts {
-            rules: rederive::RuleStats::new(program.rules.len()),
-            orders: rederive::OrderStats::new(&plans.head_bound),
-            scans: rederive::ScanStats::new(program.rules.len()),
-            round1: rederive::Round1::default(),
-            later: rederive::LaterStats::new(program.relations.len(), program.rules.len()),
-            later_rounds: rederive::LaterRounds::default(),
-        };
+        let rederive_costs = RederiveCosts::new(&program, &plans.head_bound);
         let program_facts = program
             .facts
             .iter()

@@ -7,9 +7,11 @@
 //! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
 //! from its instance store; nothing is removed yet.
 
-use super::{HeadProbes, Plans, RecentHeads, RowRef, SpareRows};
+use super::heads::{HeadProbes, RecentHeads};
+use super::plans::Plans;
+use super::rows::{RowRef, SpareRows};
 use crate::engine::{Fact, Work};
-use crate::eval::{Matcher, Versions, WorkCounter};
+use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowMarks};
 

@@ -20,7 +20,7 @@
 //! Cost: the sum of the matching work of every round — intermediate joins may be far larger
 //! than the facts they add, so this is not O(|A+|) — plus duplicate elimination of heads.
 
-use crate::eval::{insert_flat, Matcher, Versions, WorkCounter};
+use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::plan::{plan_rule, RulePlan, Version};
 use crate::program::Program;
 use crate::storage::{Relation, RowId};

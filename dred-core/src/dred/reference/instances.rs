@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use crate::eval::{Matcher, Versions, WorkCounter};
+use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::{plan_rule, RulePlan, Version};
 use crate::program::{Literal, Program, RelId, Term};
 use crate::storage::Relation;

@@ -1,0 +1,139 @@
+//! The plans `dred` makes once per program, shared by its three phases: per relation the
+//! rules seeded with one of its facts (phase 1, and the seeded later rounds of phase 2),
+//! per rule the head-bound orders of a proof search (phase 2) and the semi-naive delta plans
+//! (phase 3), and the plans of a rule's instances over the survivors (phase 2's scans).
+//! Plans only read the program and create indexes on the relations; they hold no rows, so
+//! they stay valid across batches and compaction.
+
+use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
+use crate::program::{Program, RelId, Term};
+use crate::storage::Relation;
+use crate::value::Value;
+
+/// Plans made once per program.
+#[derive(Clone, Debug)]
+pub(crate) struct Plans {
+    /// For each relation, the plans of every (rule, positive body atom over it): the atom is
+    /// seeded with one fact, the other atoms match every live row.
+    pub(crate) seeded: Vec<Vec<RulePlan>>,
+    /// For each rule, plans with the head's variables bound — "is there a proof of this
+    /// fact by this rule?" — in every order that starts from a different positive body atom
+    /// (one plan for rules with at most one);
+    /// [`OrderStats`](super::rederive_cost::OrderStats) picks among them.
+    pub(crate) head_bound: Vec<Vec<RulePlan>>,
+    /// For each rule, one semi-naive plan per positive body atom as the delta.
+    pub(crate) semi_naive: Vec<Vec<RulePlan>>,
+    /// For each rule with a positive body atom, a plan of all its instances over the live
+    /// rows (round 1 of rederivation by scan, see [`ScanStats`](super::rederive_cost::ScanStats)).
+    pub(crate) survivors: Vec<Option<RulePlan>>,
+}
+
+impl Plans {
+    /// Plans every rule of `program`, creating the indexes they use in `relations`.
+    pub(crate) fn new(program: &Program, relations: &mut [Relation]) -> Self {
+        let mut seeded = vec![Vec::new(); program.relations.len()];
+        let mut head_bound = Vec::new();
+        let mut semi_naive = Vec::new();
+        let mut survivors = Vec::new();
+        for (r, rule) in program.rules.iter().enumerate() {
+            let atoms: Vec<RelId> = rule.positive_atoms().map(|a| a.rel).collect();
+            let full = vec![Version::Full; atoms.len()];
+            let seed = PlanOptions {
+                seeded: true,
+                prebound: Vec::new(),
+            };
+            for (i, &rel) in atoms.iter().enumerate() {
+                seeded[rel].push(plan_rule_with(program, r, &full, Some(i), &seed, relations));
+            }
+            let prebound: Vec<usize> = rule.head_vars().collect();
+            let head = PlanOptions {
+                seeded: false,
+                prebound,
+            };
+            // The planner's own order first (the default until the others are measured),
+            // then one starting from each other positive atom.
+            let default = plan_rule_with(program, r, &full, None, &head, relations);
+            let mut orders = vec![default];
+            if atoms.len() > 1 {
+                for i in 0..atoms.len() {
+                    let plan = plan_rule_with(program, r, &full, Some(i), &head, relations);
+                    // An order that starts by scanning a whole relation is never worth
+                    // trying: even its exploration would cost a scan per check.
+                    if starts_with_lookup(&plan) && first_atom(&plan) != first_atom(&orders[0]) {
+                        orders.push(plan);
+                    }
+                }
+            }
+            head_bound.push(orders);
+            let mut per_delta = Vec::new();
+            for p in 0..atoms.len() {
+                let versions: Vec<Version> = (0..atoms.len())
+                    .map(|j| match j.cmp(&p) {
+                        std::cmp::Ordering::Less => Version::Old,
+                        std::cmp::Ordering::Equal => Version::Delta,
+                        std::cmp::Ordering::Greater => Version::Full,
+                    })
+                    .collect();
+                per_delta.push(plan_rule_with(
+                    program,
+                    r,
+                    &versions,
+                    Some(p),
+                    &PlanOptions::default(),
+                    relations,
+                ));
+            }
+            semi_naive.push(per_delta);
+            survivors.push((!atoms.is_empty()).then(|| {
+                plan_rule_with(program, r, &full, None, &PlanOptions::default(), relations)
+            }));
+        }
+        Plans {
+            seeded,
+            head_bound,
+            semi_naive,
+            survivors,
+        }
+    }
+}
+
+/// The relation and key of a plan's first atom step: two plans with the same one start alike.
+fn first_atom(plan: &RulePlan) -> Option<(RelId, Option<usize>)> {
+    plan.steps.iter().find_map(|s| match s {
+        crate::plan::Step::Atom(a) => Some((a.rel, a.index)),
+        _ => None,
+    })
+}
+
+/// True when the plan's first atom is probed on bound columns (an index lookup or a
+/// membership test), not scanned.
+fn starts_with_lookup(plan: &RulePlan) -> bool {
+    plan.steps.iter().find_map(|s| match s {
+        crate::plan::Step::Atom(a) => Some(a.index.is_some() || a.membership),
+        _ => None,
+    }) == Some(true)
+}
+
+/// Binds the head of `rule` to `tuple` into `vars`; false when a constant or a repeated
+/// variable of the head disagrees with the tuple.
+pub(crate) fn bind_head(head: &[Term], tuple: &[Value], vars: &mut [Value]) -> bool {
+    for (i, (t, &v)) in head.iter().zip(tuple).enumerate() {
+        match *t {
+            Term::Const(c) if c != v => return false,
+            Term::Var(x) => {
+                // A variable repeated in the head was bound at its first position. Heads are
+                // short, so rescanning them beats allocating a set per call (once per
+                // over-deleted fact and rule).
+                if head[..i].contains(&Term::Var(x)) {
+                    if vars[x] != v {
+                        return false;
+                    }
+                } else {
+                    vars[x] = v;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}

@@ -1,0 +1,392 @@
+//! Tests of [`Relation`]: set semantics, tombstones and their revival, batches of insertions
+//! against insertions one by one, the dense map and dense indexes turning on and off, each
+//! checked against [`Relation::check_invariants`].
+
+use super::*;
+
+#[test]
+fn set_semantics_and_indexes() {
+    let mut r = Relation::new(2);
+    let by_first = r.ensure_index(&[0]);
+    assert!(r.insert(&[1, 2]));
+    assert!(r.insert(&[1, 3]));
+    assert!(!r.insert(&[1, 2]));
+    assert!(r.insert(&[2, 3]));
+    let by_second = r.ensure_index(&[1]);
+    assert_eq!(r.lookup(by_first, &[1]), &[0, 1]);
+    assert_eq!(r.lookup(by_second, &[3]), &[1, 2]);
+    assert_eq!(r.lookup(by_second, &[9]), &[] as &[RowId]);
+    assert!(r.contains(&[2, 3]) && !r.contains(&[3, 2]));
+    r.check_invariants();
+    r.clear();
+    assert!(r.is_empty() && r.lookup(by_first, &[1]).is_empty());
+    r.check_invariants();
+}
+
+#[test]
+fn zero_arity() {
+    let mut r = Relation::new(0);
+    let ix = r.ensure_index(&[]);
+    assert!(!r.contains(&[]));
+    assert!(r.insert(&[]));
+    assert!(!r.insert(&[]));
+    assert!(r.contains(&[]));
+    assert_eq!(r.lookup(ix, &[]), &[0]);
+    r.check_invariants();
+}
+
+#[test]
+#[should_panic(expected = "is not live")]
+fn remove_id_of_a_tombstone_panics() {
+    let mut r = Relation::new(1);
+    r.insert(&[7]);
+    r.remove_id(0);
+    r.remove_id(0);
+}
+
+#[test]
+fn remove_revive_reinsert_compact() {
+    let mut r = Relation::new(2);
+    let ix = r.ensure_index(&[0]);
+    for i in 0..10 {
+        r.insert(&[i % 3, i]);
+    }
+    assert_eq!(r.remove(&[1, 4]), Some(4));
+    assert_eq!(r.remove(&[1, 4]), None);
+    assert!(!r.contains(&[1, 4]) && r.len() == 9 && r.end() == 10);
+    r.check_invariants();
+    // The index still lists the tombstone; readers skip it.
+    assert!(r.lookup(ix, &[1]).contains(&4) && !r.is_live(4));
+    r.revive(4);
+    assert!(r.contains(&[1, 4]) && r.len() == 10);
+    r.remove(&[1, 4]);
+    // Inserting the same values appends a new row.
+    assert!(r.insert(&[1, 4]));
+    assert_eq!(r.row_id(&[1, 4]), Some(10));
+    r.remove_id(0);
+    assert!(!r.contains(&[0, 0]) && r.find_row(&[0, 0]) == Some(0));
+    r.check_invariants();
+    assert!(r.compact());
+    assert_eq!((r.len(), r.end(), r.dead_count()), (9, 9, 0));
+    assert!(r.contains(&[1, 4]) && !r.contains(&[0, 0]));
+    assert_eq!(r.lookup(ix, &[1]).len(), 3);
+    r.check_invariants();
+
+    // Rows appended after a tombstone, far past the bitset's end.
+    for i in 100..300 {
+        r.insert(&[i, i]);
+    }
+    r.remove(&[100, 100]);
+    for i in 300..500 {
+        r.insert(&[i, i]);
+    }
+    assert!(r.is_live(r.end() - 1) && r.contains(&[499, 499]));
+    r.check_invariants();
+
+    let mut z = Relation::new(0);
+    z.insert(&[]);
+    assert_eq!(z.remove(&[]), Some(0));
+    assert!(!z.contains(&[]));
+    assert!(z.insert(&[]));
+    assert_eq!(z.row_id(&[]), Some(1));
+    z.check_invariants();
+}
+
+/// A batch insert returns and stores what one-by-one inserts do: the same flags, row ids,
+/// groups (ascending) and superseded tombstones, duplicates within the batch included —
+/// for a batch smaller than the relation, and for bulk loads (sized at once) into it and
+/// into an empty relation.
+#[test]
+fn insert_batch_equals_inserts_in_order() {
+    let small: Vec<[Value; 2]> = (150..400)
+        .map(|i| [i % 17, i % 260])
+        .chain([[5, 5], [5, 5]])
+        .collect();
+    let bulk: Vec<[Value; 2]> = (0..5000)
+        .map(|i| [i % 17, i % 3100])
+        .chain([[5, 5], [5, 5]])
+        .collect();
+    for (rows, prefilled) in [(&small, true), (&bulk, true), (&bulk, false)] {
+        insert_batch_case(rows, prefilled);
+    }
+}
+
+fn insert_batch_case(rows: &[[Value; 2]], prefilled: bool) {
+    let build = || {
+        let mut r = Relation::new(2);
+        r.ensure_index(&[0]);
+        r.ensure_index(&[1, 0]);
+        r.ensure_index(&[]);
+        if prefilled {
+            for i in 0..200 {
+                r.insert(&[i % 13, i]);
+            }
+            r.remove(&[5, 5]);
+        }
+        r
+    };
+    let refs: Vec<&[Value]> = rows.iter().map(|r| &r[..]).collect();
+    let mut one_by_one = build();
+    let expected: Vec<bool> = refs.iter().map(|r| one_by_one.insert(r)).collect();
+    let mut batched = build();
+    let got: Vec<bool> = batched
+        .insert_batch(&refs, false)
+        .into_iter()
+        .map(Insertion::is_new)
+        .collect();
+    assert_eq!(got, expected);
+    batched.check_invariants();
+    assert_eq!(
+        (batched.len(), batched.end()),
+        (one_by_one.len(), one_by_one.end())
+    );
+    for r in 0..batched.end() {
+        assert_eq!(batched.row(r), one_by_one.row(r));
+        assert_eq!(batched.is_live(r), one_by_one.is_live(r));
+    }
+    for key in 0..17 {
+        assert_eq!(batched.lookup(0, &[key]), one_by_one.lookup(0, &[key]));
+    }
+    assert_eq!(batched.lookup(2, &[]), one_by_one.lookup(2, &[]));
+    // An iterator whose size hint says nothing (a filter: lower bound 0) is never taken
+    // for a bulk load, and inserts the same rows with the same ids.
+    let mut filtered = build();
+    let mut got = Vec::new();
+    filtered.insert_batch_with(refs.iter().filter(|_| true), false, |_, o| {
+        got.push(o.is_new())
+    });
+    assert_eq!(got, expected);
+    filtered.check_invariants();
+    for r in 0..filtered.end() {
+        assert_eq!(filtered.row(r), one_by_one.row(r));
+    }
+    for key in 0..17 {
+        assert_eq!(filtered.lookup(0, &[key]), one_by_one.lookup(0, &[key]));
+    }
+}
+
+/// With `revive`, tombstones come back under their old ids (first copy in the batch
+/// only), new values are appended, and the live rows are those of one-by-one inserts.
+#[test]
+fn insert_batch_revives_tombstones() {
+    for indexed in [true, false] {
+        let mut r = Relation::new(2);
+        if indexed {
+            r.ensure_index(&[1]);
+        }
+        for i in 0..100 {
+            r.insert(&[i, i % 7]);
+        }
+        let gone: Vec<RowId> = [3, 50, 99]
+            .iter()
+            .map(|&i| r.remove(&[i, i % 7]).expect("present"))
+            .collect();
+        let end = r.end();
+        let rows = [[50, 1], [3, 3], [200, 4], [3, 3], [10, 3]];
+        let refs: Vec<&[Value]> = rows.iter().map(|r| &r[..]).collect();
+        let got = r.insert_batch(&refs, true);
+        assert_eq!(
+            got,
+            vec![
+                Insertion::Revived(gone[1]),
+                Insertion::Revived(gone[0]),
+                Insertion::Appended,
+                Insertion::Present,
+                Insertion::Present,
+            ]
+        );
+        r.check_invariants();
+        assert_eq!((r.end(), r.len()), (end + 1, 100));
+        assert!(r.contains(&[50, 1]) && r.contains(&[3, 3]) && !r.contains(&[99, 1]));
+        if indexed {
+            assert!(r.lookup(0, &[1]).contains(&gone[1]));
+            assert_eq!(r.lookup(0, &[4]).last(), Some(&end));
+        }
+    }
+}
+
+/// A one-column relation answers by its dense map while values fit, and by its set table
+/// once one does not (a large or a negative value): the same answers as a model of
+/// newest-row-per-value, through insertions, tombstones, superseding copies, revival,
+/// compaction and clearing.
+#[test]
+fn unary_relation_with_and_without_the_dense_map() {
+    for breaker in [None, Some(1i64 << 40), Some(-3), Some(1 << 21)] {
+        let mut rel = Relation::new(1);
+        let mut newest: std::collections::HashMap<Value, RowId> = Default::default();
+        let mut live: std::collections::HashSet<Value> = Default::default();
+        let check = |rel: &Relation,
+                     newest: &std::collections::HashMap<Value, RowId>,
+                     live: &std::collections::HashSet<Value>| {
+            rel.check_invariants();
+            for v in -5..300 {
+                // The hint takes any value (negative, beyond the map, absent).
+                rel.prefetch_row(rel.lookup_hash(&[v]), &[v]);
+                assert_eq!(rel.find_row(&[v]), newest.get(&v).copied(), "value {v}");
+                assert_eq!(rel.contains(&[v]), live.contains(&v), "value {v}");
+            }
+            assert_eq!(rel.len(), live.len());
+        };
+        for v in (0..200).step_by(3) {
+            let r = rel.end();
+            assert!(rel.insert(&[v]));
+            newest.insert(v, r);
+            live.insert(v);
+            assert!(!rel.insert(&[v]), "present");
+        }
+        check(&rel, &newest, &live);
+        assert!(rel.dense.is_some());
+        for v in (0..200).step_by(6) {
+            assert!(rel.remove(&[v]).is_some());
+            live.remove(&v);
+        }
+        check(&rel, &newest, &live);
+        if let Some(b) = breaker {
+            let r = rel.end();
+            assert!(rel.insert(&[b]));
+            newest.insert(b, r);
+            live.insert(b);
+            assert!(rel.dense.is_none(), "{b} turns the map off");
+            assert_eq!(rel.find_row(&[b]), Some(r));
+        }
+        // Tombstones superseded by a new copy, and revived in place.
+        for v in (0..100).step_by(6) {
+            let r = rel.end();
+            assert!(rel.insert(&[v]));
+            newest.insert(v, r);
+            live.insert(v);
+        }
+        let back: Vec<Vec<Value>> = (102..200).step_by(6).map(|v| vec![v]).collect();
+        let refs: Vec<&[Value]> = back.iter().map(|v| &v[..]).collect();
+        for (row, outcome) in refs.iter().zip(rel.insert_batch(&refs, true)) {
+            assert_eq!(outcome, Insertion::Revived(newest[&row[0]]));
+            live.insert(row[0]);
+        }
+        let fresh: Vec<Vec<Value>> = (250..260).map(|v| vec![v]).collect();
+        let refs: Vec<&[Value]> = fresh.iter().map(|v| &v[..]).collect();
+        for (row, outcome) in refs.iter().zip(rel.insert_batch(&refs, false)) {
+            assert_eq!(outcome, Insertion::Appended);
+            live.insert(row[0]);
+        }
+        // The newest copy of each value, from the rows themselves.
+        newest = (0..rel.end()).map(|r| (rel.row(r)[0], r)).collect();
+        check(&rel, &newest, &live);
+        assert!(rel.compact() || rel.dead_count() == 0);
+        newest = (0..rel.end()).map(|r| (rel.row(r)[0], r)).collect();
+        check(&rel, &newest, &live);
+        assert_eq!(
+            rel.dense.is_some(),
+            breaker.is_none(),
+            "compaction rebuilds"
+        );
+        rel.clear();
+        assert!(rel.dense.is_some(), "an empty relation starts with the map");
+        check(&rel, &Default::default(), &Default::default());
+    }
+}
+
+/// One-column indexes against a model of their groups while they are dense, turned
+/// hashed by a negative or a far value, and dense again once the values fill in; row by
+/// row and in bulk loads; through pool compactions, compaction and clearing.
+#[test]
+fn one_column_index_dense_hashed_and_back() {
+    struct Case {
+        rel: Relation,
+        groups: std::collections::BTreeMap<Value, Vec<RowId>>,
+    }
+    impl Case {
+        fn insert(&mut self, rows: &[[Value; 2]], bulk: bool) {
+            let refs: Vec<&[Value]> = rows.iter().map(|r| &r[..]).collect();
+            let before = self.rel.end();
+            if bulk {
+                self.rel.insert_batch(&refs, false);
+            } else {
+                for row in &refs {
+                    self.rel.insert(row);
+                }
+            }
+            for r in before..self.rel.end() {
+                let v = self.rel.row(r)[0];
+                self.groups.entry(v).or_default().push(r);
+            }
+        }
+        fn check(&self, probe: impl Iterator<Item = Value>) {
+            self.rel.check_invariants();
+            for (v, rows) in &self.groups {
+                assert_eq!(self.rel.lookup(0, &[*v]), &rows[..], "group of {v}");
+            }
+            for v in probe {
+                let want = self.groups.get(&v).map_or(&[][..], |g| &g[..]);
+                // The hints take any value (negative, beyond the array, no group).
+                self.rel.prefetch_group(0, &[v]);
+                assert_eq!(self.rel.lookup(0, &[v]), want, "value {v}");
+            }
+        }
+        fn dense(&self) -> bool {
+            self.rel.indexes[0].dense.is_some()
+        }
+    }
+    let new_case = || {
+        let mut rel = Relation::new(2);
+        rel.ensure_index(&[0]);
+        rel.ensure_index(&[1]);
+        Case {
+            rel,
+            groups: Default::default(),
+        }
+    };
+    for bulk in [false, true] {
+        // Groups of 20 rows grown round-robin: middling groups move in the pool and
+        // compact it, inside the dense array.
+        let mut c = new_case();
+        let rows: Vec<[Value; 2]> = (0..60_000).map(|i| [i % 3000, i]).collect();
+        for chunk in rows.chunks(if bulk { 20_000 } else { 60_000 }) {
+            c.insert(chunk, bulk);
+        }
+        assert!(c.dense(), "small values stay dense");
+        c.check(-3..3100);
+
+        // A negative value turns it hashed for good; a far one too, until the values
+        // in between are filled in.
+        for (breaker, back) in [(-7, false), (100_000, true), (1 << 40, false)] {
+            let mut c = new_case();
+            c.insert(&[[1, 1], [2, 2], [breaker, 3], [2, 4]], bulk);
+            assert!(!c.dense(), "{breaker} turns the index hashed");
+            c.check([-7, 0, 1, 2, 3, 100_000, 1 << 40].into_iter());
+            let fill: Vec<[Value; 2]> = (0..110_000).map(|i| [i, i % 5]).collect();
+            for chunk in fill.chunks(7_000) {
+                c.insert(chunk, bulk);
+            }
+            assert_eq!(c.dense(), back, "dense again after {breaker}: {back}");
+            c.check((-10..10).chain(109_990..110_010).chain([100_000, 1 << 40]));
+            // Compaction and clearing start dense again, and turn hashed the same way.
+            c.rel.remove(&[2, 2]);
+            c.rel.compact();
+            c.groups.clear();
+            for r in 0..c.rel.end() {
+                c.groups.entry(c.rel.row(r)[0]).or_default().push(r);
+            }
+            assert_eq!(c.dense(), breaker != 1 << 40 && breaker >= 0);
+            c.check(-10..10);
+            c.rel.clear();
+            c.groups.clear();
+            assert!(c.dense(), "an empty index starts dense");
+            c.check(-3..3);
+            c.insert(&[[4, 1], [breaker, 2]], bulk);
+            // The array is kept through clearing, and covers 100,000 still.
+            assert_eq!(c.dense(), back);
+            c.check([-7, 4, 100_000].into_iter());
+        }
+    }
+}
+
+#[test]
+fn many_rows_keep_invariants() {
+    let mut r = Relation::new(3);
+    r.ensure_index(&[2, 0]);
+    for i in 0..5000i64 {
+        r.insert(&[i % 17, i % 5, i % 13]);
+    }
+    assert_eq!(r.len(), 17 * 5 * 13);
+    r.check_invariants();
+}

@@ -1,0 +1,129 @@
+//! One case of a sweep or of the study run end to end: a dataset by name, a program file and
+//! a generated update stream ([`SweepCase`]), every engine on the same stream with models
+//! checked after every batch ([`run_one`]). A case never aborts its caller: a dataset that
+//! cannot be resolved, bad input, a stream the dataset cannot supply, a model mismatch or an
+//! engine's failure become report rows with the `error` column set. Also the progress bar
+//! both commands show ([`progress_bar`]).
+
+use std::path::PathBuf;
+
+use dred_core::RequestedBatch;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::datasets;
+use crate::engines::EngineKind;
+use crate::inputs::{read_inputs, stem};
+use crate::report::ReportRow;
+use crate::runner::{run_case, Case, Labels};
+use crate::updates::{generate_stream, StreamSpec};
+
+/// One planned case of a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepCase {
+    /// Dataset name.
+    pub dataset: String,
+    /// Program file.
+    pub program: PathBuf,
+    /// What the stream changes.
+    pub spec: StreamSpec,
+}
+
+/// Runs one case; never fails: problems become rows with `error` set.
+pub fn run_one(
+    case: &SweepCase,
+    engines: &[EngineKind],
+    workers: usize,
+    git_rev: &str,
+    progress: &ProgressBar,
+) -> Vec<ReportRow> {
+    let labels = Labels {
+        dataset: case.dataset.clone(),
+        program: stem(&case.program),
+        stream: format!(
+            "{}-k{}-b{}-s{}{}",
+            case.spec.kind.name(),
+            case.spec.size,
+            case.spec.batches,
+            case.spec.seed,
+            if case.spec.revert { "-revert" } else { "" }
+        ),
+        kind: case.spec.kind.name().to_string(),
+        size: Some(case.spec.size),
+        seed: Some(case.spec.seed),
+        git_rev: git_rev.to_string(),
+        dataset_hash: String::new(),
+    };
+    let error_row = |labels: &Labels, message: String| ReportRow {
+        dataset: labels.dataset.clone(),
+        program: labels.program.clone(),
+        stream: labels.stream.clone(),
+        kind: labels.kind.clone(),
+        size: labels.size,
+        seed: labels.seed,
+        git_rev: labels.git_rev.clone(),
+        dataset_hash: labels.dataset_hash.clone(),
+        error: Some(message),
+        ..ReportRow::default()
+    };
+    let dir = match datasets::resolve(&case.dataset) {
+        Ok(d) => d,
+        Err(e) => return vec![error_row(&labels, format!("dataset: {e}"))],
+    };
+    let mut labels = labels;
+    labels.dataset_hash = crate::provenance::dataset_hash(&dir).unwrap_or_default();
+    let inputs = match read_inputs(&case.program, &dir, None, None) {
+        Ok(i) => i,
+        Err(e) => return vec![error_row(&labels, format!("input: {e}"))],
+    };
+    let stream = match generate_stream(&inputs.program, &inputs.symbols, &inputs.edb, &case.spec) {
+        Ok(s) => s,
+        Err(e) => return vec![error_row(&labels, format!("stream: {e}"))],
+    };
+    let batches: Vec<RequestedBatch> = stream.requested_batches();
+    let run = Case {
+        program: &inputs.program,
+        symbols: &inputs.symbols,
+        edb: &inputs.edb,
+        batches: &batches,
+        labels: labels.clone(),
+        check: crate::runner::Check::Digest,
+    };
+    let program = inputs.program.clone();
+    let cluster = dd_baseline::Cluster::single();
+    let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);
+    match run_case(&run, engines, workers, &mut build, false, |_| {
+        progress.inc(1)
+    }) {
+        Ok(outcome) => {
+            if let Some(m) = &outcome.mismatch {
+                progress.println(format!(
+                    "MISMATCH in {} / {} / {}: {}",
+                    labels.dataset,
+                    labels.program,
+                    labels.stream,
+                    m.lines().next().unwrap_or_default()
+                ));
+            }
+            outcome.rows
+        }
+        Err(failure) => {
+            let mut rows = failure.rows.clone();
+            let mut row = error_row(&labels, failure.to_string());
+            row.engine = failure.engine.clone();
+            rows.push(row);
+            rows
+        }
+    }
+}
+
+/// A progress bar over `total` batches with an estimate of the time left.
+pub fn progress_bar(total: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} batches, ~{eta} left  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}

@@ -1,0 +1,447 @@
+//! Comparing a report with a committed baseline (`dredbench regress`): a report regresses
+//! when a model mismatch appears, when a deterministic figure changes, or when an engine's
+//! time relative to a reference engine worsens past a tolerance ([`Tolerances`]).
+//!
+//! Rows are matched by (dataset, program, stream, kind, size, seed, engine, workers, batch).
+//! Deterministic figures are the ones set semantics fixes whatever the machine: the change
+//! after normalisation, over-deleted, rederived and inserted counts, and the model's size and
+//! net change. Times are never compared absolutely — machines differ and are shared — but as
+//! the median, over the batches of a case, of an engine's time divided by the reference
+//! engine's time on the same batch, measured side by side in the same run. Work counters
+//! (probes and rows touched) are deterministic for a given plan, so growth of an engine's
+//! total work on a case past a small tolerance fails too, with no noise to allow for;
+//! baselines written before the counters existed skip this check.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::report::ReportRow;
+use crate::stats::median;
+
+/// What counts as a regression: how much worse an engine's times relative to the reference
+/// engine, and its work, may get before a report fails against its baseline.
+#[derive(Debug, Clone)]
+pub struct Tolerances {
+    /// Allowed relative worsening of an engine's median time ratio to the reference engine
+    /// on one case (0.5 = up to 50% slower relative to it).
+    pub tolerance: f64,
+    /// The engine times are divided by.
+    pub reference_engine: String,
+    /// Cases whose reference engine takes less than this many microseconds a batch (median)
+    /// are left out of time ratios, whole.
+    pub min_time_us: u64,
+    /// Allowed relative growth of an engine's total work (probes plus rows touched, summed
+    /// over a case's batches).
+    pub work_tolerance: f64,
+    /// Allowed relative worsening of an engine's time ratios over all timed cases together
+    /// (the geometric mean, over the cases, of the new median ratio divided by the old).
+    pub aggregate_tolerance: f64,
+}
+
+/// Identifies one case of one engine across runs: everything but the batch.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CaseKey {
+    dataset: String,
+    program: String,
+    stream: String,
+    kind: String,
+    size: Option<usize>,
+    seed: Option<u64>,
+    engine: String,
+    workers: usize,
+}
+
+impl CaseKey {
+    fn of(r: &ReportRow) -> Self {
+        CaseKey {
+            dataset: r.dataset.clone(),
+            program: r.program.clone(),
+            stream: r.stream.clone(),
+            kind: r.kind.clone(),
+            size: r.size,
+            seed: r.seed,
+            engine: r.engine.clone(),
+            workers: r.workers,
+        }
+    }
+
+    /// The same case without engine and workers: where engines are compared.
+    fn without_engine(mut self) -> Self {
+        self.engine.clear();
+        self.workers = 0;
+        self
+    }
+}
+
+/// Identifies one row across runs.
+type RowKey = (CaseKey, usize);
+
+fn key(r: &ReportRow) -> RowKey {
+    (CaseKey::of(r), r.batch)
+}
+
+/// The deterministic figures of a row, named.
+fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 8] {
+    [
+        ("eff_del", Some(r.eff_del)),
+        ("eff_ins", Some(r.eff_ins)),
+        ("overdeleted", r.overdeleted),
+        ("rederived", r.rederived),
+        ("inserted", r.inserted),
+        ("model_removed", Some(r.model_removed)),
+        ("model_added", Some(r.model_added)),
+        ("model_size", Some(r.model_size)),
+    ]
+}
+
+/// Total work (probes plus rows touched, all phases, all batches) per case, for engines
+/// that count it.
+fn work_totals(rows: &[ReportRow]) -> BTreeMap<CaseKey, u64> {
+    let mut totals: BTreeMap<CaseKey, u64> = BTreeMap::new();
+    for r in rows {
+        let counters = [
+            r.overdelete_probes,
+            r.overdelete_touched,
+            r.rederive_probes,
+            r.rederive_touched,
+            r.insert_probes,
+            r.insert_touched,
+        ];
+        if counters.iter().any(Option::is_some) {
+            *totals.entry(CaseKey::of(r)).or_default() += counters.iter().flatten().sum::<u64>();
+        }
+    }
+    totals
+}
+
+/// Median time ratio engine / reference per case, over the batches after the first, for
+/// the cases whose reference takes at least `min_time_us` a batch (median).
+pub fn time_ratios(
+    rows: &[ReportRow],
+    reference: &str,
+    min_time_us: u64,
+) -> BTreeMap<CaseKey, f64> {
+    let reference_time: BTreeMap<(CaseKey, usize), u64> = rows
+        .iter()
+        .filter(|r| r.engine == reference && r.batch > 0)
+        .map(|r| ((CaseKey::of(r).without_engine(), r.batch), r.time_us))
+        .collect();
+    let mut per_case: BTreeMap<&CaseKey, Vec<u64>> = BTreeMap::new();
+    for ((case, _), &t) in &reference_time {
+        per_case.entry(case).or_default().push(t);
+    }
+    let timed: BTreeSet<&CaseKey> = per_case
+        .into_iter()
+        .filter_map(|(case, times)| {
+            let m = median(times.into_iter().map(|t| t as f64).collect())?;
+            (m >= min_time_us as f64).then_some(case)
+        })
+        .collect();
+    let mut ratios: BTreeMap<CaseKey, Vec<f64>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.engine != reference && r.batch > 0) {
+        let case = CaseKey::of(r).without_engine();
+        if !timed.contains(&case) {
+            continue;
+        }
+        if let Some(&t) = reference_time.get(&(case, r.batch)) {
+            ratios
+                .entry(CaseKey::of(r))
+                .or_default()
+                .push(r.time_us as f64 / t.max(1) as f64);
+        }
+    }
+    ratios
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, median(v)?)))
+        .collect()
+}
+
+/// Per engine, the geometric mean over the timed cases of both reports of the new median
+/// time ratio divided by the old, and the number of those cases.
+pub fn aggregate_change(
+    old: &BTreeMap<CaseKey, f64>,
+    new: &BTreeMap<CaseKey, f64>,
+) -> BTreeMap<String, (f64, usize)> {
+    let mut logs: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    for (case, &o) in old {
+        if let Some(&n) = new.get(case) {
+            // A ratio of 0 (an engine under the timer's resolution) counts as the smallest
+            // positive one, so that the logarithm stays finite.
+            let change = n.max(f64::MIN_POSITIVE) / o.max(f64::MIN_POSITIVE);
+            let e = logs.entry(case.engine.clone()).or_default();
+            e.0 += change.ln();
+            e.1 += 1;
+        }
+    }
+    logs.into_iter()
+        .map(|(engine, (sum, n))| (engine, ((sum / n as f64).exp(), n)))
+        .collect()
+}
+
+/// Everything that makes `report` a regression against `baseline`, as readable lines.
+pub fn find_regressions(
+    baseline: &[ReportRow],
+    report: &[ReportRow],
+    args: &Tolerances,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for r in report {
+        if let Some(e) = &r.error {
+            problems.push(format!(
+                "{} {} batch {} engine {}: {e}",
+                r.dataset, r.program, r.batch, r.engine
+            ));
+        }
+    }
+    let new: BTreeMap<RowKey, &ReportRow> = report.iter().map(|r| (key(r), r)).collect();
+    for b in baseline {
+        let k = key(b);
+        let Some(r) = new.get(&k) else {
+            problems.push(format!(
+                "missing from the report: {} {} {} size {:?} seed {:?} engine {} batch {}",
+                b.dataset, b.program, b.kind, b.size, b.seed, b.engine, b.batch
+            ));
+            continue;
+        };
+        for ((name, old), (_, now)) in figures(b).into_iter().zip(figures(r)) {
+            if old != now {
+                problems.push(format!(
+                    "{name} changed: {} {} {} size {:?} seed {:?} engine {} batch {}: {} -> {}",
+                    b.dataset,
+                    b.program,
+                    b.kind,
+                    b.size,
+                    b.seed,
+                    b.engine,
+                    b.batch,
+                    old.map_or("-".into(), |v| v.to_string()),
+                    now.map_or("-".into(), |v| v.to_string())
+                ));
+            }
+        }
+    }
+    let new_work = work_totals(report);
+    for (case, old) in work_totals(baseline) {
+        if let Some(&now) = new_work.get(&case) {
+            if now as f64 > old as f64 * (1.0 + args.work_tolerance) {
+                problems.push(format!(
+                    "work grew: {} {} {} size {:?} engine {}: {} -> {} probes + rows touched (tolerance {:.0}%)",
+                    case.dataset,
+                    case.program,
+                    case.kind,
+                    case.size,
+                    case.engine,
+                    old,
+                    now,
+                    args.work_tolerance * 100.0
+                ));
+            }
+        }
+    }
+    let old_ratios = time_ratios(baseline, &args.reference_engine, args.min_time_us);
+    let new_ratios = time_ratios(report, &args.reference_engine, args.min_time_us);
+    for (engine, (factor, cases)) in aggregate_change(&old_ratios, &new_ratios) {
+        if factor > 1.0 + args.aggregate_tolerance {
+            problems.push(format!(
+                "time ratios worse overall: engine {engine} vs {}: geometric mean of new / old \
+                 median ratio over {cases} timed case(s) {factor:.2} (tolerance {:.0}%)",
+                args.reference_engine,
+                args.aggregate_tolerance * 100.0
+            ));
+        }
+    }
+    for (case, old) in &old_ratios {
+        if let Some(now) = new_ratios.get(case) {
+            if *now > old * (1.0 + args.tolerance) {
+                problems.push(format!(
+                    "time ratio worse: {} {} {} size {:?} engine {} vs {}: median {:.3} -> {:.3} (tolerance {:.0}%)",
+                    case.dataset,
+                    case.program,
+                    case.kind,
+                    case.size,
+                    case.engine,
+                    args.reference_engine,
+                    old,
+                    now,
+                    args.tolerance * 100.0
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args() -> Tolerances {
+        Tolerances {
+            tolerance: 0.5,
+            reference_engine: "recompute".into(),
+            min_time_us: 0,
+            work_tolerance: 0.1,
+            aggregate_tolerance: 0.5,
+        }
+    }
+
+    fn rows() -> Vec<ReportRow> {
+        let mut v = Vec::new();
+        for batch in 1..=3 {
+            for (engine, t) in [("recompute", 1000), ("dred", 100)] {
+                v.push(ReportRow {
+                    dataset: "g".into(),
+                    program: "tc".into(),
+                    engine: engine.into(),
+                    workers: 1,
+                    batch,
+                    eff_del: 1,
+                    overdeleted: (engine == "dred").then_some(5),
+                    overdelete_probes: (engine == "dred").then_some(50),
+                    insert_touched: Some(200),
+                    model_size: 40,
+                    time_us: t,
+                    ..ReportRow::default()
+                });
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn identical_report_passes() {
+        assert!(find_regressions(&rows(), &rows(), &args()).is_empty());
+    }
+
+    #[test]
+    fn changed_figure_mismatch_and_slowdown_fail() {
+        let base = rows();
+        let mut r = rows();
+        r[1].overdeleted = Some(6);
+        let p = find_regressions(&base, &r, &args());
+        assert!(
+            p.len() == 1 && p[0].contains("overdeleted changed"),
+            "{p:?}"
+        );
+
+        let mut r = rows();
+        r[5].error = Some("mismatch: models differ after batch 3".into());
+        assert_eq!(find_regressions(&base, &r, &args()).len(), 1);
+
+        // Twice as slow relative to recompute on every batch: past a 50% tolerance.
+        let mut r = rows();
+        for row in r.iter_mut().filter(|x| x.engine == "dred") {
+            row.time_us = 200;
+        }
+        let p = find_regressions(&base, &r, &args());
+        assert!(
+            p.len() == 2
+                && p.iter().any(|x| x.contains("time ratio worse:"))
+                && p.iter().any(|x| x.contains("time ratios worse overall")),
+            "{p:?}"
+        );
+        // Uniformly slower machine: ratios unchanged, passes.
+        let mut r = rows();
+        for row in &mut r {
+            row.time_us *= 3;
+        }
+        assert!(find_regressions(&base, &r, &args()).is_empty());
+
+        // Work is deterministic: 5% more passes, 20% more fails, less passes.
+        for (factor, fails) in [(1.05, false), (1.2, true), (0.5, false)] {
+            let mut r = rows();
+            for row in r.iter_mut().filter(|x| x.engine == "dred") {
+                row.overdelete_probes = Some((50.0 * factor) as u64);
+                row.insert_touched = Some((200.0 * factor) as u64);
+            }
+            let p = find_regressions(&base, &r, &args());
+            assert_eq!(p.len(), usize::from(fails), "{factor}: {p:?}");
+            assert!(!fails || p[0].contains("work grew"), "{p:?}");
+        }
+
+        let r = rows()[..4].to_vec();
+        assert!(find_regressions(&base, &r, &args())
+            .iter()
+            .any(|p| p.starts_with("missing")));
+    }
+
+    /// A case is timed or not as a whole, by its reference's median batch: a report whose
+    /// reference runs mostly below the bound is not judged by the one batch it ran slowly
+    /// (where a noisy batch of the engine would decide the median), and one above the bound
+    /// is judged by all its batches.
+    #[test]
+    fn time_bound_applies_to_whole_cases() {
+        let case = |reference: [u64; 5], engine: [u64; 5]| -> Vec<ReportRow> {
+            let mut v = Vec::new();
+            for (i, (t_ref, t)) in reference.into_iter().zip(engine).enumerate() {
+                for (name, time_us) in [("recompute", t_ref), ("dred", t)] {
+                    v.push(ReportRow {
+                        dataset: "g".into(),
+                        program: "reach".into(),
+                        engine: name.into(),
+                        batch: i + 1,
+                        time_us,
+                        ..ReportRow::default()
+                    });
+                }
+            }
+            v
+        };
+        let bounded = Tolerances {
+            min_time_us: 200,
+            ..args()
+        };
+        let base = case([250; 5], [40, 2, 2, 2, 2]);
+        // The reference's median batch is 150 µs: the case is not timed, although batch 1
+        // (250 µs, where dred took 40 µs) is above the bound.
+        let fast = case([250, 150, 150, 150, 150], [40, 2, 2, 2, 2]);
+        assert!(find_regressions(&base, &fast, &bounded).is_empty());
+        assert!(!time_ratios(&fast, "recompute", 200).contains_key(&CaseKey::of(&fast[1])));
+        // Above the bound, every batch counts: dred 20x slower on all but one fails.
+        let slower = case([250, 199, 250, 250, 250], [40, 40, 40, 40, 2]);
+        let p = find_regressions(&base, &slower, &bounded);
+        assert!(
+            p.len() == 2 && p.iter().any(|x| x.contains("time ratio worse:")),
+            "{p:?}"
+        );
+        let ratios = time_ratios(&slower, "recompute", 200);
+        assert_eq!(ratios.get(&CaseKey::of(&slower[1])), Some(&0.16));
+    }
+
+    /// With a loose per-case tolerance (CI's: 200%), an engine made 1.8× slower on every case
+    /// passes each case but fails overall; noise of ±30% on single cases, half up and half
+    /// down, passes both.
+    #[test]
+    fn the_overall_check_catches_a_slowdown_spread_over_every_case() {
+        let cases = |factor: &dyn Fn(usize) -> f64| -> Vec<ReportRow> {
+            let mut v = Vec::new();
+            for case in 0..8 {
+                for batch in 1..=3 {
+                    for (engine, t) in [("recompute", 1000.0), ("dred", 100.0 * factor(case))] {
+                        v.push(ReportRow {
+                            dataset: format!("g{case}"),
+                            program: "tc".into(),
+                            engine: engine.into(),
+                            workers: 1,
+                            batch,
+                            time_us: t as u64,
+                            ..ReportRow::default()
+                        });
+                    }
+                }
+            }
+            v
+        };
+        let loose = Tolerances {
+            tolerance: 2.0,
+            ..args()
+        };
+        let base = cases(&|_| 1.0);
+        let p = find_regressions(&base, &cases(&|_| 1.8), &loose);
+        assert!(
+            p.len() == 1 && p[0].contains("time ratios worse overall") && p[0].contains("1.80"),
+            "{p:?}"
+        );
+        let noisy = cases(&|c| if c % 2 == 0 { 1.3 } else { 0.77 });
+        assert!(find_regressions(&base, &noisy, &loose).is_empty());
+    }
+}

@@ -1,0 +1,194 @@
+//! The summary tables of a report: the study's key table in Markdown ([`summary`]: per
+//! case, over-deletion, each engine's time per batch and its ratio to recomputation's) and
+//! the spread of every case's times as CSV ([`spread_table`], beside the charts). Each
+//! figure is a median over a case's batches followed by its spread ([`Spread`]).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::report::ReportRow;
+use crate::stats::Spread;
+
+/// The key table as Markdown: per case, over-deleted / removed for each DRed engine, each
+/// engine's time per batch, and the per-batch ratio of recomputation's time to it on the same
+/// batch — each as its median over the case's batches with the spread beside it
+/// ([`Spread::render`]: p10 and p90 from 20 batches on, else the minimum and the maximum; ‼
+/// marks a bimodal case).
+pub fn summary(rows: &[ReportRow]) -> String {
+    type Key = (String, String, String, usize);
+    let mut by_case: BTreeMap<Key, Vec<&ReportRow>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.batch > 0 && r.error.is_none()) {
+        by_case
+            .entry((
+                r.dataset.clone(),
+                r.program.clone(),
+                r.kind.clone(),
+                r.size.unwrap_or(0),
+            ))
+            .or_default()
+            .push(r);
+    }
+    let mut engines: Vec<String> = rows.iter().map(|r| r.engine.clone()).collect();
+    engines.sort();
+    engines.dedup();
+    engines.retain(|e| e != "recompute" && !e.is_empty());
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "| dataset | program | change | k | batches | model | over-deleted / removed |"
+    );
+    for e in &engines {
+        let _ = write!(s, " {e} µs | recompute / {e}, per batch |");
+    }
+    s.push_str(" recompute µs |\n|---|---|---|---|---|---|---|");
+    for _ in &engines {
+        s.push_str("---|---|");
+    }
+    s.push_str("---|\n");
+    let cell = |spread: Option<Spread>, decimals: usize, unit: &str| {
+        spread.map_or("–".into(), |v| {
+            let r = v.render(decimals);
+            // The unit after the median: `3.1× [0.5–4.0]`.
+            match r.split_once(' ') {
+                Some((m, rest)) => format!("{m}{unit} {rest}"),
+                None => r,
+            }
+        })
+    };
+    for ((dataset, program, kind, size), case) in &by_case {
+        let model = case.iter().map(|r| r.model_size).max().unwrap_or(0);
+        let batches = case.iter().map(|r| r.batch).max().unwrap_or(0);
+        let ratio = Spread::of(
+            case.iter()
+                .filter(|r| {
+                    r.engine == "dred"
+                        || (r.engine == "reference" && !engines.contains(&"dred".to_string()))
+                })
+                .filter_map(|r| {
+                    r.overdeleted
+                        .map(|o| o as f64 / r.model_removed.max(1) as f64)
+                })
+                .collect(),
+        );
+        let time_of = |engine: &str| -> BTreeMap<usize, u64> {
+            case.iter()
+                .filter(|r| r.engine == engine)
+                .map(|r| (r.batch, r.time_us))
+                .collect()
+        };
+        let recompute = time_of("recompute");
+        let _ = write!(
+            s,
+            "| {dataset} | {program} | {kind} | {size} | {batches} | {model} | {} |",
+            cell(ratio, 2, "")
+        );
+        for e in &engines {
+            let t = time_of(e);
+            let times = Spread::of(t.values().map(|&v| v as f64).collect());
+            let speedup = Spread::of(
+                t.iter()
+                    .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
+                    .collect(),
+            );
+            let _ = write!(s, " {} | {} |", cell(times, 0, ""), cell(speedup, 1, "×"));
+        }
+        let times = Spread::of(recompute.values().map(|&v| v as f64).collect());
+        let _ = writeln!(s, " {} |", cell(times, 0, ""));
+    }
+    s
+}
+
+/// The table behind the charts' medians, as CSV: per dataset, program, kind, change size and
+/// engine, the batches (after materialisation, without errors), the median time per batch
+/// with its spread (p10 and p90 from 20 batches on, else the minimum and the maximum, named
+/// in `spread`), and whether the case is bimodal (ends more than 10× apart).
+pub fn spread_table(rows: &[ReportRow]) -> String {
+    type Key = (String, String, String, Option<usize>, String);
+    let mut times: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.batch > 0 && r.error.is_none()) {
+        times
+            .entry((
+                r.dataset.clone(),
+                r.program.clone(),
+                r.kind.clone(),
+                r.size,
+                r.engine.clone(),
+            ))
+            .or_default()
+            .push(r.time_us as f64);
+    }
+    let mut csv = String::from(
+        "dataset,program,kind,size,engine,batches,time_median_us,time_lo_us,time_hi_us,spread,bimodal\n",
+    );
+    for ((dataset, program, kind, size, engine), v) in times {
+        let Some(s) = Spread::of(v) else { continue };
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            quote(&dataset),
+            quote(&program),
+            kind,
+            size.map_or(String::new(), |k| k.to_string()),
+            engine,
+            s.n,
+            s.median,
+            s.lo,
+            s.hi,
+            if s.percentiles() {
+                "p10-p90"
+            } else {
+                "min-max"
+            },
+            s.bimodal()
+        ));
+    }
+    csv
+}
+
+/// A CSV field, quoted when it holds a comma or a quote.
+fn quote(field: &str) -> String {
+    if field.contains([',', '"']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spread table: a bimodal case (62 µs and 5,681 µs batches) is flagged, a steady one
+    /// is not; 21 batches give p10 and p90; names with commas are quoted.
+    #[test]
+    fn spread_table_flags_bimodal_cases() {
+        let mut rows = Vec::new();
+        for batch in 1..=21 {
+            for (engine, t) in [
+                ("dred", if batch % 2 == 0 { 62 } else { 5681 }),
+                ("dd", 300),
+            ] {
+                rows.push(ReportRow {
+                    dataset: "gen:rmat?n=4,m=8".into(),
+                    program: "reach_root".into(),
+                    engine: engine.into(),
+                    kind: "delete".into(),
+                    size: Some(1),
+                    batch,
+                    time_us: t,
+                    ..ReportRow::default()
+                });
+            }
+        }
+        let table = spread_table(&rows);
+        assert!(
+            table.contains(
+                "\"gen:rmat?n=4,m=8\",reach_root,delete,1,dred,21,5681,62,5681,p10-p90,true"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains(",dd,21,300,300,300,p10-p90,false"),
+            "{table}"
+        );
+    }
+}
