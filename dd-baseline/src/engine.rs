@@ -4,15 +4,17 @@
 //! own thread, so with one worker a batch involves no thread hand-off at all. Further workers
 //! of the process run on threads of their own and take commands through channels. Each batch:
 //!
-//! 1. becomes the next timestamp; every local worker gets the same list of updates and feeds
-//!    its share (update `i` goes to global worker `i mod peers`, so every process, holding the
-//!    same stream, feeds each update exactly once in the cluster);
+//! 1. becomes the next timestamp, its updates encoded as the dataflow's records (on this
+//!    thread, in stream order, so codes agree across processes); every local worker gets the
+//!    same list and feeds its share (update `i` goes to global worker `i mod peers`, so every
+//!    process, holding the same stream, feeds each update exactly once in the cluster);
 //! 2. every worker advances and flushes every input — even with nothing to feed, or the
 //!    computation would wait for it forever — and steps until the probe passes the batch;
-//! 3. each worker hands over the consolidated net changes of derived relations it saw; the
-//!    engine keeps them, and [`Engine::settle`] (called by the harness outside the timing)
-//!    applies them to its copy of the model, so [`Engine::model`] never asks the dataflow, no
-//!    batch scans the whole model, and a batch's time is the dataflow's alone.
+//! 3. each worker hands over the consolidated net changes of derived relations it saw, as
+//!    records; the engine keeps them, and [`Engine::settle`] (called by the harness outside
+//!    the timing) decodes them and folds them into the model's digest, so no batch scans the
+//!    whole model and a batch's time is the dataflow's alone. [`Engine::model`] reads the
+//!    model from the dataflow's arrangement of it.
 //!
 //! Waiting workers park rather than spin (the machines are small and shared), and a worker
 //! thread that panics sets a flag the engine checks while waiting, so a failure becomes an

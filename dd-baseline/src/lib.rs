@@ -10,9 +10,12 @@
 //!    one iterative scope per stratum with its recursive relations as variables, joins on
 //!    arrangements shared across rules, `distinct` for set semantics, `antijoin` for negation;
 //! 3. [`DdEngine`] implements [`dred_core::Engine`]: each batch becomes one timestamp, fed to the
-//!    workers, awaited with a probe, and its consolidated net change read back into the engine's
-//!    copy of the model;
-//! 4. [`config`] describes workers and processes, built explicitly (timely never parses the
+//!    workers, awaited with a probe, and its consolidated net change kept for the harness; the
+//!    model itself lives only in an arrangement of the dataflow, read on request;
+//! 4. [`row`] gives the dataflow its records: rows of 32-bit codes (`[u32; 2]` or `[u32; 4]`)
+//!    when every record of the program fits, as a hand-written differential-dataflow program
+//!    for a graph would use, and general rows of values otherwise ([`Records`] can force them);
+//! 5. [`config`] describes workers and processes, built explicitly (timely never parses the
 //!    process's arguments).
 //!
 //! # Running on several workers and processes
