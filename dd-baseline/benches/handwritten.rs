@@ -74,6 +74,14 @@ impl Node for u32 {
     }
 }
 
+/// A two-word row holding one id and a padding 0: what the compiled engine's `[u32; 2]`
+/// records are for a one-column key or value (an experiment: how much the padding costs).
+impl Node for [u32; 2] {
+    fn of(id: u32) -> Self {
+        [id, 0]
+    }
+}
+
 /// The compiled engine's row (`dd_baseline::row::Row`): inline up to two `i64`s.
 type EngineRow = smallvec::SmallVec<[i64; 2]>;
 
@@ -341,6 +349,24 @@ fn bench(c: &mut Criterion) {
             let id = BenchmarkId::new(format!("materialise/{engine}"), program_name);
             untimed_drop(&mut group, id, || dd_engine(&w, records));
         }
+        if std::env::var_os("DRED_BENCH_PAIR").is_some() {
+            // The fixed cost: workers started and dataflow built for an empty EDB.
+            let empty = Workload {
+                edb: Edb::empty(&w.program),
+                program: w.program.clone(),
+                edges: Vec::new(),
+                sources: Vec::new(),
+                sample: Vec::new(),
+            };
+            let id = BenchmarkId::new("materialise/dd-empty", program_name);
+            untimed_drop(&mut group, id, || dd_engine(&empty, Records::Narrowest));
+            let id = BenchmarkId::new("materialise/hand-empty", program_name);
+            untimed_drop(&mut group, id, || {
+                let t = Instant::now();
+                let hand = Hand::<u32>::new(rules, &[], &[]);
+                (hand, t.elapsed())
+            });
+        }
         let id = BenchmarkId::new("materialise/hand", program_name);
         untimed_drop(&mut group, id, || {
             let t = Instant::now();
@@ -349,6 +375,16 @@ fn bench(c: &mut Criterion) {
             std::hint::black_box(hand.seen.get());
             (hand, time)
         });
+        if std::env::var_os("DRED_BENCH_PAIR").is_some() {
+            let id = BenchmarkId::new("materialise/hand-pair", program_name);
+            untimed_drop(&mut group, id, || {
+                let t = Instant::now();
+                let hand = Hand::<[u32; 2]>::new(rules, &w.edges, &w.sources);
+                let time = t.elapsed();
+                std::hint::black_box(hand.seen.get());
+                (hand, time)
+            });
+        }
         let id = BenchmarkId::new("materialise/hand-row", program_name);
         untimed_drop(&mut group, id, || {
             let t = Instant::now();

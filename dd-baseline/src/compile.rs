@@ -266,9 +266,10 @@ impl<'s, R: Record> Outer<'_, 's, R> {
         let name = format!("arrange {}", spec.describe(self.program));
         let val = spec.val();
         let s = spec.clone();
+        let identity = spec.pattern.is_identity();
         let arr = self
             .rel(spec.pattern.rel)
-            .flat_map(move |row| s.pattern.bind(&row).map(|b| s.split(&b, &val)))
+            .flat_map(move |row| keyed(&s, &val, identity, &row))
             .arrange_by_key_named(&name);
         self.arrs.insert(spec.clone(), arr.clone());
         arr
@@ -454,9 +455,10 @@ impl<'i, R: Record> Inner<'_, 'i, '_, R> {
         let name = format!("arrange {}", spec.describe(self.program));
         let val = spec.val();
         let s = spec.clone();
+        let identity = spec.pattern.is_identity();
         let arr = self
             .tuples(spec.pattern.rel)
-            .flat_map(move |row| s.pattern.bind(&row).map(|b| s.split(&b, &val)))
+            .flat_map(move |row| keyed(&s, &val, identity, &row))
             .arrange_by_key_named(&name);
         self.local.insert(spec.clone(), arr.clone());
         InnerArr::Local(arr)
@@ -538,6 +540,17 @@ impl<'i, R: Record> Inner<'_, 'i, '_, R> {
 
     fn negation(&mut self, pattern: &Pattern) -> EnteredArr<'i, R> {
         self.lower_negs[pattern].clone().enter(self.scope)
+    }
+}
+
+/// The `(key, value)` of `spec`'s arrangement for a tuple of its relation, if the tuple
+/// matches the pattern (`identity`: the pattern's [`Pattern::is_identity`], whose bindings are the tuple itself).
+#[inline]
+fn keyed<R: Record>(spec: &ArrSpec, val: &[usize], identity: bool, tuple: &R) -> Option<(R, R)> {
+    if identity {
+        Some(spec.split(tuple, val))
+    } else {
+        spec.pattern.bind(tuple).map(|b| spec.split(&b, val))
     }
 }
 

@@ -129,11 +129,10 @@ fn feed<R: Record>(
 ) {
     let index = worker.index();
     let peers = worker.peers();
-    for (i, (rel, tuple, diff)) in updates.iter().enumerate() {
-        if i % peers == index {
-            if let Some(Some(input)) = dataflow.inputs.get_mut(*rel) {
-                input.update(tuple.clone(), *diff);
-            }
+    // Update `i` is this worker's when `i mod peers == index`.
+    for (rel, tuple, diff) in updates.iter().skip(index).step_by(peers) {
+        if let Some(Some(input)) = dataflow.inputs.get_mut(*rel) {
+            input.update(tuple.clone(), *diff);
         }
     }
     let next = time + 1;
