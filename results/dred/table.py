@@ -20,6 +20,20 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+def spread(xs, unit=""):
+    """median [p10–p90] (from 20 values on; [min–max] below), ‼ when p90/p10 > 10."""
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return "–"
+    if len(xs) >= 20:
+        q = statistics.quantiles(xs, n=10, method="inclusive")
+        lo, hi = q[0], q[-1]
+    else:
+        lo, hi = xs[0], xs[-1]
+    flag = " ‼" if lo > 0 and hi / lo > 10 else ""
+    return f"{fmt(statistics.median(xs), unit)} [{fmt(lo, unit)}–{fmt(hi, unit)}]{flag}"
+
+
 def num(v):
     return int(v) if v not in ("", None) else None
 
@@ -44,7 +58,8 @@ def targets(paths):
         key = (r["dataset"], r["program"], int(r["size"]), op)
         cases.setdefault(key, {}).setdefault(r["engine"], {})[(r["seed"], b)] = r
     print("| dataset | program | K | change | batches | dred µs | dd µs | recompute µs "
-          "| dred / dd | recompute / dred | over-deleted | net removed | dred probes |")
+          "| dred / dd, per batch: median [p10–p90] | recompute / dred, likewise "
+          "| over-deleted | net removed | dred probes |")
     print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for key in sorted(cases):
         e = cases[key]
@@ -52,8 +67,8 @@ def targets(paths):
         batches = sorted(set(dred) & set(dd) & set(rc))
         t = lambda eng: med([int(eng[b]["time_us"]) for b in batches])
         # Ratios are medians of per-batch ratios: each batch measured side by side.
-        r_dd = med([int(dred[b]["time_us"]) / max(1, int(dd[b]["time_us"])) for b in batches])
-        r_rc = med([int(rc[b]["time_us"]) / max(1, int(dred[b]["time_us"])) for b in batches])
+        r_dd = [int(dred[b]["time_us"]) / max(1, int(dd[b]["time_us"])) for b in batches]
+        r_rc = [int(rc[b]["time_us"]) / max(1, int(dred[b]["time_us"])) for b in batches]
         over = med([num(dred[b]["overdeleted"]) for b in batches])
         removed = med([int(dred[b]["model_removed"]) for b in batches])
         probes = med([sum(num(dred[b][c]) or 0 for c in
@@ -62,7 +77,7 @@ def targets(paths):
         ds, prog, k, op = key
         seeds = len({seed for seed, _ in batches})
         print(f"| {ds} | {prog} | {k} | {op} | {len(batches)} ({seeds} seed{'s' if seeds > 1 else ''}) | {fmt(t(dred))} | {fmt(t(dd))} "
-              f"| {fmt(t(rc))} | {fmt(r_dd)} | {fmt(r_rc)}× | {fmt(over)} | {fmt(removed)} "
+              f"| {fmt(t(rc))} | {spread(r_dd)} | {spread(r_rc, '×')} | {fmt(over)} | {fmt(removed)} "
               f"| {fmt(probes)} |")
     print(f"\n{len(rows)} rows, {len(errors)} with an error.")
 
