@@ -24,7 +24,7 @@ pub(crate) trait Tagged: Default {
 /// Asks the CPU to start loading the cache line of `value`: a hint, it changes no result.
 // The workspace denies `unsafe`; this hint is one of its two exceptions, with
 // `advise_huge_pages` below (soundness argued at each block; both measured in
-// results/dred/README.md).
+// results/LOG.md, sessions 10 to 13).
 #[allow(unsafe_code)]
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T) {

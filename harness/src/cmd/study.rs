@@ -134,7 +134,7 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
         ];
         // Reachability towards the root of a power-law DAG at four sizes, single-edge
         // deletions: what one deletion over-deletes grows with the graph, and `dred`'s time
-        // with it, while `dd`'s stays flat (results/dred/README.md, session 13: a sixth of
+        // with it, while `dd`'s stays flat (results/LOG.md, session 13: a sixth of
         // the model at 65,536 nodes, and 9-43 times `dd`'s time, on reverted streams).
         for n in [4096, 16384, 65536, 262144] {
             w.push((
