@@ -239,8 +239,12 @@ fn start(program: Arc<Program>, config: &DdConfig) -> Result<Box<dyn Driver>, En
     })
 }
 
+/// More distinct values than 32-bit codes can hold: a limit of this engine, reported as such.
 fn exhausted(e: CodesExhausted) -> EngineError {
-    misuse(e.to_string())
+    EngineError::Unsupported {
+        engine: NAME.into(),
+        feature: e.to_string(),
+    }
 }
 
 impl<R: Record> Runtime<R> {

@@ -149,7 +149,7 @@ struct BigValues {
 
 /// More than 2^31 distinct values outside `[0, 2^31)` were encoded.
 #[derive(Clone, Copy, Debug, thiserror::Error)]
-#[error("more than 2^31 distinct numbers outside [0, 2^31) for 32-bit codes")]
+#[error("more than 2^31 distinct numbers outside [0, 2^31) (32-bit codes)")]
 pub struct CodesExhausted;
 
 impl Codes {
