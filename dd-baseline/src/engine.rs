@@ -209,8 +209,8 @@ trait Driver {
         updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
     ) -> Result<(usize, usize), EngineError>;
 
-    /// Applies the changes kept since the last call to `digest`, and forgets them; each must
-    /// change a fact by ±1 (a derived relation is a set).
+    /// Applies to `digest` the changes kept since this was last called, and forgets them;
+    /// each must change a fact by ±1 (a derived relation is a set).
     fn settle_into(&mut self, digest: &mut ModelDigest) -> Result<(), EngineError>;
 
     /// `digest` with the changes kept since the last [`Driver::settle_into`] applied
