@@ -120,19 +120,19 @@ fn allocator(builder: AllocatorBuilder) -> Allocator {
 }
 
 /// Feeds one worker's share of a batch at `time` and advances every input past it.
+/// `share` is this worker's part of the batch: update `i` of a batch is worker `i mod peers`'s
+/// ([`share`]).
 fn feed<R: Record>(
     worker: &Worker,
     dataflow: &mut Dataflow<R>,
     program_facts: &[(RelId, R)],
     time: Time,
-    updates: &[Encoded<R>],
+    share: impl IntoIterator<Item = Encoded<R>>,
 ) {
     let index = worker.index();
-    let peers = worker.peers();
-    // Update `i` is this worker's when `i mod peers == index`.
-    for (rel, tuple, diff) in updates.iter().skip(index).step_by(peers) {
-        if let Some(Some(input)) = dataflow.inputs.get_mut(*rel) {
-            input.update(tuple.clone(), *diff);
+    for (rel, tuple, diff) in share {
+        if let Some(Some(input)) = dataflow.inputs.get_mut(rel) {
+            input.update(tuple, diff);
         }
     }
     let next = time + 1;
@@ -151,6 +151,18 @@ fn feed<R: Record>(
         input.advance_to(next);
         input.flush();
     }
+}
+
+/// Worker `worker`'s share of a batch: update `i` goes to worker `i mod peers`.
+fn share<'a, R: Record>(
+    updates: &'a [Encoded<R>],
+    worker: &Worker,
+) -> impl Iterator<Item = Encoded<R>> + 'a {
+    updates
+        .iter()
+        .skip(worker.index())
+        .step_by(worker.peers())
+        .cloned()
 }
 
 /// A worker thread's life: build the dataflow, serve batches until the engine hangs up, then
@@ -175,7 +187,8 @@ fn serve<R: Record>(
     while let Ok(command) = commands.recv() {
         let reply = match command {
             Command::Batch { time, updates } => {
-                feed(&worker, &mut dataflow, program_facts, time, &updates);
+                let mine = share(&updates, &worker);
+                feed(&worker, &mut dataflow, program_facts, time, mine);
                 let next = time + 1;
                 let probe = dataflow.probe.clone();
                 worker.step_or_park_while(Some(PARK), || probe.less_than(&next));
@@ -334,23 +347,45 @@ impl<R: Record> Runtime<R> {
     fn run_time(
         &mut self,
         time: Time,
-        updates: Vec<Encoded<R>>,
+        updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
     ) -> Result<Vec<Encoded<R>>, EngineError> {
         let dataflow = self
             .dataflow
             .as_mut()
             .ok_or_else(|| misuse("the dataflow has shut down"))?;
-        let updates = Arc::new(updates);
-        for tx in &self.commands {
-            tx.send(Command::Batch {
-                time,
-                updates: updates.clone(),
-            })
-            .map_err(|_| misuse("a timely worker has stopped"))?;
-        }
-        feed(&self.worker, dataflow, &self.facts, time, &updates);
-        let next = time + 1;
+        let codes = &self.codes;
         let alone = self.worker.peers() == 1;
+        if alone {
+            // The only worker: every update is its own, encoded as it is fed (no list).
+            let mut failed = None;
+            let encoded = updates.map_while(|(rel, tuple, d)| match R::encode(tuple, codes) {
+                Ok(r) => Some((rel, r, d)),
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            });
+            feed(&self.worker, dataflow, &self.facts, time, encoded);
+            if let Some(e) = failed {
+                return Err(exhausted(e));
+            }
+        } else {
+            let updates = updates
+                .map(|(rel, tuple, d)| Ok((rel, R::encode(tuple, codes)?, d)))
+                .collect::<Result<Vec<_>, CodesExhausted>>()
+                .map_err(exhausted)?;
+            let updates = Arc::new(updates);
+            for tx in &self.commands {
+                tx.send(Command::Batch {
+                    time,
+                    updates: updates.clone(),
+                })
+                .map_err(|_| misuse("a timely worker has stopped"))?;
+            }
+            let mine = share(&updates, &self.worker);
+            feed(&self.worker, dataflow, &self.facts, time, mine);
+        }
+        let next = time + 1;
         while dataflow.probe.less_than(&next) {
             if alone {
                 self.worker.step();
@@ -430,10 +465,6 @@ impl<R: Record> Driver for Runtime<R> {
         time: Time,
         updates: &mut dyn Iterator<Item = (RelId, &[Value], Diff)>,
     ) -> Result<(usize, usize), EngineError> {
-        let updates = updates
-            .map(|(rel, tuple, d)| Ok((rel, R::encode(tuple, &self.codes)?, d)))
-            .collect::<Result<Vec<_>, CodesExhausted>>()
-            .map_err(exhausted)?;
         let changes = self.run_time(time, updates)?;
         let removed = changes.iter().filter(|(_, _, d)| *d < 0).count();
         let added = changes.len() - removed;
