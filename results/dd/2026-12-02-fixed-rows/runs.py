@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The ratios of the three criterion runs beside this file (run-N.md, each printed by
+"""The ratios of the criterion runs beside this file (run-N.md, each printed by
 results/dd/criterion_medians.py): per dataset, program and phase, compiled dd / hand-written
 in each run and their median, and likewise dd-general (the engine's general rows, i.e. dd
 before issue 23) / hand-written. Prints Markdown."""
@@ -16,7 +16,7 @@ for path in sorted(glob.glob(os.path.join(HERE, "run-*.md"))):
         if len(cells) == 9 and cells[2] in ("materialise", "delete", "insert"):
             rows[tuple(cells[:3])] = (float(cells[7]), float(cells[8]))
     runs.append(rows)
-print("| dataset | program | phase | dd / hand, runs 1–3 | median | ≤ 1.2 | dd-general / hand, runs 1–3 | median |")
+print("| dataset | program | phase | dd / hand, per run | median | ≤ 1.2 | dd-general / hand, per run | median |")
 print("|---|---|---|---|---:|---|---|---:|")
 met = total = 0
 for key in runs[0]:
