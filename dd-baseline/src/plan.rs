@@ -31,7 +31,8 @@ use dred_core::program::{Atom, Literal, Term, VarId};
 use dred_core::syntax::ast::CmpOp;
 use dred_core::{Program, RelId, Value};
 
-use crate::row::{compare, holds, Codes, CodesExhausted, Record};
+use crate::row::{holds, Codes, CodesExhausted, Record};
+use dred_core::plan::compare;
 
 /// How one column of an atom is matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -21,6 +21,7 @@
 use std::collections::HashMap;
 use std::sync::RwLock;
 
+use dred_core::plan::compare;
 use dred_core::syntax::ast::CmpOp;
 use dred_core::Value;
 use smallvec::SmallVec;
@@ -49,13 +50,11 @@ pub trait Record:
     /// True when words are codes that [`Codes::decode`] turns back into values.
     const ENCODED: bool;
 
-    /// Most words a record holds; `None` when unbounded.
-    const CAPACITY: Option<usize>;
-
     /// The word at position `i` (below the record's width).
     fn word(&self, i: usize) -> Value;
 
-    /// The record of these words, in order; at most [`Record::CAPACITY`] of them.
+    /// The record of these words, in order; no more than the type holds (the engine picks
+    /// the type from the program's widest record).
     fn from_words<I: IntoIterator<Item = Value>>(words: I) -> Self;
 
     /// The record of a tuple of values.
@@ -67,7 +66,6 @@ pub trait Record:
 
 impl Record for Row {
     const ENCODED: bool = false;
-    const CAPACITY: Option<usize> = None;
 
     #[inline]
     fn word(&self, i: usize) -> Value {
@@ -94,7 +92,6 @@ where
     [u32; N]: serde::Serialize + for<'de> serde::Deserialize<'de> + Default,
 {
     const ENCODED: bool = true;
-    const CAPACITY: Option<usize> = Some(N);
 
     #[inline]
     fn word(&self, i: usize) -> Value {
@@ -207,19 +204,6 @@ pub fn holds<R: Record>(l: Value, op: CmpOp, r: Value, codes: &Codes) -> bool {
             compare(codes.decode(l), op, codes.decode(r))
         }
         _ => compare(l, op, r),
-    }
-}
-
-/// `l op r` on values; order operators only ever reach numbers (the checker refuses them on
-/// symbols), so comparing the words is comparing the numbers.
-pub fn compare(l: Value, op: CmpOp, r: Value) -> bool {
-    match op {
-        CmpOp::Eq => l == r,
-        CmpOp::Ne => l != r,
-        CmpOp::Lt => l < r,
-        CmpOp::Le => l <= r,
-        CmpOp::Gt => l > r,
-        CmpOp::Ge => l >= r,
     }
 }
 
