@@ -308,6 +308,9 @@ impl Phase {
 /// frontier). Round 1 of `Overdelete` is D-; round 1 of `Insert` is A+.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Round {
+    /// The DRed level the round belongs to ([`crate::program::Stratum::level`]): 0 for every
+    /// round of a program without negation. Written as `stratum` in traces.
+    pub stratum: usize,
     /// Which phase.
     pub phase: Phase,
     /// From 1.
@@ -324,11 +327,18 @@ impl Round {
     pub fn with_facts(phase: Phase, round: usize, mut facts: Vec<Fact>) -> Self {
         facts.sort();
         Round {
+            stratum: 0,
             phase,
             round,
             size: facts.len(),
             facts,
         }
+    }
+
+    /// The same round, of DRed level `stratum`.
+    pub fn in_stratum(mut self, stratum: usize) -> Self {
+        self.stratum = stratum;
+        self
     }
 }
 

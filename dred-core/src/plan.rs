@@ -288,7 +288,64 @@ pub fn plan_rule_with(
     options: &PlanOptions,
     relations: &mut [Relation],
 ) -> RulePlan {
-    let rule: &Rule = &program.rules[rule_idx];
+    plan_body(
+        program,
+        &program.rules[rule_idx],
+        rule_idx,
+        atom_versions,
+        first,
+        options,
+        relations,
+    )
+}
+
+/// A plan of `rule` (index `rule_idx`) given one fact of its negated body literal `literal`
+/// (an index into the rule's body): the instances whose negated atom that fact matches — with
+/// constants and repeated variables checked, wildcards matching anything — and whose other
+/// literals hold over every visible row. The negated atom itself is still checked absent, so
+/// the plan finds the instances that the fact's *absence* makes true. DRed runs it with the
+/// facts a lower level added (phase 1: instances that held before and no longer do) and
+/// removed (phase 3: instances that hold now and did not). [`RulePlan::seed_step`] is the
+/// step that takes the fact; `seeded_walk` and `first_lookup` are as for any seeded plan.
+pub fn plan_negation_seeded(
+    program: &Program,
+    rule_idx: usize,
+    literal: usize,
+    relations: &mut [Relation],
+) -> RulePlan {
+    let rule = &program.rules[rule_idx];
+    let Literal::Negative(atom) = &rule.body[literal] else {
+        panic!("body literal {literal} of rule {rule_idx} is not negated")
+    };
+    // The negated atom as a positive atom placed first, to be given the fact; the rest of the
+    // body (the negation included) as written.
+    let mut seeded = rule.clone();
+    seeded.body.insert(0, Literal::Positive(atom.clone()));
+    let n = seeded.positive_atoms().count();
+    let options = PlanOptions {
+        seeded: true,
+        prebound: Vec::new(),
+    };
+    plan_body(
+        program,
+        &seeded,
+        rule_idx,
+        &vec![Version::Full; n],
+        Some(0),
+        &options,
+        relations,
+    )
+}
+
+fn plan_body(
+    program: &Program,
+    rule: &Rule,
+    rule_idx: usize,
+    atom_versions: &[Version],
+    first: Option<usize>,
+    options: &PlanOptions,
+    relations: &mut [Relation],
+) -> RulePlan {
     let atoms: Vec<&Atom> = rule.positive_atoms().collect();
     assert_eq!(atoms.len(), atom_versions.len());
     assert!(

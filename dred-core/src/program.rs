@@ -133,6 +133,12 @@ pub struct Stratum {
     pub facts: Vec<usize>,
     /// True when some rule here reads a relation of this stratum.
     pub recursive: bool,
+    /// Its DRed level: the largest number of negations on a dependency path from the EDB to
+    /// it. Levels are the coarsest stratification (a rule reads relations of its own level or
+    /// lower positively, and only of strictly lower levels under negation); DRed maintains
+    /// them one after another, each from the net changes of those below (SPEC §8). A program
+    /// without negation has one level, 0.
+    pub level: usize,
 }
 
 /// A program that passed every check of SPEC §2. Engines may rely on its invariants.
@@ -161,6 +167,23 @@ impl Program {
     /// True for derived (IDB) relations: those not declared `.input`.
     pub fn is_idb(&self, rel: RelId) -> bool {
         !self.relations[rel].input
+    }
+
+    /// The DRed level of a relation ([`Stratum::level`]); 0 for `.input` relations, which
+    /// change in level 0.
+    pub fn level_of(&self, rel: RelId) -> usize {
+        self.stratum_of[rel].map_or(0, |s| self.strata[s].level)
+    }
+
+    /// The DRed level of a rule: its head's.
+    pub fn rule_level(&self, rule: usize) -> usize {
+        self.level_of(self.rules[rule].head.rel)
+    }
+
+    /// Number of DRed levels: 1 + the largest [`Stratum::level`] (1 for a program without
+    /// derived relations).
+    pub fn num_levels(&self) -> usize {
+        self.strata.iter().map(|s| s.level + 1).max().unwrap_or(1)
     }
 
     /// True when some rule has a negated atom.

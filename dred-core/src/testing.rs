@@ -39,7 +39,9 @@ use proptest::prelude::*;
 
 use crate::check::load_program;
 use crate::diagnostic::SourceFile;
-use crate::engine::{Batch, BatchReport, Edb, Engine, Fact, Model, ModelDigest, RequestedBatch};
+use crate::engine::{
+    Batch, BatchReport, Edb, Engine, Fact, Model, ModelDigest, Phase, RequestedBatch,
+};
 use crate::io::{parse_updates, parse_value};
 use crate::magic::{parse_query, rewrite, MagicProgram, Query};
 use crate::oracle::Oracle;
@@ -152,6 +154,23 @@ fn mentions(text: &str, name: &str) -> bool {
 }
 
 impl RandomCase {
+    /// The same case with each batch split in two, its deletions then its insertions: a
+    /// stream of batches that only delete or only insert, where a change below a negation is
+    /// the only way a level above can gain facts on a deletion (or lose them on an insertion).
+    pub fn split_batches(&self) -> RandomCase {
+        let mut case = self.clone();
+        case.batches = self
+            .batches
+            .iter()
+            .flat_map(|b| {
+                let (ins, del): (Vec<Update>, Vec<Update>) =
+                    b.iter().cloned().partition(|u| u.insert);
+                [del, ins]
+            })
+            .collect();
+        case
+    }
+
     /// The case over at most binary relations: the ternary relations' declarations, and the
     /// rules, facts and updates that mention them, dropped. What remains is still a valid,
     /// stratified case (a subset of its rules); engines that pick narrower representations
@@ -401,6 +420,16 @@ pub struct Observed {
     pub rederived: bool,
     /// The initial model is not empty.
     pub nonempty_model: bool,
+    /// Some batch over-deleted at a DRed level above 0 (a negation program's upper level).
+    pub upper_overdeleted: bool,
+    /// Some batch rederived at a level above 0.
+    pub upper_rederived: bool,
+    /// Some batch without deletions over-deleted at a level above 0: an insertion below a
+    /// negation deleted facts.
+    pub insertion_deleted: bool,
+    /// Some batch without insertions inserted at a level above 0: a deletion below a
+    /// negation added facts (the seed's open question).
+    pub deletion_inserted: bool,
 }
 
 /// Shares of cases that exercised each feature and behaviour: a property that passes on
@@ -421,6 +450,9 @@ pub struct NonTriviality {
     pub overdeleted: usize,
     /// Cases where some batch rederived.
     pub rederived: usize,
+    /// Cases where, above DRed level 0: some batch over-deleted, rederived; a batch without
+    /// deletions over-deleted; a batch without insertions inserted (see [`Observed`]).
+    pub upper: [usize; 4],
 }
 
 impl NonTriviality {
@@ -452,6 +484,14 @@ impl NonTriviality {
         self.idb_changed += usize::from(observed.idb_changed);
         self.overdeleted += usize::from(observed.overdeleted);
         self.rederived += usize::from(observed.rederived);
+        for (slot, seen) in self.upper.iter_mut().zip([
+            observed.upper_overdeleted,
+            observed.upper_rederived,
+            observed.insertion_deleted,
+            observed.deletion_inserted,
+        ]) {
+            *slot += usize::from(seen);
+        }
     }
 
     /// The cases with feature `name`.
@@ -483,6 +523,14 @@ impl std::fmt::Display for NonTriviality {
             Self::pct(self.overdeleted, self.dred_cases),
             Self::pct(self.rederived, self.dred_cases),
             self.dred_cases
+        )?;
+        writeln!(
+            f,
+            "above level 0: over-deleted {}, rederived {}, over-deleted by insertions only {}, inserted by deletions only {}",
+            Self::pct(self.upper[0], self.dred_cases),
+            Self::pct(self.upper[1], self.dred_cases),
+            Self::pct(self.upper[2], self.dred_cases),
+            Self::pct(self.upper[3], self.dred_cases),
         )?;
         let parts: Vec<String> = self
             .features
@@ -608,6 +656,16 @@ pub fn check_case(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> Result<
             let rep = guarded(e.as_mut(), i + 1, |e| e.apply(&batch))?;
             observed.overdeleted |= rep.overdeleted.is_some_and(|n| n > 0);
             observed.rederived |= rep.rederived.is_some_and(|n| n > 0);
+            for round in rep.rounds.iter().filter(|r| r.stratum > 0 && r.size > 0) {
+                match round.phase {
+                    Phase::Overdelete => {
+                        observed.upper_overdeleted = true;
+                        observed.insertion_deleted |= batch.deletions.is_empty();
+                    }
+                    Phase::Rederive => observed.upper_rederived = true,
+                    Phase::Insert => observed.deletion_inserted |= batch.insertions.is_empty(),
+                }
+            }
         }
         let after = check(engines, &models, i + 1)?;
         observed.idb_changed |= after[0] != models[0];
@@ -645,14 +703,20 @@ pub fn sample_shares(
     n: usize,
     engines: impl Fn(&LoadedCase) -> Vec<Box<dyn Engine>>,
 ) -> NonTriviality {
+    sample_shares_of(random_case(negation), n, engines)
+}
+
+/// [`sample_shares`] of the cases of `strategy`.
+pub fn sample_shares_of(
+    strategy: impl Strategy<Value = RandomCase>,
+    n: usize,
+    engines: impl Fn(&LoadedCase) -> Vec<Box<dyn Engine>>,
+) -> NonTriviality {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut shares = NonTriviality::default();
     for _ in 0..n {
-        let case = random_case(negation)
-            .new_tree(&mut runner)
-            .expect("a case")
-            .current();
+        let case = strategy.new_tree(&mut runner).expect("a case").current();
         let loaded = case.load().unwrap_or_else(|e| panic!("{e}"));
         let mut engines = engines(&loaded);
         let dred_ran = engines

@@ -1,9 +1,10 @@
 //! The production `dred` engine and the `reference` engine equal `recompute` and the naive
-//! `oracle` after every batch of random update streams on random positive programs from the
-//! shared generator (`dred_core::testing`); and the generator reaches what it claims to.
+//! `oracle` after every batch of random update streams on random programs from the shared
+//! generator (`dred_core::testing`), positive and with stratified negation (maintained level
+//! by level); and the generator reaches what it claims to.
 
 use dred_core::dred::Dred;
-use dred_core::testing::{assert_engines_agree, random_case, sample_shares};
+use dred_core::testing::{assert_engines_agree, random_case, sample_shares, sample_shares_of};
 use dred_core::{Engine, Oracle, Recompute, Reference};
 use proptest::prelude::*;
 
@@ -12,6 +13,20 @@ proptest! {
 
     #[test]
     fn dred_and_reference_equal_recompute_and_oracle(case in random_case(false)) {
+        let loaded = case.load().map_err(TestCaseError::fail)?;
+        let mut engines: Vec<Box<dyn Engine>> = vec![
+            Box::new(Oracle::new(loaded.program.clone())),
+            Box::new(Recompute::new(loaded.program.clone())),
+            Box::new(Dred::new(loaded.program.clone())),
+            Box::new(Reference::new(loaded.program.clone())),
+        ];
+        assert_engines_agree(&loaded, &mut engines);
+    }
+
+    #[test]
+    fn dred_and_reference_equal_recompute_and_oracle_under_negation(
+        case in prop_oneof![random_case(true), random_case(true).prop_map(|c| c.split_batches())]
+    ) {
         let loaded = case.load().map_err(TestCaseError::fail)?;
         let mut engines: Vec<Box<dyn Engine>> = vec![
             Box::new(Oracle::new(loaded.program.clone())),
@@ -73,6 +88,40 @@ fn generated_cases_are_not_trivial() {
         );
     }
 }
+/// The negation property passes vacuously unless the cases reach the levels above 0 and the
+/// cases DRed across strata adds: on a fixed sample of 500 cases with negation, half of them
+/// with their batches split into deletions and insertions, floors on the share that
+/// over-delete, rederive, over-delete from insertions alone and insert from deletions alone
+/// above level 0.
+#[test]
+fn negation_cases_reach_the_upper_levels() {
+    const SAMPLE: usize = 500;
+    let cases = prop_oneof![
+        random_case(true),
+        random_case(true).prop_map(|c| c.split_batches())
+    ];
+    let shares = sample_shares_of(cases, SAMPLE, |loaded| {
+        vec![
+            Box::new(Oracle::new(loaded.program.clone())) as Box<dyn Engine>,
+            Box::new(Dred::new(loaded.program.clone())),
+        ]
+    });
+    eprintln!("{shares}");
+    let floors = [
+        ("negation", shares.feature("negation"), 1),
+        ("over-deleted above level 0", shares.upper[0], 1),
+        ("rederived above level 0", shares.upper[1], 1),
+        ("over-deleted by insertions alone", shares.upper[2], 1),
+        ("inserted by deletions alone", shares.upper[3], 1),
+    ];
+    for (what, count, floor) in floors {
+        assert!(
+            count * 1000 >= floor * SAMPLE,
+            "{what}: {count} of {SAMPLE}\n{shares}"
+        );
+    }
+}
+
 /// Larger graphs than the property test reaches (hundreds of rows: tombstones past the first
 /// bitset word, compaction, revival), against `recompute`.
 #[test]

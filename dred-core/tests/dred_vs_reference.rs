@@ -1,6 +1,7 @@
 //! The production `dred` engine reproduces the reference engine batch by batch: the same
 //! over-delete frontiers, the same rederive rounds, the same insert rounds, the same counts,
-//! and the same model — on random positive programs and update streams.
+//! and the same model — on random programs and update streams, positive and with stratified
+//! negation (every round of every level, `stratum` included).
 
 use dred_core::dred::production::rederive::{LaterRounds, Round1};
 use dred_core::testing::random_case;
@@ -12,7 +13,7 @@ proptest! {
 
     #[test]
     fn dred_reproduces_reference_rounds(
-        case in random_case(false),
+        case in prop_oneof![random_case(false), random_case(true)],
         round1 in prop::sample::select(vec![Round1::Cheaper, Round1::Checks, Round1::Scans]),
         later in prop::sample::select(vec![LaterRounds::Cheaper, LaterRounds::Seeded, LaterRounds::Checks]),
     ) {

@@ -65,14 +65,17 @@ impl EngineKind {
         v
     }
 
-    /// Whether the engine maintains `program`: the DRed engines (and their negative
-    /// control) only positive programs, the others every checked program.
+    /// Whether the engine maintains `program`: the negative control `wrong-support` only
+    /// positive programs, the others every checked program (the DRed engines stratified
+    /// negation level by level).
     pub fn supports(self, program: &Program) -> bool {
         match self {
-            EngineKind::Dred | EngineKind::Reference | EngineKind::WrongSupport => {
-                !program.has_negation()
-            }
-            EngineKind::Recompute | EngineKind::Oracle | EngineKind::Dd => true,
+            EngineKind::WrongSupport => !program.has_negation(),
+            EngineKind::Dred
+            | EngineKind::Reference
+            | EngineKind::Recompute
+            | EngineKind::Oracle
+            | EngineKind::Dd => true,
         }
     }
 

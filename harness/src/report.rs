@@ -113,6 +113,9 @@ pub struct TraceLine {
     pub engine: String,
     /// Batch number.
     pub batch: usize,
+    /// The DRed level (stratum of the coarsest stratification) the round maintains: 0 for
+    /// every round of a program without negation.
+    pub stratum: usize,
     /// `overdelete`, `rederive` or `insert`.
     pub phase: &'static str,
     /// From 1.

@@ -461,6 +461,7 @@ fn collect_trace(
         trace.push(TraceLine {
             engine: kind.name().to_string(),
             batch,
+            stratum: round.stratum,
             phase: round.phase.name(),
             round: round.round,
             size: round.size,

@@ -67,6 +67,26 @@ pub(super) fn stratify(
         }
         strata[s].rules.push(i);
     }
+    // Levels in dependency order: a positive atom keeps the level, a negated one adds one.
+    for s in 0..strata.len() {
+        let mut level = 0;
+        for &i in &strata[s].rules {
+            for lit in &rules[i].body {
+                let (a, step) = match lit {
+                    Literal::Positive(a) => (a, 0),
+                    Literal::Negative(a) => (a, 1),
+                    Literal::Compare { .. } => continue,
+                };
+                let below = match stratum_of[a.rel] {
+                    Some(t) if t == s => continue,
+                    Some(t) => strata[t].level,
+                    None => 0,
+                };
+                level = level.max(below + step);
+            }
+        }
+        strata[s].level = level;
+    }
     for (i, fact) in facts.iter().enumerate() {
         if let Some(s) = stratum_of[fact.rel] {
             strata[s].facts.push(i);

@@ -33,6 +33,31 @@ fn strata_follow_dependencies() {
     assert!(b < c);
 }
 
+/// Levels count negations along dependency paths: a positive atom keeps its level, a
+/// negated one (of the EDB too) adds one, and a positive program has one level.
+#[test]
+fn levels_count_negations() {
+    let p = load(
+        ".decl a(x: number)\n.decl b(x: number)\n.decl c(x: number)\n.decl d(x: number)\n\
+         .decl e(x: number)\n.input a\n\
+         b(x) :- a(x).\nc(x) :- a(x), !b(x).\nd(x) :- c(x), b(x).\ne(x) :- d(x), !a(x).\n\
+         e(x) :- b(x), !c(x).\n",
+    )
+    .expect("checks");
+    let levels: Vec<usize> = ["a", "b", "c", "d", "e"]
+        .iter()
+        .map(|n| p.level_of(p.relation_id(n).expect("declared")))
+        .collect();
+    assert_eq!(levels, vec![0, 0, 1, 1, 2]);
+    assert_eq!(p.num_levels(), 3);
+    assert_eq!(p.rule_level(3), 2);
+    let positive = load(&format!(
+        "{DECLS}p(x, y) :- e(x, y).\np(x, z) :- p(x, y), p(y, z).\n"
+    ))
+    .expect("checks");
+    assert_eq!(positive.num_levels(), 1);
+}
+
 /// Each kind of error, with the line and column it must point at.
 #[test]
 fn every_check_is_located() {

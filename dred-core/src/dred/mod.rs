@@ -1,4 +1,14 @@
-//! DRed (Delete and Rederive) maintenance engines for positive recursive Datalog (SPEC §4–5).
+//! DRed (Delete and Rederive) maintenance engines for recursive Datalog with stratified
+//! negation (SPEC §4–5, §8).
+//!
+//! Positive programs are maintained in the seed's three phases. A program with negation is
+//! maintained one *level* after another ([`crate::program::Stratum::level`], the coarsest
+//! stratification): level 0 from D- and A+ as the seed says; each level above from the net
+//! changes of the relations below it — a lost fact seeds over-deletion through positive atoms
+//! and insertion through negated ones, a gained fact the reverse. Phase 1 of a level matches
+//! the relations as they were before the batch; phases 2 and 3 the new relations below.
+//! Rounds carry their level (`stratum` in traces); report counters are sums over levels.
+//! `results/METHODOLOGY.md` ("DRed across strata") states it in full.
 //!
 //! - [`reference`](mod@reference): the three phases exactly as the seed specifies, over a
 //!   store of every old successful ground instance; slow, exact, and instrumented

@@ -42,6 +42,12 @@ impl Engine for WrongSupport {
     }
 
     fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
+        if self.core.program.has_negation() {
+            return Err(EngineError::Unsupported {
+                engine: self.core.name.into(),
+                feature: "negation (a negative control for positive programs)".into(),
+            });
+        }
         self.core.materialise(edb)
     }
 
@@ -94,7 +100,7 @@ impl Engine for WrongSupport {
         drop(store);
         drop(facts);
         core.relations = next;
-        core.insert_phase(batch.insertions.iter().cloned(), &mut report, start);
+        core.insert_phase(0, batch.insertions.iter().cloned(), &mut report, start);
         report.insert_us = Some(micros(start));
         Ok(report)
     }

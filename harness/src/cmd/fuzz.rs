@@ -43,8 +43,8 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Engines checked against the oracle, comma-separated (the oracle always runs first,
-    /// as the independent answer). Engines that do not support a case's program (`dred`,
-    /// `reference` and `wrong-support` with negation) sit that case out.
+    /// as the independent answer). Engines that do not support a case's program
+    /// (`wrong-support` with negation) sit that case out.
     #[arg(
         long,
         value_delimiter = ',',

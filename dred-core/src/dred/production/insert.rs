@@ -1,10 +1,15 @@
 //! Phase 3 of `dred`: insert and propagate.
 //!
-//! Input: the relations after rederivation and A+. Output: A+ added, and every fact derived
-//! by an instance with at least one body fact new in the previous round (the delta may sit in
-//! any positive body atom, EDB atoms included, so both atoms of a non-linear rule can be new),
-//! over the updated relations — new constants join freely. Round 1 is A+ itself.
-//! Postcondition: the live rows are the least model of the program on I' = (I \ D-) ∪ A+.
+//! Input: the relations after rederivation, the level, and what starts it: at level 0, A+;
+//! at a level above, the net changes of the relations below it ([`FromBelow`]) — the facts
+//! they gained, which seed positive atoms, and the facts they lost, which seed negated atoms.
+//! Output: A+ added, and every fact of the level's relations derived by an instance with at
+//! least one body fact new in the previous round (the delta may sit in any positive body
+//! atom, EDB atoms included, so both atoms of a non-linear rule can be new), over the updated
+//! relations — new constants join freely. At level 0 round 1 is A+ itself; above, round 1
+//! is the facts the seeds derive.
+//! Postcondition: the live rows of the level are the least model of the program on
+//! I' = (I \ D-) ∪ A+ and the new relations below.
 //!
 //! A fact of A+ that is a tombstone (deleted earlier and not compacted away since) is revived
 //! under its old row id rather than appended again: an update stream that deletes and later
@@ -12,8 +17,11 @@
 //! lies outside the range of rows appended in round 1, so round 1 matches it through the
 //! plans seeded with one fact (the other atoms over every visible row); the appended rows go
 //! through the usual delta plans. The two cover every instance with at least one A+ fact.
+//! Above level 0, the rows the levels below appended in this batch are round 1's delta, and
+//! their revived rows and lost facts go through seeded plans the same way.
 
 use super::plans::Plans;
+use super::rows::RowRef;
 use crate::engine::{Fact, Phase, Round, Work};
 use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
@@ -31,7 +39,22 @@ pub struct Inserted {
     pub work: Work,
 }
 
-/// Runs phase 3, appending to `relations`.
+/// What a level above 0 starts phase 3 from: the net changes of the relations below it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FromBelow<'a> {
+    /// Per relation, the first row id that counts as new in round 1 (for a relation below
+    /// the level: the first row appended in this batch; for the level's own and those above:
+    /// their end).
+    pub(crate) delta_from: Vec<RowId>,
+    /// Rows of relations below that this batch made live again without appending them
+    /// (revived EDB facts): each seeds the positive atoms over its relation.
+    pub(crate) revived: &'a [RowRef],
+    /// Facts the relations below lost (tombstones, still readable): each seeds the negated
+    /// atoms over its relation.
+    pub(crate) removed: &'a [RowRef],
+}
+
+/// Runs phase 3 of level 0 from A+, appending to `relations`.
 pub(crate) fn insert(
     program: &Program,
     relations: &mut [Relation],
@@ -53,20 +76,25 @@ pub(crate) fn insert(
         program,
         relations,
         plans,
+        0,
         by_rel.iter().map(|rows| rows.iter().copied()),
+        None,
         trace_facts,
     )
 }
 
-/// [`insert`] of A+ given as an iterator of rows per relation (`additions`, in relation
-/// order), so that a caller holding them elsewhere (the EDB, at materialisation) lends them
-/// instead of copying them into facts or even listing them (a list of references was 8
-/// bytes a row of the peak).
+/// Phase 3 of level `level`: [`insert`] of rows given as an iterator per relation
+/// (`additions`, in relation order: A+, or program facts at materialisation), so that a
+/// caller holding them elsewhere (the EDB, at materialisation) lends them instead of copying
+/// them into facts or even listing them (a list of references was 8 bytes a row of the
+/// peak); above level 0, also from the changes below (`below`).
 pub(crate) fn insert_rows<'t, I>(
     program: &Program,
     relations: &mut [Relation],
     plans: &Plans,
+    level: usize,
     additions: impl IntoIterator<Item = I>,
+    below: Option<FromBelow<'_>>,
     trace_facts: bool,
 ) -> Inserted
 where
@@ -104,20 +132,7 @@ where
     }
     work.probe(offered);
     let mut out = Inserted::default();
-    if first == 0 {
-        out.work = work.total();
-        return out;
-    }
-    out.rounds.push(if trace_facts {
-        Round::with_facts(Phase::Insert, 1, added)
-    } else {
-        Round {
-            phase: Phase::Insert,
-            round: 1,
-            size: first,
-            facts: Vec::new(),
-        }
-    });
+    let mut negated: &[RowRef] = &[];
     let mut versions: Vec<Versions> = relations
         .iter()
         .zip(&start)
@@ -126,6 +141,33 @@ where
             delta_end: r.end(),
         })
         .collect();
+    let mut from_below = false;
+    if let Some(below) = below {
+        for (v, &from) in versions.iter_mut().zip(&below.delta_from) {
+            from_below |= from < v.delta_end;
+            v.old_end = v.old_end.min(from);
+        }
+        revived.extend_from_slice(below.revived);
+        negated = below.removed;
+        from_below |= !revived.is_empty() || !negated.is_empty();
+    }
+    if first == 0 && !from_below {
+        out.work = work.total();
+        return out;
+    }
+    if first > 0 {
+        out.rounds.push(if trace_facts {
+            Round::with_facts(Phase::Insert, 1, added).in_stratum(level)
+        } else {
+            Round {
+                stratum: level,
+                phase: Phase::Insert,
+                round: 1,
+                size: first,
+                facts: Vec::new(),
+            }
+        });
+    }
     let atom_rels: Vec<Vec<usize>> = program
         .rules
         .iter()
@@ -134,12 +176,12 @@ where
     let mut buf: Vec<Value> = Vec::new();
     let mut seed: Vec<Value> = Vec::new();
     loop {
-        // Round 1's revived facts, each as the seed of every atom of its relation; the other
-        // atoms see the same rows as the delta plans' full atoms (not this round's heads).
-        for (rel, r) in revived.drain(..) {
+        // Facts lost below, each as the seed of the negated atoms of its relation (once, in
+        // the first round); the rest of the body over the same rows as the delta plans'.
+        for &(rel, r) in std::mem::take(&mut negated) {
             seed.clear();
             seed.extend_from_slice(relations[rel].row(r));
-            for plan in &plans.seeded[rel] {
+            for plan in plans.negated(level, rel) {
                 buf.clear();
                 let mut n = 0;
                 Matcher {
@@ -155,8 +197,29 @@ where
                 insert_flat(&mut relations[plan.head_rel], &buf, n);
             }
         }
-        for (ri, per_delta) in plans.semi_naive.iter().enumerate() {
-            for (p, plan) in per_delta.iter().enumerate() {
+        // Round 1's revived facts, each as the seed of every atom of its relation; the other
+        // atoms see the same rows as the delta plans' full atoms (not this round's heads).
+        for (rel, r) in revived.drain(..) {
+            seed.clear();
+            seed.extend_from_slice(relations[rel].row(r));
+            for plan in plans.seeded(level, rel) {
+                buf.clear();
+                let mut n = 0;
+                Matcher {
+                    relations,
+                    versions: &versions,
+                    work: &work,
+                }
+                .for_each_seeded(plan, &seed, &mut |vars| {
+                    n += 1;
+                    buf.extend(plan.head.iter().map(|o| o.get(vars)));
+                });
+                work.probe(n);
+                insert_flat(&mut relations[plan.head_rel], &buf, n);
+            }
+        }
+        for &ri in &plans.rules_of_level[level] {
+            for (p, plan) in plans.semi_naive[ri].iter().enumerate() {
                 let v = versions[atom_rels[ri][p]];
                 if v.old_end >= v.delta_end {
                     continue;
@@ -192,9 +255,10 @@ where
         }
         let round = out.rounds.len() + 1;
         out.rounds.push(if trace_facts {
-            Round::with_facts(Phase::Insert, round, facts)
+            Round::with_facts(Phase::Insert, round, facts).in_stratum(level)
         } else {
             Round {
+                stratum: level,
                 phase: Phase::Insert,
                 round,
                 size,

@@ -22,6 +22,10 @@
 //! Rounds are Jacobi rounds — what a round finds becomes visible in the next — so the
 //! frontiers equal those of the reference engine fact for fact.
 //!
+//! With negation, the batch runs the three phases per level (see [`crate::dred`]), each
+//! level with its own rules' plans only; the levels below hand up their net changes as rows
+//! (`LowerChanges`), which also show phase 1 the relations as they were before the batch.
+//!
 //! Cost: phase 1 is proportional to the instances through over-deleted facts, phase 2 to
 //! one bounded search per over-deleted fact plus the instances through restored facts,
 //! phase 3 to the instances through new facts. Memory: the model, its indexes and, during a
@@ -50,7 +54,7 @@ use crate::engine::{
 };
 use crate::exec::{idb_digest, idb_model};
 use crate::program::{Program, RelId};
-use crate::storage::{Relation, RowMarks};
+use crate::storage::{Relation, RowId, RowMarks};
 use crate::value::Tuple;
 use heads::RecentHeads;
 use plans::Plans;
@@ -90,7 +94,7 @@ pub struct Dred {
 }
 
 impl Dred {
-    /// A `dred` engine for a positive program.
+    /// A `dred` engine for a program, with or without stratified negation.
     pub fn new(program: Arc<Program>) -> Self {
         let mut relations: Vec<Relation> = program
             .relations
@@ -160,25 +164,17 @@ impl Dred {
         Ok(())
     }
 
-    fn check_supported(&self) -> Result<(), EngineError> {
-        if self.program.has_negation() {
-            return Err(EngineError::Unsupported {
-                engine: "dred".into(),
-                feature: "negation (DRed over stratified negation is a later extension)".into(),
-            });
-        }
-        Ok(())
-    }
-
     fn fact(&self, (rel, r): RowRef) -> Fact {
         Fact::new(rel, self.relations[rel].row(r).to_vec())
     }
 
-    fn round(&self, phase: Phase, round: usize, rows: &[RowRef]) -> Round {
+    fn round(&self, level: usize, phase: Phase, round: usize, rows: &[RowRef]) -> Round {
         if self.trace_facts {
             Round::with_facts(phase, round, rows.iter().map(|&rr| self.fact(rr)).collect())
+                .in_stratum(level)
         } else {
             Round {
+                stratum: level,
                 phase,
                 round,
                 size: rows.len(),
@@ -197,15 +193,29 @@ impl Dred {
         &mut self,
         deletions: &[Fact],
     ) -> Result<overdelete::OverDeleted, EngineError> {
+        let reuse = std::mem::take(&mut self.last_overdeleted);
+        let mut over = self.overdelete_level(overdelete::Seeds::Deleted(deletions), reuse)?;
+        self.remove_overdeleted(&mut over);
+        Ok(over)
+    }
+
+    /// [`Dred::overdelete`] of one level: D from `seeds`, then D removed. Above level 0 the
+    /// caller shows the relations below as they were before the batch while it runs
+    /// ([`LowerChanges::show_old`]); D holds only the level's facts.
+    fn overdelete_level(
+        &mut self,
+        seeds: overdelete::Seeds<'_>,
+        reuse: overdelete::OverDeleted,
+    ) -> Result<overdelete::OverDeleted, EngineError> {
         assert!(self.materialised, "dred: overdelete before materialise");
         let over = overdelete::overdelete(
             &self.program,
             &self.relations,
             &self.plans,
-            deletions,
+            seeds,
             &mut self.deleted_marks,
             &mut self.recent_heads,
-            std::mem::take(&mut self.last_overdeleted),
+            reuse,
         );
         if let Some(rel) = over.not_closed {
             let error = EngineError::Invariant {
@@ -221,13 +231,15 @@ impl Dred {
             self.broken = Some(error.clone());
             return Err(error);
         }
-        let mut over = over;
-        // D leaves the model by row id; survivors are what stays live.
+        Ok(over)
+    }
+
+    /// D leaves the model by row id; survivors are what stays live.
+    fn remove_overdeleted(&mut self, over: &mut overdelete::OverDeleted) {
         for &(rel, r) in &over.deleted {
             self.relations[rel].remove_id(r);
         }
         over.work.touched += over.deleted.len() as u64;
-        Ok(over)
     }
 
     /// Phase 2: restores the over-deleted facts that still have a proof. `over` must be the
@@ -270,6 +282,98 @@ impl Dred {
         )
     }
 
+    /// Of the over-deleted IDB rows of a batch, those gone from the model and those phase 3
+    /// derived again (as new rows).
+    fn gone_and_back(&self, overdeleted_idb: &[RowRef]) -> (usize, usize) {
+        let (mut gone, mut back) = (0, 0);
+        for &(rel, r) in overdeleted_idb {
+            let relation = &self.relations[rel];
+            if !relation.is_live(r) {
+                if relation.row_id(relation.row(r)).is_some() {
+                    back += 1;
+                } else {
+                    gone += 1;
+                }
+            }
+        }
+        (gone, back)
+    }
+
+    /// The three phases of one level above 0, from the net changes of the levels below
+    /// (`changes`, which then gains this level's): phase 1 over the relations as they were
+    /// before the batch, phases 2 and 3 over the new relations below. Returns the level's net
+    /// change.
+    fn maintain_level(
+        &mut self,
+        level: usize,
+        changes: &mut LowerChanges,
+        totals: &mut LevelTotals,
+        rounds: &mut Vec<Round>,
+        phase_us: &mut [u64; 3],
+    ) -> Result<NetChange, EngineError> {
+        let t = Instant::now();
+        changes.show_old(&mut self.relations);
+        let seeds = overdelete::Seeds::Lower {
+            level,
+            removed: &changes.removed,
+            added: &changes.added,
+        };
+        let over = self.overdelete_level(seeds, overdelete::OverDeleted::default());
+        changes.show_new(&mut self.relations);
+        let mut over = over?;
+        self.remove_overdeleted(&mut over);
+        phase_us[0] += t.elapsed().as_micros() as u64;
+        for (i, rows) in over.rounds.iter().enumerate() {
+            rounds.push(self.round(level, Phase::Overdelete, i + 1, rows));
+        }
+
+        let t = Instant::now();
+        let re = self.rederive(&over);
+        phase_us[1] += t.elapsed().as_micros() as u64;
+        for (i, rows) in re.rounds.iter().enumerate() {
+            rounds.push(self.round(level, Phase::Rederive, i + 1, rows));
+        }
+
+        let insert_start: Vec<RowId> = self.relations.iter().map(Relation::end).collect();
+        let t = Instant::now();
+        let program = &self.program;
+        let below = insert::FromBelow {
+            delta_from: (0..self.relations.len())
+                .map(|rel| {
+                    if is_below(program, rel, level) {
+                        changes.batch_start[rel]
+                    } else {
+                        insert_start[rel]
+                    }
+                })
+                .collect(),
+            revived: &changes.revived,
+            removed: &changes.removed,
+        };
+        let no_rows = (0..self.relations.len()).map(|_| std::iter::empty::<&Tuple>());
+        let ins = insert::insert_rows(
+            program,
+            &mut self.relations,
+            &self.plans,
+            level,
+            no_rows,
+            Some(below),
+            self.trace_facts,
+        );
+        phase_us[2] += t.elapsed().as_micros() as u64;
+        totals.add(&over, &re, &ins);
+        rounds.extend(ins.rounds);
+
+        let (gone, back) = self.gone_and_back(&over.overdeleted_idb);
+        changes.record(&self.relations, &over.deleted, &insert_start, |rel| {
+            program.level_of(rel) == level && program.is_idb(rel)
+        });
+        Ok(NetChange {
+            removed: gone,
+            added: ins.inserted - back,
+        })
+    }
+
     /// Facts in the derived relations.
     fn idb_len(&self) -> usize {
         self.relations
@@ -297,7 +401,6 @@ impl Engine for Dred {
     }
 
     fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
-        self.check_supported()?;
         for r in &mut self.relations {
             r.clear();
         }
@@ -307,21 +410,64 @@ impl Engine for Dred {
         // facts as the first delta, read where they are rather than copied or listed: on a
         // large EDB and a small model a copy as facts (a heap block per tuple) was a third of
         // the engine's peak memory, and a list of references to them 8 bytes an edge of it.
-        let facts = &self.program.facts;
+        let program = &self.program;
         let first = edb.relations.iter().enumerate().map(|(rel, tuples)| {
-            tuples
-                .iter()
-                .chain(facts.iter().filter(move |f| f.rel == rel).map(|f| &f.tuple))
+            tuples.iter().chain(
+                program
+                    .facts
+                    .iter()
+                    .filter(move |f| f.rel == rel && program.level_of(rel) == 0)
+                    .map(|f| &f.tuple),
+            )
         });
         self.materialised = true;
         let t = Instant::now();
-        let outcome = insert::insert_rows(
-            &self.program,
+        let mut outcome = insert::insert_rows(
+            program,
             &mut self.relations,
             &self.plans,
+            0,
             first,
+            None,
             self.trace_facts,
         );
+        // Each level above from the complete levels below: every row below is new.
+        for level in 1..program.num_levels() {
+            let delta_from: Vec<RowId> = self
+                .relations
+                .iter()
+                .enumerate()
+                .map(|(rel, r)| {
+                    if is_below(program, rel, level) {
+                        0
+                    } else {
+                        r.end()
+                    }
+                })
+                .collect();
+            let facts = (0..self.relations.len()).map(|rel| {
+                program
+                    .facts
+                    .iter()
+                    .filter(move |f| f.rel == rel && program.level_of(rel) == level)
+                    .map(|f| &f.tuple)
+            });
+            let below = insert::FromBelow {
+                delta_from,
+                ..insert::FromBelow::default()
+            };
+            let more = insert::insert_rows(
+                program,
+                &mut self.relations,
+                &self.plans,
+                level,
+                facts,
+                Some(below),
+                self.trace_facts,
+            );
+            outcome.work += more.work;
+            outcome.rounds.extend(more.rounds);
+        }
         self.last_change = NetChange {
             removed: 0,
             added: self.idb_len(),
@@ -348,53 +494,72 @@ impl Engine for Dred {
         self.check_batch(batch)?;
         self.batches += 1;
         let mut report = BatchReport::default();
+        let levels = self.program.num_levels();
+        // Only a program with negation has levels above 0, and only they need the batch's
+        // net changes as rows.
+        let mut changes = (levels > 1).then(|| LowerChanges::new(&self.relations));
 
         let t = Instant::now();
-        let over = self.overdelete(&batch.deletions)?;
-        report.overdelete_us = Some(t.elapsed().as_micros() as u64);
-        report.overdeleted = Some(over.overdeleted_idb.len());
-        report.overdelete_work = Some(over.work);
+        let reuse = std::mem::take(&mut self.last_overdeleted);
+        let mut over =
+            self.overdelete_level(overdelete::Seeds::Deleted(&batch.deletions), reuse)?;
+        self.remove_overdeleted(&mut over);
+        let mut phase_us = [t.elapsed().as_micros() as u64, 0, 0];
         let mut rounds: Vec<Round> = over
             .rounds
             .iter()
             .enumerate()
-            .map(|(i, rows)| self.round(Phase::Overdelete, i + 1, rows))
+            .map(|(i, rows)| self.round(0, Phase::Overdelete, i + 1, rows))
             .collect();
 
         let t = Instant::now();
         let re = self.rederive(&over);
-        report.rederive_us = Some(t.elapsed().as_micros() as u64);
-        report.rederived = Some(re.rederived);
-        report.rederive_work = Some(re.work);
+        phase_us[1] += t.elapsed().as_micros() as u64;
         for (i, rows) in re.rounds.iter().enumerate() {
-            rounds.push(self.round(Phase::Rederive, i + 1, rows));
+            rounds.push(self.round(0, Phase::Rederive, i + 1, rows));
         }
 
+        let insert_start: Vec<RowId> = match changes {
+            Some(_) => self.relations.iter().map(Relation::end).collect(),
+            None => Vec::new(),
+        };
         let t = Instant::now();
         let ins = self.insert(&batch.insertions);
-        report.insert_us = Some(t.elapsed().as_micros() as u64);
-        report.inserted = Some(ins.inserted);
-        report.insert_work = Some(ins.work);
+        phase_us[2] += t.elapsed().as_micros() as u64;
+        let mut totals = LevelTotals::default();
+        totals.add(&over, &re, &ins);
         rounds.extend(ins.rounds);
-        report.rounds = rounds;
 
         // Net change: an over-deleted fact not rederived is gone unless phase 3 derived it
         // again (as a new row); one probe per such fact, before compaction moves rows.
-        let (mut gone, mut back) = (0, 0);
-        for &(rel, r) in &over.overdeleted_idb {
-            let relation = &self.relations[rel];
-            if !relation.is_live(r) {
-                if relation.row_id(relation.row(r)).is_some() {
-                    back += 1;
-                } else {
-                    gone += 1;
-                }
-            }
-        }
-        self.last_change = NetChange {
+        let (gone, back) = self.gone_and_back(&over.overdeleted_idb);
+        let mut net = NetChange {
             removed: gone,
             added: ins.inserted - back,
         };
+        if let Some(changes) = changes.as_mut() {
+            changes.record(&self.relations, &over.deleted, &insert_start, |rel| {
+                self.program.level_of(rel) == 0
+            });
+            changes.record_revived(&self.relations, &batch.insertions, &insert_start);
+            for level in 1..levels {
+                let level_net =
+                    self.maintain_level(level, changes, &mut totals, &mut rounds, &mut phase_us)?;
+                net.removed += level_net.removed;
+                net.added += level_net.added;
+            }
+        }
+        self.last_change = net;
+        report.overdelete_us = Some(phase_us[0]);
+        report.rederive_us = Some(phase_us[1]);
+        report.insert_us = Some(phase_us[2]);
+        report.overdeleted = Some(totals.overdeleted);
+        report.rederived = Some(totals.rederived);
+        report.inserted = Some(totals.inserted);
+        report.overdelete_work = Some(totals.work[0]);
+        report.rederive_work = Some(totals.work[1]);
+        report.insert_work = Some(totals.work[2]);
+        report.rounds = rounds;
 
         self.end_batch();
         self.last_overdeleted = over;
@@ -421,6 +586,141 @@ impl Engine for Dred {
 
     fn model(&self) -> Model {
         idb_model(&self.program, &self.relations)
+    }
+}
+
+/// True when relation `rel` is maintained before level `level`: an `.input` relation (it
+/// changes in level 0) or a derived relation of a lower level.
+fn is_below(program: &Program, rel: RelId, level: usize) -> bool {
+    !program.is_idb(rel) || program.level_of(rel) < level
+}
+
+/// The counters of a batch, summed over its levels.
+#[derive(Default)]
+struct LevelTotals {
+    overdeleted: usize,
+    rederived: usize,
+    inserted: usize,
+    /// Work of phases 1, 2 and 3.
+    work: [crate::engine::Work; 3],
+}
+
+impl LevelTotals {
+    fn add(
+        &mut self,
+        over: &overdelete::OverDeleted,
+        re: &rederive::Rederived,
+        ins: &insert::Inserted,
+    ) {
+        self.overdeleted += over.overdeleted_idb.len();
+        self.rederived += re.rederived;
+        self.inserted += ins.inserted;
+        self.work[0] += over.work;
+        self.work[1] += re.work;
+        self.work[2] += ins.work;
+    }
+}
+
+/// The net changes of the levels maintained so far in a batch (the EDB's included), as rows:
+/// what seeds the levels above. Kept only for programs with negation.
+///
+/// Why rows and a view of the old relations rather than copies: phase 1 of a level must
+/// match instances of the relations *before* the batch (an instance that used two lost
+/// facts must be found), and every lost fact is still a tombstone, every gained fact a live
+/// row, until the batch ends — so flipping their liveness shows the old relations and flips
+/// back, in time proportional to the change.
+struct LowerChanges {
+    /// Each relation's end when the batch began: rows past it were appended by the batch.
+    batch_start: Vec<RowId>,
+    /// Facts lost: tombstones with no live row of the same values.
+    removed: Vec<RowRef>,
+    /// Facts gained: live rows whose values were not in the model before the batch.
+    added: Vec<RowRef>,
+    /// Of `added`, the rows made live again without being appended (revived EDB facts).
+    revived: Vec<RowRef>,
+}
+
+impl LowerChanges {
+    fn new(relations: &[Relation]) -> Self {
+        LowerChanges {
+            batch_start: relations.iter().map(Relation::end).collect(),
+            removed: Vec::new(),
+            added: Vec::new(),
+            revived: Vec::new(),
+        }
+    }
+
+    /// Adds one level's net change: of its D (`deleted`), the rows with no live copy now;
+    /// of the rows appended since `insert_start` to the relations `ours` selects, the live
+    /// ones whose values were not among D (those came back).
+    fn record(
+        &mut self,
+        relations: &[Relation],
+        deleted: &[RowRef],
+        insert_start: &[RowId],
+        ours: impl Fn(RelId) -> bool,
+    ) {
+        let mut back: HashSet<RowRef> = HashSet::new();
+        for &(rel, r) in deleted {
+            let relation = &relations[rel];
+            if relation.is_live(r) {
+                continue;
+            }
+            match relation.row_id(relation.row(r)) {
+                Some(copy) => {
+                    back.insert((rel, copy));
+                }
+                None => self.removed.push((rel, r)),
+            }
+        }
+        for (rel, relation) in relations.iter().enumerate() {
+            if !ours(rel) {
+                continue;
+            }
+            for r in insert_start[rel]..relation.end() {
+                if relation.is_live(r) && !back.contains(&(rel, r)) {
+                    self.added.push((rel, r));
+                }
+            }
+        }
+    }
+
+    /// Adds the facts of A+ that phase 3 revived rather than appended (rows before
+    /// `insert_start`).
+    fn record_revived(
+        &mut self,
+        relations: &[Relation],
+        insertions: &[Fact],
+        insert_start: &[RowId],
+    ) {
+        for f in insertions {
+            if let Some(r) = relations[f.rel].row_id(&f.tuple) {
+                if r < insert_start[f.rel] {
+                    self.added.push((f.rel, r));
+                    self.revived.push((f.rel, r));
+                }
+            }
+        }
+    }
+
+    /// Shows the relations as they were before the batch: lost facts live, gained ones not.
+    fn show_old(&self, relations: &mut [Relation]) {
+        for &(rel, r) in &self.removed {
+            relations[rel].revive(r);
+        }
+        for &(rel, r) in &self.added {
+            relations[rel].remove_id(r);
+        }
+    }
+
+    /// Undoes [`LowerChanges::show_old`].
+    fn show_new(&self, relations: &mut [Relation]) {
+        for &(rel, r) in &self.added {
+            relations[rel].revive(r);
+        }
+        for &(rel, r) in &self.removed {
+            relations[rel].remove_id(r);
+        }
     }
 }
 

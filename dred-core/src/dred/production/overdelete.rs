@@ -1,9 +1,15 @@
 //! Phase 1 of `dred`: over-delete along old proofs, by delta rules.
 //!
-//! Input: the old relations I ∪ J (unchanged during the phase) and D- (present EDB facts).
-//! Output: D, every fact reachable from D- through an old successful instance (a rule fires
-//! when one body atom matches a frontier fact and the other atoms match old facts), in
-//! rounds: round 1 is D-, round k+1 the heads newly reached from round k, each fact once.
+//! Input: the old relations I ∪ J (unchanged during the phase) and the level's seeds: at
+//! level 0, D- (present EDB facts); at a level above, the net changes of the relations below
+//! it — the facts they lost, which seed positive atoms, and the facts they gained, which
+//! seed negated atoms (the caller shows the relations as they were before the batch while
+//! this phase runs).
+//! Output: D, every fact reachable from the seeds through an old successful instance of the
+//! level's rules (a rule fires when one body atom matches a frontier fact, or one negated atom
+//! a gained fact, and the other literals hold over the old facts), in rounds: at level 0,
+//! round 1 is D-; above, round 1 is the level's facts the seeds reach directly; round k+1 the
+//! heads newly reached from round k, each fact once.
 //! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
 //! from its instance store; nothing is removed yet.
 
@@ -34,14 +40,49 @@ pub struct OverDeleted {
     pub not_closed: Option<RelId>,
 }
 
-/// Runs phase 1 over `relations` (the old model, all live). `in_d` and `recent` are scratch
+/// What starts phase 1 at one level.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Seeds<'a> {
+    /// Level 0: D-, present EDB facts; round 1.
+    Deleted(&'a [Fact]),
+    /// A level above 0: rows of lower relations (the EDB included) that the batch removed
+    /// (seeding positive atoms) and added (seeding negated atoms), all live while the phase
+    /// runs: the relations are shown as they were before the batch.
+    Lower {
+        /// The level, above 0.
+        level: usize,
+        /// Facts the lower relations lost.
+        removed: &'a [RowRef],
+        /// Facts the lower relations gained.
+        added: &'a [RowRef],
+    },
+}
+
+impl Seeds<'_> {
+    fn is_empty(&self) -> bool {
+        match self {
+            Seeds::Deleted(d) => d.is_empty(),
+            Seeds::Lower { removed, added, .. } => removed.is_empty() && added.is_empty(),
+        }
+    }
+
+    /// The level the seeds start.
+    fn level(&self) -> usize {
+        match self {
+            Seeds::Deleted(_) => 0,
+            Seeds::Lower { level, .. } => *level,
+        }
+    }
+}
+
+/// Runs phase 1 of the seeds' level over `relations` (the old model, all live). `in_d` and `recent` are scratch
 /// kept across batches (reset here): the marks of the facts of D, and the heads found lately.
 /// The result is written into `out` (an earlier batch's, emptied first: its memory is reused).
 pub(crate) fn overdelete(
     program: &Program,
     relations: &[Relation],
     plans: &Plans,
-    deletions: &[Fact],
+    seeds: Seeds<'_>,
     in_d: &mut RowMarks,
     recent: &mut RecentHeads,
     mut out: OverDeleted,
@@ -51,8 +92,9 @@ pub(crate) fn overdelete(
     out.spare.keep_all(&mut out.rounds);
     out.work = Work::default();
     out.not_closed = None;
+    let level = seeds.level();
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
-    if deletions.is_empty() {
+    if seeds.is_empty() {
         return out;
     }
     let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
@@ -90,11 +132,38 @@ pub(crate) fn overdelete(
             }
         });
     };
-    for f in deletions {
-        work.probe(1);
-        heads.push(relations, f.rel, &f.tuple);
-        if heads.is_full() {
-            reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+    match seeds {
+        Seeds::Deleted(deletions) => {
+            for f in deletions {
+                work.probe(1);
+                heads.push(relations, f.rel, &f.tuple);
+                if heads.is_full() {
+                    reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+                }
+            }
+        }
+        Seeds::Lower { removed, added, .. } => {
+            // head :- ..., b_i = a lost fact, ... and head :- ..., !n = a gained fact, ...:
+            // instances of the old relations that no longer hold.
+            for (rows, negated) in [(removed, false), (added, true)] {
+                for &(rel, r) in rows {
+                    let row = relations[rel].row(r);
+                    let seeded = if negated {
+                        plans.negated(level, rel)
+                    } else {
+                        plans.seeded(level, rel)
+                    };
+                    for plan in seeded {
+                        matcher.for_each_seeded(plan, row, &mut |vars| {
+                            work.probe(1);
+                            heads.push_instance_unless_recent(relations, plan, vars, recent);
+                        });
+                        if heads.is_full() {
+                            reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+                        }
+                    }
+                }
+            }
         }
     }
     reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
@@ -104,9 +173,9 @@ pub(crate) fn overdelete(
             .extend(frontier.iter().filter(|(rel, _)| program.is_idb(*rel)));
         let mut next = out.spare.take();
         for (i, &(rel, r)) in frontier.iter().enumerate() {
-            prefetch_frontier(&matcher, plans, &frontier, i);
+            prefetch_frontier(&matcher, plans, level, &frontier, i);
             let row = relations[rel].row(r);
-            for plan in &plans.seeded[rel] {
+            for plan in plans.seeded(level, rel) {
                 // head :- ..., body_i = the frontier fact, ... (other atoms over old facts)
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     work.probe(1);
@@ -138,14 +207,20 @@ const ENTRIES_AHEAD: usize = 8;
 /// Why: on R-MAT `reach_root` deletions run after another engine's turn (its tables out of
 /// the cache), two thirds of `dred`'s last-level misses were phase 1's, taken one after
 /// another: each fact's index entry, then the rows of its group (callgrind, 2 MB cache).
-fn prefetch_frontier(matcher: &Matcher, plans: &Plans, frontier: &[RowRef], i: usize) {
+fn prefetch_frontier(
+    matcher: &Matcher,
+    plans: &Plans,
+    level: usize,
+    frontier: &[RowRef],
+    i: usize,
+) {
     let relations = matcher.relations;
     if let Some(&(rel, r)) = frontier.get(i + VALUES_AHEAD) {
         relations[rel].prefetch_values(r);
     }
     if let Some(&(rel, r)) = frontier.get(i + ENTRIES_AHEAD) {
         let row = relations[rel].row(r);
-        for plan in &plans.seeded[rel] {
+        for plan in plans.seeded(level, rel) {
             matcher.prefetch_start(plan, row);
         }
     }

@@ -5,17 +5,25 @@
 //! Plans only read the program and create indexes on the relations; they hold no rows, so
 //! they stay valid across batches and compaction.
 
-use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
-use crate::program::{Program, RelId, Term};
+use crate::plan::{plan_negation_seeded, plan_rule_with, PlanOptions, RulePlan, Version};
+use crate::program::{Literal, Program, RelId, Term};
 use crate::storage::Relation;
 use crate::value::Value;
 
 /// Plans made once per program.
 #[derive(Clone, Debug)]
 pub(crate) struct Plans {
-    /// For each relation, the plans of every (rule, positive body atom over it): the atom is
-    /// seeded with one fact, the other atoms match every live row.
-    pub(crate) seeded: Vec<Vec<RulePlan>>,
+    /// For each DRed level and relation, the plans of every (rule of that level, positive
+    /// body atom over the relation): the atom is seeded with one fact, the other atoms match
+    /// every live row. A level runs only its own rules, so that a level above never sees a
+    /// lower one half maintained.
+    seeded: Vec<Vec<Vec<RulePlan>>>,
+    /// For each DRed level and relation, the plans of every (rule of that level, negated body
+    /// atom over the relation), seeded with one fact of it ([`plan_negation_seeded`]). Empty
+    /// for a program without negation.
+    negated: Vec<Vec<Vec<RulePlan>>>,
+    /// The rules of each DRed level.
+    pub(crate) rules_of_level: Vec<Vec<usize>>,
     /// For each rule, plans with the head's variables bound — "is there a proof of this
     /// fact by this rule?" — in every order that starts from a different positive body atom
     /// (one plan for rules with at most one);
@@ -31,11 +39,21 @@ pub(crate) struct Plans {
 impl Plans {
     /// Plans every rule of `program`, creating the indexes they use in `relations`.
     pub(crate) fn new(program: &Program, relations: &mut [Relation]) -> Self {
-        let mut seeded = vec![Vec::new(); program.relations.len()];
+        let levels = program.num_levels();
+        let mut seeded = vec![vec![Vec::new(); program.relations.len()]; levels];
+        let mut negated = vec![vec![Vec::new(); program.relations.len()]; levels];
+        let mut rules_of_level = vec![Vec::new(); levels];
         let mut head_bound = Vec::new();
         let mut semi_naive = Vec::new();
         let mut survivors = Vec::new();
         for (r, rule) in program.rules.iter().enumerate() {
+            let level = program.rule_level(r);
+            rules_of_level[level].push(r);
+            for (l, lit) in rule.body.iter().enumerate() {
+                if let Literal::Negative(a) = lit {
+                    negated[level][a.rel].push(plan_negation_seeded(program, r, l, relations));
+                }
+            }
             let atoms: Vec<RelId> = rule.positive_atoms().map(|a| a.rel).collect();
             let full = vec![Version::Full; atoms.len()];
             let seed = PlanOptions {
@@ -43,7 +61,14 @@ impl Plans {
                 prebound: Vec::new(),
             };
             for (i, &rel) in atoms.iter().enumerate() {
-                seeded[rel].push(plan_rule_with(program, r, &full, Some(i), &seed, relations));
+                seeded[level][rel].push(plan_rule_with(
+                    program,
+                    r,
+                    &full,
+                    Some(i),
+                    &seed,
+                    relations,
+                ));
             }
             let prebound: Vec<usize> = rule.head_vars().collect();
             let head = PlanOptions {
@@ -90,10 +115,24 @@ impl Plans {
         }
         Plans {
             seeded,
+            negated,
+            rules_of_level,
             head_bound,
             semi_naive,
             survivors,
         }
+    }
+}
+
+impl Plans {
+    /// The plans of level `level`'s rules seeded with one fact of `rel` in a positive atom.
+    pub(crate) fn seeded(&self, level: usize, rel: RelId) -> &[RulePlan] {
+        &self.seeded[level][rel]
+    }
+
+    /// The plans of level `level`'s rules seeded with one fact of `rel` in a negated atom.
+    pub(crate) fn negated(&self, level: usize, rel: RelId) -> &[RulePlan] {
+        &self.negated[level][rel]
     }
 }
 

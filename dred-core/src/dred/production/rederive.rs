@@ -14,7 +14,10 @@
 //! stops after a round that restores nothing (that empty round is reported) or once every
 //! over-deleted fact is back — the rounds of the reference engine.
 //! Postcondition: the live rows are exactly the facts of the new least model that were in
-//! the old one (the new model is contained in the old one after deletions only).
+//! the old one (the new model is contained in the old one after deletions only). Above DRed
+//! level 0 the phase runs over the level's over-deleted facts with the relations below
+//! already new: a proof may use a fact they gained, or the absence of one they lost, and the
+//! live rows of the level are then the old facts it still proves.
 //!
 //! Where there are two ways of finding the same facts, the cost model in
 //! [`rederive_cost`](super::rederive_cost) chooses. A batch's phase is one `Rederivation`:
@@ -340,7 +343,12 @@ impl<'a> Rederivation<'a> {
             LaterRounds::Cheaper => {
                 let seeded: f64 = last
                     .iter()
-                    .map(|&(rel, _)| later.seeded_cost(rel, self.plans.seeded[rel].len()))
+                    .map(|&(rel, _)| {
+                        later.seeded_cost(
+                            rel,
+                            self.plans.seeded(self.program.level_of(rel), rel).len(),
+                        )
+                    })
                     .sum();
                 let checks: f64 = self
                     .pending_of
@@ -381,7 +389,8 @@ impl<'a> Rederivation<'a> {
         for &(rel, r) in last {
             let before = self.work.total().probes;
             let row = relations[rel].row(r);
-            for plan in &self.plans.seeded[rel] {
+            // The restored fact's own level: the levels above are not maintained yet.
+            for plan in self.plans.seeded(self.program.level_of(rel), rel) {
                 // head :- ..., body_i = a fact restored last round, ... (the rest live)
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     self.work.probe(1);

@@ -17,6 +17,7 @@
 //! model enumerates afresh on the next batch.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::exec::{Matcher, Versions, WorkCounter};
@@ -170,6 +171,22 @@ pub struct InstanceStore {
     /// Heads of the instances with `f` in their body are `uses[use_start[f]..use_start[f + 1]]`.
     use_start: Vec<usize>,
     uses: Vec<FactId>,
+    /// The heads of the instances with a negated atom, by the atom as grounded (a wildcard
+    /// left `None`): the facts whose arrival would falsify the instance.
+    negated: HashMap<(RelId, Vec<Option<Value>>), Vec<FactId>>,
+    /// Per relation, the wildcard positions of the keys of `negated` over it.
+    negated_masks: Vec<Vec<Vec<bool>>>,
+}
+
+/// Which instances [`InstanceStore::enumerate_level`] keeps.
+#[derive(Clone, Copy, Debug)]
+pub struct Scope {
+    /// Only the rules and program facts of this DRed level; `None`: all.
+    pub level: Option<usize>,
+    /// Every head must be a fact of the table (the set is a model, closed under the
+    /// rules): an instance whose head is missing is an error. When false, such instances are
+    /// left out — the relations are a mix of states and the head is new.
+    pub closed: bool,
 }
 
 impl InstanceStore {
@@ -182,6 +199,23 @@ impl InstanceStore {
         plans: &[RulePlan],
         facts: &FactTable<'_>,
     ) -> Result<Self, StoreError> {
+        let all = Scope {
+            level: None,
+            closed: true,
+        };
+        Self::enumerate_level(named, plans, facts, all)
+    }
+
+    /// [`InstanceStore::enumerate`] of the instances in `scope`. Negated atoms hold in
+    /// `facts`' relations; each instance's negated atoms are kept, grounded, for
+    /// [`InstanceStore::heads_negating`].
+    pub fn enumerate_level(
+        named: &Program,
+        plans: &[RulePlan],
+        facts: &FactTable<'_>,
+        scope: Scope,
+    ) -> Result<Self, StoreError> {
+        let in_scope = |rel: RelId| scope.level.is_none_or(|l| named.level_of(rel) == l);
         let relations = facts.relations();
         let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
         let matcher = Matcher {
@@ -193,7 +227,7 @@ impl InstanceStore {
         // Raw instances in the order found: (head, rule, body range in `raw_body`).
         let mut raw: Vec<(FactId, Option<usize>, Range<usize>)> = Vec::new();
         let mut raw_body: Vec<FactId> = Vec::new();
-        for pf in &named.facts {
+        for pf in named.facts.iter().filter(|pf| in_scope(pf.rel)) {
             let head = facts.id(pf.rel, &pf.tuple).ok_or_else(|| {
                 StoreError::NotClosed(format!(
                     "program fact rel#{}{:?} is missing",
@@ -204,7 +238,8 @@ impl InstanceStore {
         }
         let mut missing: Option<StoreError> = None;
         let mut tuple: Vec<Value> = Vec::new();
-        for plan in plans {
+        let mut negated: HashMap<(RelId, Vec<Option<Value>>), Vec<FactId>> = HashMap::new();
+        for plan in plans.iter().filter(|p| in_scope(p.head_rel)) {
             let rule = &named.rules[plan.rule];
             matcher.for_each(plan, &mut |vars| {
                 if missing.is_some() {
@@ -212,12 +247,28 @@ impl InstanceStore {
                 }
                 ground(&rule.head.args, vars, &mut tuple);
                 let Some(head) = facts.id(rule.head.rel, &tuple) else {
-                    missing = Some(StoreError::NotClosed(format!(
-                        "rule {} derives rel#{}{:?}, which is missing",
-                        plan.rule, rule.head.rel, tuple
-                    )));
+                    if scope.closed {
+                        missing = Some(StoreError::NotClosed(format!(
+                            "rule {} derives rel#{}{:?}, which is missing",
+                            plan.rule, rule.head.rel, tuple
+                        )));
+                    }
                     return;
                 };
+                for lit in &rule.body {
+                    if let Literal::Negative(atom) = lit {
+                        let pattern = atom
+                            .args
+                            .iter()
+                            .map(|t| match *t {
+                                Term::Var(v) => Some(vars[v]),
+                                Term::Const(c) => Some(c),
+                                Term::Wildcard => None,
+                            })
+                            .collect();
+                        negated.entry((atom.rel, pattern)).or_default().push(head);
+                    }
+                }
                 let start = raw_body.len();
                 for atom in rule.positive_atoms() {
                     ground(&atom.args, vars, &mut tuple);
@@ -258,7 +309,20 @@ impl InstanceStore {
             head_start: vec![0; m + 1],
             use_start: vec![0; m + 1],
             uses: Vec::new(),
+            negated_masks: vec![Vec::new(); named.relations.len()],
+            negated: HashMap::new(),
         };
+        for (rel, pattern) in negated.keys() {
+            let mask: Vec<bool> = pattern.iter().map(Option::is_none).collect();
+            if !store.negated_masks[*rel].contains(&mask) {
+                store.negated_masks[*rel].push(mask);
+            }
+        }
+        for heads in negated.values_mut() {
+            heads.sort_unstable();
+            heads.dedup();
+        }
+        store.negated = negated;
         for (head, rule, range) in &raw {
             store.rules.push(*rule);
             store.heads.push(*head);
@@ -325,6 +389,23 @@ impl InstanceStore {
         let h = h as usize;
         // Both bounds are ≤ G, which fits (checked when built).
         self.head_start[h] as InstanceId..self.head_start[h + 1] as InstanceId
+    }
+
+    /// The heads of the instances with a negated atom that fact `tuple` of `rel` matches:
+    /// the instances its arrival falsifies (each head once per pattern).
+    pub fn heads_negating(&self, rel: RelId, tuple: &[Value]) -> Vec<FactId> {
+        let mut out = Vec::new();
+        for mask in &self.negated_masks[rel] {
+            let pattern: Vec<Option<Value>> = tuple
+                .iter()
+                .zip(mask)
+                .map(|(&v, &wild)| (!wild).then_some(v))
+                .collect();
+            if let Some(heads) = self.negated.get(&(rel, pattern)) {
+                out.extend_from_slice(heads);
+            }
+        }
+        out
     }
 
     /// The heads of the instances with `f` in their body (once per occurrence).

@@ -1,5 +1,5 @@
-//! The `reference` engine: DRed exactly as the seed specifies (SPEC §4), for positive
-//! programs, one module per step.
+//! The `reference` engine: DRed exactly as the seed specifies (SPEC §4), one module per step,
+//! extended level by level to stratified negation (SPEC §8, see "Levels" below).
 //!
 //! On each batch that changes something:
 //! 1. [`instances`]: enumerate every successful ground instance over the *old* I ∪ J — head
@@ -15,6 +15,26 @@
 //! every program fact as the first delta; its report has the insert time and rounds and no
 //! DRed counters. A batch with empty D- and A+ returns the old model
 //! and enumerates nothing (its batch was still normalised and checked).
+//!
+//! # Levels
+//!
+//! A program with negation is maintained one DRed level after another
+//! ([`crate::program::Stratum::level`]: the coarsest stratification, a negated atom reads a
+//! lower level). Level 0 holds the EDB and is maintained as above, with its own rules only.
+//! Each level above receives the net changes of the relations below it (the EDB's
+//! included): the facts they lost and the facts they gained, by value.
+//! 1. Over-delete: the old instances of the level's rules (over the relations as they were
+//!    before the batch, negated atoms included) are enumerated; round 1 is the heads of those
+//!    with a positive body fact that was lost, or a negated atom that a gained fact now
+//!    matches; later rounds follow the level's own facts as at level 0.
+//! 2. Rederive: against the relations below in their *new* state and the level's survivors —
+//!    the instances of the level's rules over those, enumerated afresh (a proof may use a fact
+//!    a lower level gained, or the absence of one it lost).
+//! 3. Insert: round 1 is every head of an instance of the level's rules over the relations
+//!    now that is not yet a fact (each must use a change from below: any other instance held
+//!    before and its head survived or was rederived); then semi-naive as at level 0.
+//!
+//! The production engine computes the same rounds by delta rules (its `LowerChanges`).
 //!
 //! # Cost, in the terms of the seed
 //!
@@ -49,18 +69,21 @@ pub mod rederive;
 use std::sync::Arc;
 use std::time::Instant;
 
+use std::collections::BTreeSet;
+
 use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Phase, Round};
+use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
 use crate::program::Program;
 use crate::storage::Relation;
 use crate::value::Value;
 
-use instances::{FactTable, InstanceStore, StoreError};
-use overdelete::{overdelete, Frontier};
-use rederive::{rederive, Survivors};
+use instances::{FactId, FactTable, InstanceStore, Scope, StoreError};
+use overdelete::{overdelete, overdelete_from, Frontier};
+use rederive::{rederive, rederive_pending, Survivors};
 
-/// The reference DRed engine (SPEC §4). Positive programs only: a program with negation is
-/// refused by [`Engine::materialise`] with [`EngineError::Unsupported`].
+/// The reference DRed engine (SPEC §4), with stratified negation maintained level by level
+/// (see the module's docs).
 #[derive(Debug)]
 pub struct Reference {
     core: Core,
@@ -90,12 +113,19 @@ impl Engine for Reference {
             return Ok(Core::unchanged());
         }
         let core = &mut self.core;
+        let levels = core.program.num_levels();
+        let old = (levels > 1).then(|| core.relations.clone());
 
         // Phase 1: the old instances, then D along them.
         let start = Instant::now();
         let facts = FactTable::new(&core.relations).map_err(|e| core.store_error(e))?;
-        let store = InstanceStore::enumerate(&core.named, &core.enumeration_plans, &facts)
-            .map_err(|e| core.store_error(e))?;
+        let level0 = Scope {
+            level: Some(0),
+            closed: true,
+        };
+        let store =
+            InstanceStore::enumerate_level(&core.named, &core.enumeration_plans, &facts, level0)
+                .map_err(|e| core.store_error(e))?;
         let overdeleted = overdelete(&store, &facts, core.deletions(&facts, batch)?);
         let overdelete_us = micros(start);
 
@@ -138,13 +168,23 @@ impl Engine for Reference {
         drop(store);
         drop(facts);
         core.relations = next;
-        core.insert_phase(batch.insertions.iter().cloned(), &mut report, start);
+        core.insert_phase(0, batch.insertions.iter().cloned(), &mut report, start);
+        if let Some(old) = old {
+            for level in 1..levels {
+                core.maintain_level(level, &old, &mut report)?;
+            }
+        }
         Ok(report)
     }
 
     fn model(&self) -> Model {
         self.core.model()
     }
+}
+
+/// Adds `x` to a figure of a report (absent counts as 0).
+fn add<T: std::ops::Add<Output = T> + Default>(figure: &mut Option<T>, x: T) {
+    *figure = Some(figure.take().unwrap_or_default() + x);
 }
 
 /// Microseconds since `start`.
@@ -164,8 +204,8 @@ pub(crate) struct Core {
     pub(crate) named: Program,
     /// One full-match plan per rule, for enumerating instances.
     pub(crate) enumeration_plans: Vec<RulePlan>,
-    /// One plan per (rule, delta position), for phase 3.
-    pub(crate) insertion_plans: Vec<RulePlan>,
+    /// Per DRed level, one plan per (rule of the level, delta position), for phase 3.
+    pub(crate) insertion_plans: Vec<Vec<RulePlan>>,
     /// Empty relations with every index the plans use; every relation set is a clone of it.
     template: Vec<Relation>,
     /// The current I ∪ J: the EDB and the exact IDB.
@@ -182,7 +222,10 @@ impl Core {
             .map(|d| Relation::new(d.arity()))
             .collect();
         let enumeration_plans = instances::enumeration_plans(&named, &mut template);
-        let insertion_plans = insert::insertion_plans(&named, &mut template);
+        let mut insertion_plans = vec![Vec::new(); program.num_levels()];
+        for plan in insert::insertion_plans(&named, &mut template) {
+            insertion_plans[program.rule_level(plan.rule)].push(plan);
+        }
         Core {
             name,
             relations: template.clone(),
@@ -234,12 +277,6 @@ impl Core {
 
     /// Builds I ∪ J from `edb` by phase 3 from empty relations.
     pub(crate) fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
-        if self.program.has_negation() {
-            return Err(EngineError::Unsupported {
-                engine: self.name.into(),
-                feature: "negation (DRed as in the seed covers positive programs)".into(),
-            });
-        }
         if edb.relations.len() > self.program.relations.len()
             && edb.relations[self.program.relations.len()..]
                 .iter()
@@ -250,15 +287,19 @@ impl Core {
         for f in edb.facts() {
             self.check_edb_fact(&f)?;
         }
-        let program_facts = self
-            .program
-            .facts
-            .iter()
-            .map(|pf| Fact::new(pf.rel, pf.tuple.clone()));
-        let first: Vec<Fact> = edb.facts().chain(program_facts).collect();
+        let first: Vec<Fact> = edb.facts().chain(self.program_facts(0)).collect();
         self.relations = self.template.clone();
         let mut report = BatchReport::default();
-        self.insert_phase(first, &mut report, Instant::now());
+        let start = Instant::now();
+        self.insert_phase(0, first, &mut report, start);
+        // Each level above from the complete levels below.
+        for level in 1..self.program.num_levels() {
+            let first: Vec<Fact> = self
+                .program_facts(level)
+                .chain(self.absent_heads(level))
+                .collect();
+            self.insert_phase(level, first, &mut report, start);
+        }
         // Batch 0 is no DRed batch: only its time and rounds are reported; the facts it
         // derived are the report's `model_added`.
         report.inserted = None;
@@ -339,17 +380,164 @@ impl Core {
         next
     }
 
-    /// Phase 3 from the current relations with `first` as the first delta; fills the insert
-    /// figures of `report` (time measured from `start`).
+    /// The program facts of level `level`.
+    fn program_facts(&self, level: usize) -> impl Iterator<Item = Fact> + '_ {
+        self.program
+            .facts
+            .iter()
+            .filter(move |pf| self.program.level_of(pf.rel) == level)
+            .map(|pf| Fact::new(pf.rel, pf.tuple.clone()))
+    }
+
+    /// The heads of the instances of level `level`'s rules over the current relations that
+    /// are not facts yet, each once.
+    fn absent_heads(&self, level: usize) -> Vec<Fact> {
+        let versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
+        let matcher = Matcher {
+            relations: &self.relations,
+            versions: &versions,
+            work: &WorkCounter::default(),
+        };
+        let mut heads: BTreeSet<Fact> = BTreeSet::new();
+        for plan in &self.enumeration_plans {
+            if self.program.rule_level(plan.rule) != level {
+                continue;
+            }
+            matcher.for_each(plan, &mut |vars| {
+                let tuple: Vec<Value> = plan.head.iter().map(|o| o.get(vars)).collect();
+                if !self.relations[plan.head_rel].contains(&tuple) {
+                    heads.insert(Fact::new(plan.head_rel, tuple));
+                }
+            });
+        }
+        heads.into_iter().collect()
+    }
+
+    /// The three phases of level `level` > 0 (see the module's docs), from the relations as
+    /// they were before the batch (`old`) and as the levels below left them (the current
+    /// ones); adds the level's figures and rounds to `report`.
+    fn maintain_level(
+        &mut self,
+        level: usize,
+        old: &[Relation],
+        report: &mut BatchReport,
+    ) -> Result<(), EngineError> {
+        let program = self.program.clone();
+        let below = |rel: usize| !program.is_idb(rel) || program.level_of(rel) < level;
+        // The net changes below, by value.
+        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        for (rel, (before, now)) in old.iter().zip(&self.relations).enumerate() {
+            if below(rel) {
+                removed.extend(
+                    before
+                        .rows(before.all())
+                        .filter(|t| !now.contains(t))
+                        .map(|t| Fact::new(rel, t.to_vec())),
+                );
+                added.extend(
+                    now.rows(now.all())
+                        .filter(|t| !before.contains(t))
+                        .map(|t| Fact::new(rel, t.to_vec())),
+                );
+            }
+        }
+
+        // Phase 1: the level's old instances; round 1 the heads the changes below falsify.
+        let start = Instant::now();
+        let facts_old = FactTable::new(old).map_err(|e| self.store_error(e))?;
+        let scope = Scope {
+            level: Some(level),
+            closed: true,
+        };
+        let store =
+            InstanceStore::enumerate_level(&self.named, &self.enumeration_plans, &facts_old, scope)
+                .map_err(|e| self.store_error(e))?;
+        let mut first: Vec<FactId> = Vec::new();
+        for f in &removed {
+            let id = facts_old
+                .id(f.rel, &f.tuple)
+                .expect("a lost fact was in the old relations");
+            first.extend_from_slice(store.heads_using(id));
+        }
+        for f in &added {
+            first.extend(store.heads_negating(f.rel, &f.tuple));
+        }
+        first.sort_by(|&a, &b| facts_old.cmp_by_value(a, b));
+        first.dedup();
+        let overdeleted = overdelete_from(&store, &facts_old, Frontier(first), true);
+        add(&mut report.overdelete_us, micros(start));
+        add(&mut report.overdeleted, overdeleted.idb().len());
+        add(&mut report.instances, store.len() as u64);
+        add(&mut report.body_len, store.body_len() as u64);
+        for (i, frontier) in overdeleted.frontiers().iter().enumerate() {
+            let facts = facts_old.sorted_facts(frontier.0.iter().copied());
+            report
+                .rounds
+                .push(Round::with_facts(Phase::Overdelete, i + 1, facts).in_stratum(level));
+        }
+
+        // Phase 2: against the new relations below and the level's survivors.
+        let start = Instant::now();
+        let facts_now = FactTable::new(&self.relations).map_err(|e| self.store_error(e))?;
+        let open = Scope {
+            level: Some(level),
+            closed: false,
+        };
+        let now_store =
+            InstanceStore::enumerate_level(&self.named, &self.enumeration_plans, &facts_now, open)
+                .map_err(|e| self.store_error(e))?;
+        let pending: Vec<FactId> = overdeleted
+            .idb()
+            .iter()
+            .map(|&f| {
+                facts_now
+                    .id(facts_old.rel(f), facts_old.tuple(f))
+                    .expect("a level's facts are unchanged until the level is maintained")
+            })
+            .collect();
+        let mut survivors = Survivors::all(&facts_now);
+        for &f in &pending {
+            survivors.remove(f);
+        }
+        let rederived = rederive_pending(&now_store, &facts_now, pending, &mut survivors);
+        add(&mut report.rederive_us, micros(start));
+        add(&mut report.rederived, rederived.len());
+        add(&mut report.membership_tests, rederived.membership_tests);
+        for (i, restored) in rederived.rounds.iter().enumerate() {
+            let facts = facts_now.sorted_facts(restored.iter().copied());
+            report
+                .rounds
+                .push(Round::with_facts(Phase::Rederive, i + 1, facts).in_stratum(level));
+        }
+
+        // Phase 3: round 1 the heads the changes below make true, then semi-naive.
+        let start = Instant::now();
+        let next = self.rebuild(&facts_now, &survivors);
+        drop(now_store);
+        drop(facts_now);
+        self.relations = next;
+        let first = self.absent_heads(level);
+        let mut level_report = BatchReport::default();
+        self.insert_phase(level, first, &mut level_report, start);
+        add(&mut report.insert_us, level_report.insert_us.unwrap_or(0));
+        add(&mut report.inserted, level_report.inserted.unwrap_or(0));
+        report.rounds.extend(level_report.rounds);
+        Ok(())
+    }
+
+    /// Phase 3 of level `level` from the current relations with `first` as the first delta;
+    /// fills the insert figures of `report` (time measured from `start`) and appends its
+    /// rounds.
     pub(crate) fn insert_phase(
         &mut self,
+        level: usize,
         first: impl IntoIterator<Item = Fact>,
         report: &mut BatchReport,
         start: Instant,
     ) {
         let inserted = insert::insert(
             &self.program,
-            &self.insertion_plans,
+            &self.insertion_plans[level],
             &mut self.relations,
             first,
         );
@@ -358,7 +546,7 @@ impl Core {
         for (i, facts) in inserted.rounds.into_iter().enumerate() {
             report
                 .rounds
-                .push(Round::with_facts(Phase::Insert, i + 1, facts));
+                .push(Round::with_facts(Phase::Insert, i + 1, facts).in_stratum(level));
         }
         if cfg!(debug_assertions) {
             for r in &self.relations {

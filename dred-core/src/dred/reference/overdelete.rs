@@ -59,6 +59,19 @@ impl OverDeleted {
 
 /// Runs phase 1 from `deleted` (D-, facts of `facts`) over the old instances of `store`.
 pub fn overdelete(store: &InstanceStore, facts: &FactTable<'_>, deleted: Frontier) -> OverDeleted {
+    overdelete_from(store, facts, deleted, false)
+}
+
+/// Runs phase 1 from a first frontier: D- at level 0 (`first_is_idb` false), or above, the
+/// level's facts that the changes below reach directly (`first_is_idb` true: they are
+/// over-deleted IDB facts themselves).
+pub fn overdelete_from(
+    store: &InstanceStore,
+    facts: &FactTable<'_>,
+    first: Frontier,
+    first_is_idb: bool,
+) -> OverDeleted {
+    let deleted = first;
     let mut in_d = vec![false; facts.len()];
     let mut idb = Vec::new();
     let mut frontiers = Vec::new();
@@ -67,6 +80,9 @@ pub fn overdelete(store: &InstanceStore, facts: &FactTable<'_>, deleted: Frontie
         .into_iter()
         .filter(|&f| !in_d_set(&mut in_d, f))
         .collect();
+    if first_is_idb {
+        idb.extend_from_slice(&frontier);
+    }
     while !frontier.is_empty() {
         let mut next = Vec::new();
         for &f in &frontier {
@@ -77,7 +93,8 @@ pub fn overdelete(store: &InstanceStore, facts: &FactTable<'_>, deleted: Frontie
                 }
             }
         }
-        // Heads of rules are IDB facts; only the first frontier (D-) holds EDB facts.
+        // Heads of rules are IDB facts; only the first frontier at level 0 (D-) holds EDB
+        // facts.
         idb.extend_from_slice(&next);
         frontier.sort_by(|&a, &b| facts.cmp_by_value(a, b));
         frontiers.push(Frontier(std::mem::replace(&mut frontier, next)));

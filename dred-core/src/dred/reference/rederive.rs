@@ -14,7 +14,10 @@
 //! neither is ever the first to come back.
 //!
 //! Reusing old instances suffices because, with only EDB deletions, the new least model is
-//! contained in the old one, so every new proof uses instances that succeeded before.
+//! contained in the old one, so every new proof uses instances that succeeded before. Above
+//! DRed level 0 it does not (a lower level may have gained facts, or lost one a negation
+//! needed absent): there the store passed is of the instances over the new relations below
+//! and the level's old facts ([`rederive_pending`]).
 //!
 //! Rounds: every scan is a round, including the last one when it restores nothing; the phase
 //! stops after a round that restores nothing or when every over-deleted fact is back. With
@@ -101,7 +104,18 @@ pub fn rederive(
     overdeleted: &OverDeleted,
     survivors: &mut Survivors,
 ) -> Rederived {
-    let mut pending: Vec<FactId> = overdeleted.idb().to_vec();
+    rederive_pending(store, facts, overdeleted.idb().to_vec(), survivors)
+}
+
+/// [`rederive`] of the facts `pending` (ids of `facts`, none of them in `survivors`): at a
+/// level above 0, the level's over-deleted facts, with `store` the instances over the new
+/// relations below and the level's old facts.
+pub fn rederive_pending(
+    store: &InstanceStore,
+    facts: &FactTable<'_>,
+    mut pending: Vec<FactId>,
+    survivors: &mut Survivors,
+) -> Rederived {
     pending.sort_by(|&a, &b| facts.cmp_by_value(a, b));
     let mut result = Rederived::default();
     while !pending.is_empty() {

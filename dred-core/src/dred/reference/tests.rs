@@ -451,17 +451,88 @@ fn comparisons_and_wildcards() {
     assert!(rederived.contains(&&Fact::new(src, vec![1])));
 }
 
+/// The seed's open question (QUESTION-188): under negation, deleting a base fact inserts a
+/// derived fact. On the seed graph, `unreachable(y) :- node(y), !path("a", y).` sits one level
+/// above `path`. Deleting edge(a, b) loses path(a, b) and path(a, c) at level 0, and level 1
+/// receives those losses: no instance of it used them positively, so it over-deletes
+/// nothing, and its insertion's round 1 is every instance the losses make true —
+/// unreachable(b) and unreachable(c). Putting the edge back reverses it: the gains falsify
+/// both instances (level 1's over-deletion round 1), neither has another proof (rederivation's
+/// one round is empty), and nothing is inserted. `dred` reports the same rounds.
 #[test]
-fn negation_is_refused() {
-    let case = Case::new(
-        ".decl e(x: number)\n.decl f(x: number)\n.decl p(x: number)\n.input e\n.input f\n\
-         p(x) :- e(x), !f(x).\n",
+fn deleting_a_base_fact_inserts_through_negation() {
+    let src = format!(
+        "{PATH}.decl node(x: symbol)\n.decl unreachable(x: symbol)\n.input node\n\
+         unreachable(y) :- node(y), !path(\"a\", y).\n"
     );
+    let mut case = Case::new(&src);
+    let mut edb = case.edges(&seed_edges());
+    for n in ["a", "b", "c", "d", "e", "u", "v", "w"] {
+        let f = case.fact("node", &[n]);
+        edb.insert(f);
+    }
     let mut engine = Reference::new(case.program.clone());
-    assert!(matches!(
-        engine.materialise(&Edb::empty(&case.program)),
-        Err(EngineError::Unsupported { .. })
-    ));
+    let mut dred = crate::dred::Dred::new(case.program.clone());
+    engine.materialise(&edb).expect("materialises");
+    dred.materialise(&edb).expect("materialises");
+    let unreachable =
+        |case: &Case, engine: &Reference| case.facts_of(&engine.model(), "unreachable");
+    let before: BTreeSet<String> = ["a", "u", "v", "w"]
+        .iter()
+        .map(|n| format!("unreachable(\"{n}\")"))
+        .collect();
+    assert_eq!(unreachable(&case, &engine), before);
+
+    let level1 = |report: &BatchReport, case: &Case, phase: Phase| -> Vec<Vec<String>> {
+        report
+            .rounds
+            .iter()
+            .filter(|r| r.stratum == 1 && r.phase == phase)
+            .map(|r| r.facts.iter().map(|f| case.show(f)).collect())
+            .collect()
+    };
+    let ab = case.fact("edge", &["a", "b"]);
+    let delete = RequestedBatch {
+        deletions: vec![ab.clone()],
+        insertions: Vec::new(),
+    };
+    let report = step(&case, &mut engine, &mut edb.clone(), &delete);
+    let batch = Batch::normalise(&delete, &edb);
+    edb.apply(&batch);
+    assert_eq!(dred.apply(&batch).expect("applies").rounds, report.rounds);
+    assert!(level1(&report, &case, Phase::Overdelete).is_empty());
+    assert!(level1(&report, &case, Phase::Rederive).is_empty());
+    assert_eq!(
+        level1(&report, &case, Phase::Insert),
+        vec![strs(&["unreachable(\"b\")", "unreachable(\"c\")"])]
+    );
+    // Level 0's first frontier is D-, as in the seed; its rounds carry stratum 0.
+    assert_eq!(
+        case.rounds(&report, Phase::Overdelete)[0],
+        strs(&["edge(\"a\", \"b\")"])
+    );
+    assert!(report.rounds.iter().all(|r| r.stratum <= 1));
+    assert_eq!(report.inserted, Some(2));
+
+    let insert = RequestedBatch {
+        deletions: Vec::new(),
+        insertions: vec![ab],
+    };
+    let report = step(&case, &mut engine, &mut edb.clone(), &insert);
+    let batch = Batch::normalise(&insert, &edb);
+    edb.apply(&batch);
+    assert_eq!(dred.apply(&batch).expect("applies").rounds, report.rounds);
+    assert_eq!(
+        level1(&report, &case, Phase::Overdelete),
+        vec![strs(&["unreachable(\"b\")", "unreachable(\"c\")"])]
+    );
+    assert_eq!(
+        level1(&report, &case, Phase::Rederive),
+        vec![Vec::<String>::new()]
+    );
+    assert!(level1(&report, &case, Phase::Insert).is_empty());
+    assert_eq!(unreachable(&case, &engine), before);
+    assert_eq!(dred.model(), engine.model());
 }
 
 #[test]
