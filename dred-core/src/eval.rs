@@ -122,6 +122,17 @@ impl Evaluator {
         let mut out = Vec::new();
         let program = self.program.clone();
         for (s, stratum) in program.strata.iter().enumerate() {
+            if let Some(k) = stratum.aggregate {
+                let def = &program.aggregates[k];
+                let out = aggregate_rows(def, &self.relations[def.input], &work);
+                let rel = &mut self.relations[def.rel];
+                for row in out.chunks_exact(def.group + 1) {
+                    work.probe(1);
+                    rel.insert(row);
+                }
+                versions[def.rel] = Versions::complete(rel);
+                continue;
+            }
             for &f in &stratum.facts {
                 let fact = &program.facts[f];
                 self.relations[fact.rel].insert(&fact.tuple);
@@ -200,6 +211,26 @@ impl Evaluator {
     pub fn model(&self) -> Model {
         idb_model(&self.program, &self.relations)
     }
+}
+
+/// The rows of aggregate relation `def` over the live rows of its input, flat (group
+/// columns, then the value), groups in order: the input's rows sorted by their group, each
+/// group folded. One row touched per input row.
+pub(crate) fn aggregate_rows(
+    def: &crate::program::AggregateDef,
+    input: &Relation,
+    work: &WorkCounter,
+) -> Vec<Value> {
+    let mut rows: Vec<&[Value]> = input.rows(input.all()).collect();
+    work.touch(rows.len() as u64);
+    rows.sort_unstable_by(|a, b| a[..def.group].cmp(&b[..def.group]));
+    let mut out = Vec::new();
+    for group in rows.chunk_by(|a, b| a[..def.group] == b[..def.group]) {
+        let value = def.fold(group.iter().copied()).expect("a group has rows");
+        out.extend_from_slice(&group[0][..def.group]);
+        out.push(value);
+    }
+    out
 }
 
 /// The `recompute` engine: after every batch, semi-naive evaluation from scratch on the new

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model};
-use crate::program::{Literal, Program, Rule, Term};
-use crate::syntax::ast::CmpOp;
+use crate::program::{AggregateDef, Literal, Program, Rule, Term};
+use crate::syntax::ast::{AggFunc, CmpOp};
 use crate::value::{Tuple, Value};
 
 /// The naive oracle engine.
@@ -37,6 +37,12 @@ impl Oracle {
         let mut db: Vec<BTreeSet<Tuple>> = edb.relations.clone();
         db.resize(program.relations.len(), BTreeSet::new());
         for stratum in &program.strata {
+            if let Some(k) = stratum.aggregate {
+                let agg = &program.aggregates[k];
+                let rows = aggregate(agg, &db[agg.input]);
+                db[agg.rel] = rows;
+                continue;
+            }
             for &f in &stratum.facts {
                 let fact = &program.facts[f];
                 db[fact.rel].insert(fact.tuple.clone());
@@ -142,6 +148,34 @@ fn ground(
         }
         *binding = saved;
     }
+}
+
+/// The rows of an aggregate relation by enumeration: for every group key among the input's
+/// rows, a scan of every input row for those of the group, folded here (not with
+/// [`crate::program::AggregateDef::fold`], which the other engines share).
+fn aggregate(agg: &AggregateDef, input: &BTreeSet<Tuple>) -> BTreeSet<Tuple> {
+    let keys: BTreeSet<&[Value]> = input.iter().map(|t| &t[..agg.group]).collect();
+    let mut out = BTreeSet::new();
+    for key in keys {
+        let group: Vec<&Tuple> = input.iter().filter(|t| &t[..agg.group] == key).collect();
+        let values = group.iter().map(|t| t[agg.target.unwrap_or(0)]);
+        let value = match agg.func {
+            AggFunc::Count => group.len() as Value,
+            AggFunc::Sum => {
+                let mut sum: Value = 0;
+                for v in values {
+                    sum = sum.wrapping_add(v);
+                }
+                sum
+            }
+            AggFunc::Min => values.min().expect("a key comes from a row"),
+            AggFunc::Max => values.max().expect("a key comes from a row"),
+        };
+        let mut row = key.to_vec();
+        row.push(value);
+        out.insert(row);
+    }
+    out
 }
 
 fn value_of(t: Term, binding: &[Option<Value>]) -> Value {

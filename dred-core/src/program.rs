@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::diagnostic::{SourceFile, Span};
-use crate::syntax::ast::{CmpOp, Type};
+use crate::syntax::ast::{AggFunc, CmpOp, Type};
 use crate::value::{Symbols, Tuple, Value};
 
 /// Index of a relation in [`Program::relations`].
@@ -122,6 +122,42 @@ pub struct ProgramFact {
     pub span: Span,
 }
 
+/// An aggregate relation (the checker makes one per aggregate of the source, see
+/// `check::aggregates`): `rel(g_1, .., g_k, v)` holds for each group of `input`'s rows that
+/// agree on their first k columns, with v the number of rows of the group (`count`) or the
+/// sum (wrapping on overflow), minimum or maximum of its column `target`. An empty group has
+/// no row. It has no rules; its stratum holds it alone, above `input`'s.
+#[derive(Clone, Debug)]
+pub struct AggregateDef {
+    /// The aggregate relation (k + 1 columns, the last a `number`).
+    pub rel: RelId,
+    /// The relation aggregated: every solution of the aggregate's body.
+    pub input: RelId,
+    /// k: the number of grouping columns, the first of both relations.
+    pub group: usize,
+    /// The function.
+    pub func: AggFunc,
+    /// The column of `input` aggregated by `sum`, `min` and `max`; `None` for `count`.
+    pub target: Option<usize>,
+    /// The aggregate in the source.
+    pub span: Span,
+}
+
+impl AggregateDef {
+    /// The value of one non-empty group, from its rows of `input`; `None` for an empty one.
+    pub fn fold<'a>(&self, rows: impl IntoIterator<Item = &'a [Value]>) -> Option<Value> {
+        let mut rows = rows.into_iter().peekable();
+        rows.peek()?;
+        let t = self.target.unwrap_or(0);
+        Some(match self.func {
+            AggFunc::Count => rows.count() as Value,
+            AggFunc::Sum => rows.fold(0 as Value, |s, r| s.wrapping_add(r[t])),
+            AggFunc::Min => rows.map(|r| r[t]).min().expect("non-empty"),
+            AggFunc::Max => rows.map(|r| r[t]).max().expect("non-empty"),
+        })
+    }
+}
+
 /// A set of mutually recursive derived relations, evaluated after every stratum it reads.
 #[derive(Clone, Debug, Default)]
 pub struct Stratum {
@@ -137,8 +173,12 @@ pub struct Stratum {
     /// it. Levels are the coarsest stratification (a rule reads relations of its own level or
     /// lower positively, and only of strictly lower levels under negation); DRed maintains
     /// them one after another, each from the net changes of those below (SPEC §8). A program
-    /// without negation has one level, 0.
+    /// without negation has one level, 0. An aggregate relation is one level above its
+    /// input, and a rule reading it one level above it.
     pub level: usize,
+    /// For the stratum of an aggregate relation, its index in [`Program::aggregates`] (the
+    /// stratum then has no rules and that one relation).
+    pub aggregate: Option<usize>,
 }
 
 /// A program that passed every check of SPEC §2. Engines may rely on its invariants.
@@ -156,6 +196,8 @@ pub struct Program {
     pub strata: Vec<Stratum>,
     /// For each relation, the index of its stratum, or `None` for `.input` relations.
     pub stratum_of: Vec<Option<usize>>,
+    /// The aggregate relations, in the order of the aggregates in the source.
+    pub aggregates: Vec<AggregateDef>,
 }
 
 impl Program {
@@ -184,6 +226,13 @@ impl Program {
     /// derived relations).
     pub fn num_levels(&self) -> usize {
         self.strata.iter().map(|s| s.level + 1).max().unwrap_or(1)
+    }
+
+    /// The aggregate that defines `rel`, if `rel` is an aggregate relation.
+    pub fn aggregate_of(&self, rel: RelId) -> Option<&AggregateDef> {
+        self.stratum_of[rel]
+            .and_then(|s| self.strata[s].aggregate)
+            .map(|a| &self.aggregates[a])
     }
 
     /// True when some rule has a negated atom.

@@ -352,6 +352,8 @@ pub struct Features {
     pub comparison: bool,
     /// A negated atom.
     pub negation: bool,
+    /// An aggregate (count, sum, min or max).
+    pub aggregate: bool,
     /// An update brings a fresh constant.
     pub fresh_constant: bool,
     /// An empty batch.
@@ -403,6 +405,7 @@ impl Features {
                 }
             }
         }
+        f.aggregate = !loaded.program.aggregates.is_empty();
         f
     }
 }
@@ -469,6 +472,7 @@ impl NonTriviality {
             ("four body atoms", features.four_atoms),
             ("comparison", features.comparison),
             ("negation", features.negation),
+            ("aggregate", features.aggregate),
             ("fresh constant in updates", features.fresh_constant),
             ("empty batch", features.empty_batch),
         ];
@@ -836,9 +840,40 @@ struct RuleCode {
     body: Vec<AtomCode>,
     compare: Option<(u8, TermCode, TermCode)>,
     negated: Option<AtomCode>,
+    aggregate: Option<AggCode>,
 }
 
-fn rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
+/// A generated aggregate: the function (count, sum, min, max), its one atom, and whether
+/// the head takes its result.
+#[derive(Clone, Debug)]
+struct AggCode {
+    func: u8,
+    atom: AtomCode,
+    in_head: bool,
+}
+
+fn rule_code(negation: bool) -> BoxedStrategy<RuleCode> {
+    let plain = plain_rule_code(negation);
+    if !negation {
+        return plain.boxed();
+    }
+    // Cases with negation also draw aggregates (positive cases keep their stream of cases).
+    (
+        plain,
+        prop::option::weighted(0.3, (0u8..4, atom_code(), any::<bool>())),
+    )
+        .prop_map(|(mut rule, agg)| {
+            rule.aggregate = agg.map(|(func, atom, in_head)| AggCode {
+                func,
+                atom,
+                in_head,
+            });
+            rule
+        })
+        .boxed()
+}
+
+fn plain_rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
     (
         any::<u8>(),
         [term_code(), term_code(), term_code()],
@@ -855,6 +890,7 @@ fn rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
             body,
             compare,
             negated,
+            aggregate: None,
         })
 }
 
@@ -1101,11 +1137,47 @@ fn render_rule(
             .collect();
         lits.push(format!("!{name}({})", args.join(", ")));
     }
+    let mut result_in_head = false;
+    if let (Some(agg), false) = (&r.aggregate, negatable.is_empty()) {
+        // `n = f t : { r(..) }` over a lower relation: variables bound outside group, the
+        // others are local (`a`, `b`, `c`); symbol cases only count.
+        const LOCALS: [&str; 3] = ["a", "b", "c"];
+        let (name, arity) = negatable[agg.atom.rel as usize % negatable.len()];
+        let mut locals = Vec::new();
+        let args: Vec<String> = agg.atom.terms[..arity]
+            .iter()
+            .map(|t| match *t {
+                TermCode::Var(v) if bound.contains(&v) => VARS[v as usize].to_string(),
+                TermCode::Var(v) => {
+                    let l = LOCALS[v as usize % LOCALS.len()];
+                    locals.push(l);
+                    l.to_string()
+                }
+                TermCode::Const(k) => ty.literal(k as usize),
+                TermCode::Wild => "_".to_string(),
+            })
+            .collect();
+        let target = locals
+            .first()
+            .map(|l| l.to_string())
+            .or_else(|| args.iter().find(|a| VARS.contains(&a.as_str())).cloned());
+        let func = match (ty, agg.func % 4, target) {
+            (ColumnType::Number, 1, Some(t)) => format!("sum {t}"),
+            (ColumnType::Number, 2, Some(t)) => format!("min {t}"),
+            (ColumnType::Number, 3, Some(t)) => format!("max {t}"),
+            _ => "count".to_string(),
+        };
+        lits.push(format!("n = {func} : {{ {name}({}) }}", args.join(", ")));
+        result_in_head = agg.in_head && ty == ColumnType::Number;
+    }
     let (name, arity) = IDB[head];
-    let head_args: Vec<String> = r.head_terms[..arity]
+    let mut head_args: Vec<String> = r.head_terms[..arity]
         .iter()
         .map(|&t| bound_term(t))
         .collect();
+    if let (true, Some(last)) = (result_in_head, head_args.last_mut()) {
+        *last = "n".to_string();
+    }
     format!("{name}({}) :- {}.", head_args.join(", "), lits.join(", "))
 }
 

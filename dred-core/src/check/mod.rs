@@ -4,12 +4,15 @@
 //! Each violation is a [`Diagnostic`] at the offending text. Checks run in source order and
 //! the first error is reported.
 
+mod aggregates;
 mod strata;
 
 use std::collections::HashMap;
 
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
-use crate::program::{Atom, Literal, Program, ProgramFact, RelId, RelationDecl, Rule, Term};
+use crate::program::{
+    AggregateDef, Atom, Literal, Program, ProgramFact, RelId, RelationDecl, Rule, Term,
+};
 use crate::syntax::ast::{self, Type};
 use crate::value::Symbols;
 
@@ -21,6 +24,8 @@ pub fn load_program(file: &SourceFile, symbols: &mut Symbols) -> Result<Program,
 
 /// Checks a parsed program, interning its constants into `symbols`.
 pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagnostic> {
+    let (desugared, specs) = aggregates::desugar(ast)?;
+    let ast = &desugared;
     let file = &ast.file;
     let err = |span: Span, msg: String, label: &str| Diagnostic::new(file, span, msg, label);
 
@@ -126,11 +131,10 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 }
                 (ast::Literal::Compare(c), None) => rc.comparison(c)?,
                 (ast::Literal::Aggregate(a), None) => {
-                    return Err(err(
-                        a.span,
-                        "aggregates are not supported yet".into(),
-                        "count/min/max/sum are planned with stratified aggregation",
-                    ))
+                    unreachable!(
+                        "aggregates are rewritten before the checks (at {:?})",
+                        a.span
+                    )
                 }
                 (ast::Literal::Positive(_), None) => unreachable!("positive atoms checked above"),
             };
@@ -177,7 +181,18 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         }
     }
 
-    let (strata, stratum_of) = strata::stratify(file, &relations, &rules, &facts)?;
+    let aggregates: Vec<AggregateDef> = specs
+        .iter()
+        .map(|s| AggregateDef {
+            rel: by_name[&s.name],
+            input: by_name[&s.input],
+            group: s.group,
+            func: s.func,
+            target: s.target,
+            span: s.span,
+        })
+        .collect();
+    let (strata, stratum_of) = strata::stratify(file, &relations, &rules, &facts, &aggregates)?;
     Ok(Program {
         source: file.clone(),
         relations,
@@ -185,6 +200,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         facts,
         strata,
         stratum_of,
+        aggregates,
     })
 }
 

@@ -5,16 +5,20 @@
 //! is in the same component as the head makes the program non-stratifiable.
 
 use crate::diagnostic::{Diagnostic, SourceFile};
-use crate::program::{Literal, ProgramFact, RelId, RelationDecl, Rule, Stratum};
+use crate::program::{AggregateDef, Literal, ProgramFact, RelId, RelationDecl, Rule, Stratum};
 
 pub(super) fn stratify(
     file: &SourceFile,
     relations: &[RelationDecl],
     rules: &[Rule],
     facts: &[ProgramFact],
+    aggregates: &[AggregateDef],
 ) -> Result<(Vec<Stratum>, Vec<Option<usize>>), Diagnostic> {
     let n = relations.len();
     let mut succ: Vec<Vec<RelId>> = vec![Vec::new(); n];
+    for a in aggregates {
+        succ[a.input].push(a.rel);
+    }
     for rule in rules {
         for lit in &rule.body {
             if let Literal::Positive(a) | Literal::Negative(a) = lit {
@@ -42,6 +46,18 @@ pub(super) fn stratify(
             ..Stratum::default()
         });
     }
+    for (k, a) in aggregates.iter().enumerate() {
+        let s = stratum_of[a.rel].expect("aggregate relations are derived");
+        if stratum_of[a.input] == Some(s) {
+            return Err(Diagnostic::new(
+                file,
+                a.span,
+                "aggregate in recursion: the rule's head is used, directly or not, inside this aggregate's braces",
+                "aggregates must read relations of lower strata",
+            ));
+        }
+        strata[s].aggregate = Some(k);
+    }
     for (i, rule) in rules.iter().enumerate() {
         let Some(s) = stratum_of[rule.head.rel] else {
             unreachable!("rule heads are never input relations")
@@ -67,12 +83,21 @@ pub(super) fn stratify(
         }
         strata[s].rules.push(i);
     }
-    // Levels in dependency order: a positive atom keeps the level, a negated one adds one.
+    let aggregate = |rel: RelId| aggregates.iter().any(|a| a.rel == rel);
+    // Levels in dependency order: a positive atom keeps the level, a negated one adds one,
+    // and so does an aggregate relation over its input and a positive atom over it (an
+    // aggregate relation's level holds no rule that reads one).
     for s in 0..strata.len() {
+        if let Some(k) = strata[s].aggregate {
+            let input = aggregates[k].input;
+            strata[s].level = stratum_of[input].map_or(0, |t| strata[t].level) + 1;
+            continue;
+        }
         let mut level = 0;
         for &i in &strata[s].rules {
             for lit in &rules[i].body {
                 let (a, step) = match lit {
+                    Literal::Positive(a) if aggregate(a.rel) => (a, 1),
                     Literal::Positive(a) => (a, 0),
                     Literal::Negative(a) => (a, 1),
                     Literal::Compare { .. } => continue,

@@ -112,7 +112,10 @@ where
         if rows.clone().next().is_none() {
             continue;
         }
-        relations[rel].insert_batch_with(rows, true, |row, o| {
+        // Only EDB facts are revived (level 0): an aggregate's new row above it is appended
+        // even where a tombstone holds its values, so that the batch's new rows of a level
+        // are the rows past the level's start.
+        relations[rel].insert_batch_with(rows, level == 0, |row, o| {
             offered += 1;
             match o {
                 Insertion::Present => return,
@@ -155,7 +158,12 @@ where
         out.work = work.total();
         return out;
     }
-    if first > 0 {
+    // Above level 0 the rows added outright (an aggregate's new rows) belong to round 1 with
+    // the facts the changes below derive: their round is pushed with the first derived one.
+    let merge_first = from_below && level > 0;
+    let mut first_round = Some((added, first));
+    if first > 0 && !merge_first {
+        let (added, _) = first_round.take().expect("not taken yet");
         out.rounds.push(if trace_facts {
             Round::with_facts(Phase::Insert, 1, added).in_stratum(level)
         } else {
@@ -238,6 +246,12 @@ where
         }
         let mut facts = Vec::new();
         let mut size = 0;
+        if merge_first {
+            if let Some((added, n)) = first_round.take() {
+                facts = added;
+                size = n;
+            }
+        }
         for (rel, r) in relations.iter().enumerate() {
             let v = &mut versions[rel];
             v.old_end = v.delta_end;

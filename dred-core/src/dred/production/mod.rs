@@ -55,7 +55,7 @@ use crate::engine::{
 use crate::exec::{idb_digest, idb_model};
 use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowId, RowMarks};
-use crate::value::Tuple;
+use crate::value::{Tuple, Value};
 use heads::RecentHeads;
 use plans::Plans;
 use rederive_cost::RederiveCosts;
@@ -257,6 +257,25 @@ impl Dred {
         )
     }
 
+    /// [`Dred::rederive`] with `given` standing for the program facts: the facts of it that
+    /// were over-deleted are restored in round 1 without a search.
+    fn rederive_given(
+        &mut self,
+        over: &overdelete::OverDeleted,
+        given: &HashSet<(RelId, Tuple)>,
+    ) -> rederive::Rederived {
+        rederive::rederive(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            &mut self.rederive_costs,
+            given,
+            &over.overdeleted_idb,
+            &mut self.pending_marks,
+            std::mem::take(&mut self.last_rederived),
+        )
+    }
+
     /// How round 1 of rederivation finds proofs from now on; the default picks per rule by
     /// estimated cost. Results do not depend on it (tests run every choice).
     pub fn set_round1(&mut self, round1: rederive::Round1) {
@@ -312,11 +331,26 @@ impl Dred {
         phase_us: &mut [u64; 3],
     ) -> Result<NetChange, EngineError> {
         let t = Instant::now();
+        // The level's aggregate groups that the changes below touched: their old rows are
+        // over-deleted outright, restored if their value stays, replaced if it moves.
+        let aggregates = self.plans.aggregates_of_level[level].clone();
+        let touched = touched_groups(&self.program, &aggregates, changes, &self.relations);
         changes.show_old(&mut self.relations);
+        let old_rows: Vec<Option<RowRef>> = touched
+            .iter()
+            .map(|(a, key)| {
+                let def = &self.program.aggregates[a.def];
+                plans::AggregatePlan::group(&self.relations[def.rel], a.rows, key)
+                    .first()
+                    .map(|&r| (def.rel, r))
+            })
+            .collect();
+        let given: Vec<RowRef> = old_rows.iter().flatten().copied().collect();
         let seeds = overdelete::Seeds::Lower {
             level,
             removed: &changes.removed,
             added: &changes.added,
+            given: &given,
         };
         let over = self.overdelete_level(seeds, overdelete::OverDeleted::default());
         changes.show_new(&mut self.relations);
@@ -328,7 +362,39 @@ impl Dred {
         }
 
         let t = Instant::now();
-        let re = self.rederive(&over);
+        // The groups' values over the new input; a row whose value stays is restored in
+        // round 1 as a program fact is (it needs no search).
+        let new_values: Vec<Option<Value>> = touched
+            .iter()
+            .map(|(a, key)| {
+                let def = &self.program.aggregates[a.def];
+                let input = &self.relations[def.input];
+                let rows = plans::AggregatePlan::group(input, a.input_rows, key);
+                def.fold(rows.iter().map(|&r| input.row(r)))
+            })
+            .collect();
+        let mut additions: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
+        let mut stays = Vec::new();
+        for (((a, key), old), new) in touched.iter().zip(&old_rows).zip(&new_values) {
+            let rel = self.program.aggregates[a.def].rel;
+            let old = old.map(|(_, r)| self.relations[rel].row(r).to_vec());
+            match (old, new) {
+                (Some(old), Some(v)) if old.last() == Some(v) => stays.push((rel, old)),
+                (_, Some(v)) => {
+                    let mut row = key.clone();
+                    row.push(*v);
+                    additions[rel].push(row);
+                }
+                (_, None) => {}
+            }
+        }
+        let re = if stays.is_empty() {
+            self.rederive(&over)
+        } else {
+            let mut given = self.program_facts.clone();
+            given.extend(stays);
+            self.rederive_given(&over, &given)
+        };
         phase_us[1] += t.elapsed().as_micros() as u64;
         for (i, rows) in re.rounds.iter().enumerate() {
             rounds.push(self.round(level, Phase::Rederive, i + 1, rows));
@@ -350,13 +416,12 @@ impl Dred {
             revived: &changes.revived,
             removed: &changes.removed,
         };
-        let no_rows = (0..self.relations.len()).map(|_| std::iter::empty::<&Tuple>());
         let ins = insert::insert_rows(
             program,
             &mut self.relations,
             &self.plans,
             level,
-            no_rows,
+            additions.iter().map(|rows| rows.iter()),
             Some(below),
             self.trace_facts,
         );
@@ -445,13 +510,21 @@ impl Engine for Dred {
                     }
                 })
                 .collect();
-            let facts = (0..self.relations.len()).map(|rel| {
-                program
-                    .facts
-                    .iter()
-                    .filter(move |f| f.rel == rel && program.level_of(rel) == level)
-                    .map(|f| &f.tuple)
-            });
+            // The level's program facts and its aggregate relations, whole.
+            let mut rows: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
+            for f in program.facts.iter() {
+                if program.level_of(f.rel) == level {
+                    rows[f.rel].push(f.tuple.clone());
+                }
+            }
+            for a in &self.plans.aggregates_of_level[level] {
+                let def = &program.aggregates[a.def];
+                let counter = crate::exec::WorkCounter::default();
+                let flat = crate::eval::aggregate_rows(def, &self.relations[def.input], &counter);
+                outcome.work += counter.total();
+                rows[def.rel].extend(flat.chunks_exact(def.group + 1).map(<[Value]>::to_vec));
+            }
+            let facts = rows.iter().map(|r| r.iter());
             let below = insert::FromBelow {
                 delta_from,
                 ..insert::FromBelow::default()
@@ -593,6 +666,30 @@ impl Engine for Dred {
 /// changes in level 0) or a derived relation of a lower level.
 fn is_below(program: &Program, rel: RelId, level: usize) -> bool {
     !program.is_idb(rel) || program.level_of(rel) < level
+}
+
+/// The groups of `aggregates` (one level's) whose input changed below: each group key of a
+/// lost or gained input row, once per aggregate, in order of the changes.
+fn touched_groups(
+    program: &Program,
+    aggregates: &[plans::AggregatePlan],
+    changes: &LowerChanges,
+    relations: &[Relation],
+) -> Vec<(plans::AggregatePlan, Tuple)> {
+    let mut out = Vec::new();
+    for a in aggregates {
+        let def = &program.aggregates[a.def];
+        let mut seen: HashSet<&[Value]> = HashSet::new();
+        for &(rel, r) in changes.removed.iter().chain(&changes.added) {
+            if rel == def.input {
+                let key = &relations[rel].row(r)[..def.group];
+                if seen.insert(key) {
+                    out.push((a.clone(), key.to_vec()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The counters of a batch, summed over its levels.

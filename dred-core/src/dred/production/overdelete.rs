@@ -55,6 +55,9 @@ pub(crate) enum Seeds<'a> {
         removed: &'a [RowRef],
         /// Facts the lower relations gained.
         added: &'a [RowRef],
+        /// Facts of the level over-deleted outright, in round 1: the old rows of the
+        /// aggregate relations whose groups changed below.
+        given: &'a [RowRef],
     },
 }
 
@@ -62,7 +65,12 @@ impl Seeds<'_> {
     fn is_empty(&self) -> bool {
         match self {
             Seeds::Deleted(d) => d.is_empty(),
-            Seeds::Lower { removed, added, .. } => removed.is_empty() && added.is_empty(),
+            Seeds::Lower {
+                removed,
+                added,
+                given,
+                ..
+            } => removed.is_empty() && added.is_empty() && given.is_empty(),
         }
     }
 
@@ -142,7 +150,17 @@ pub(crate) fn overdelete(
                 }
             }
         }
-        Seeds::Lower { removed, added, .. } => {
+        Seeds::Lower {
+            removed,
+            added,
+            given,
+            ..
+        } => {
+            for &(rel, r) in given {
+                if in_d.insert(rel, r) {
+                    frontier.push((rel, r));
+                }
+            }
             // head :- ..., b_i = a lost fact, ... and head :- ..., !n = a gained fact, ...:
             // instances of the old relations that no longer hold.
             for (rows, negated) in [(removed, false), (added, true)] {

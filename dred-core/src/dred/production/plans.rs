@@ -7,7 +7,7 @@
 
 use crate::plan::{plan_negation_seeded, plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Literal, Program, RelId, Term};
-use crate::storage::Relation;
+use crate::storage::{IndexId, Relation, RowId};
 use crate::value::Value;
 
 /// Plans made once per program.
@@ -24,6 +24,8 @@ pub(crate) struct Plans {
     negated: Vec<Vec<Vec<RulePlan>>>,
     /// The rules of each DRed level.
     pub(crate) rules_of_level: Vec<Vec<usize>>,
+    /// The aggregate relations of each DRed level.
+    pub(crate) aggregates_of_level: Vec<Vec<AggregatePlan>>,
     /// For each rule, plans with the head's variables bound — "is there a proof of this
     /// fact by this rule?" — in every order that starts from a different positive body atom
     /// (one plan for rules with at most one);
@@ -43,6 +45,18 @@ impl Plans {
         let mut seeded = vec![vec![Vec::new(); program.relations.len()]; levels];
         let mut negated = vec![vec![Vec::new(); program.relations.len()]; levels];
         let mut rules_of_level = vec![Vec::new(); levels];
+        let mut aggregates_of_level = vec![Vec::new(); levels];
+        for (k, def) in program.aggregates.iter().enumerate() {
+            let cols: Vec<usize> = (0..def.group).collect();
+            let by_group = |relations: &mut [Relation], rel: RelId| {
+                (def.group > 0).then(|| relations[rel].ensure_index(&cols))
+            };
+            aggregates_of_level[program.level_of(def.rel)].push(AggregatePlan {
+                def: k,
+                rows: by_group(relations, def.rel),
+                input_rows: by_group(relations, def.input),
+            });
+        }
         let mut head_bound = Vec::new();
         let mut semi_naive = Vec::new();
         let mut survivors = Vec::new();
@@ -117,9 +131,43 @@ impl Plans {
             seeded,
             negated,
             rules_of_level,
+            aggregates_of_level,
             head_bound,
             semi_naive,
             survivors,
+        }
+    }
+}
+
+/// How `dred` finds the rows of one group of an aggregate relation and of its input.
+#[derive(Clone, Debug)]
+pub(crate) struct AggregatePlan {
+    /// Index in [`Program::aggregates`].
+    pub(crate) def: usize,
+    /// The aggregate relation's index on its group columns; `None` without grouping (one
+    /// group: every row).
+    pub(crate) rows: Option<IndexId>,
+    /// The input's index on the group columns, likewise.
+    pub(crate) input_rows: Option<IndexId>,
+}
+
+impl AggregatePlan {
+    /// The live rows of `rel` in group `key`, through `index` (every live row without one).
+    pub(crate) fn group<'r>(
+        relation: &'r Relation,
+        index: Option<IndexId>,
+        key: &[Value],
+    ) -> Vec<RowId> {
+        match index {
+            Some(ix) => relation
+                .lookup(ix, key)
+                .iter()
+                .copied()
+                .filter(|&r| relation.is_live(r))
+                .collect(),
+            None => (0..relation.end())
+                .filter(|&r| relation.is_live(r))
+                .collect(),
         }
     }
 }

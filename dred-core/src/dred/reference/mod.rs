@@ -182,6 +182,35 @@ impl Engine for Reference {
     }
 }
 
+/// The rows of `relation` whose first columns are `key`, by scan.
+fn group_of<'r>(relation: &'r Relation, key: &'r [Value]) -> impl Iterator<Item = &'r [Value]> {
+    relation
+        .rows(relation.all())
+        .filter(move |t| &t[..key.len()] == key)
+}
+
+/// The groups of level `level`'s aggregates that a lost or gained input fact falls in: (index
+/// in [`Program::aggregates`], group key), each once.
+fn touched_groups(
+    program: &Program,
+    level: usize,
+    removed: &[Fact],
+    added: &[Fact],
+) -> BTreeSet<(usize, Vec<Value>)> {
+    let mut out = BTreeSet::new();
+    for (k, def) in program.aggregates.iter().enumerate() {
+        if program.level_of(def.rel) != level {
+            continue;
+        }
+        for f in removed.iter().chain(added) {
+            if f.rel == def.input {
+                out.insert((k, f.tuple[..def.group].to_vec()));
+            }
+        }
+    }
+    out
+}
+
 /// Adds `x` to a figure of a report (absent counts as 0).
 fn add<T: std::ops::Add<Output = T> + Default>(figure: &mut Option<T>, x: T) {
     *figure = Some(figure.take().unwrap_or_default() + x);
@@ -294,10 +323,23 @@ impl Core {
         self.insert_phase(0, first, &mut report, start);
         // Each level above from the complete levels below.
         for level in 1..self.program.num_levels() {
-            let first: Vec<Fact> = self
+            let mut first: Vec<Fact> = self
                 .program_facts(level)
                 .chain(self.absent_heads(level))
                 .collect();
+            for def in &self.program.aggregates {
+                if self.program.level_of(def.rel) == level {
+                    let input = &self.relations[def.input];
+                    let keys: BTreeSet<&[Value]> =
+                        input.rows(input.all()).map(|t| &t[..def.group]).collect();
+                    for key in keys {
+                        let value = def.fold(group_of(input, key)).expect("a key has rows");
+                        let mut row = key.to_vec();
+                        row.push(value);
+                        first.push(Fact::new(def.rel, row));
+                    }
+                }
+            }
             self.insert_phase(level, first, &mut report, start);
         }
         // Batch 0 is no DRed batch: only its time and rounds are reported; the facts it
@@ -452,7 +494,17 @@ impl Core {
         let store =
             InstanceStore::enumerate_level(&self.named, &self.enumeration_plans, &facts_old, scope)
                 .map_err(|e| self.store_error(e))?;
+        // The level's aggregate groups whose input changed, and their old rows.
+        let touched = touched_groups(&program, level, &removed, &added);
         let mut first: Vec<FactId> = Vec::new();
+        for (def, key) in &touched {
+            let def = &program.aggregates[*def];
+            first.extend(group_of(&old[def.rel], key).map(|t| {
+                facts_old
+                    .id(def.rel, t)
+                    .expect("a row of the old relations")
+            }));
+        }
         for f in &removed {
             let id = facts_old
                 .id(f.rel, &f.tuple)
@@ -499,7 +551,27 @@ impl Core {
         for &f in &pending {
             survivors.remove(f);
         }
-        let rederived = rederive_pending(&now_store, &facts_now, pending, &mut survivors);
+        // Each touched group's value over the new input: an old row that keeps it is
+        // restored in round 1, a new value is a fact for phase 3.
+        let mut stays: Vec<FactId> = Vec::new();
+        let mut changed: Vec<Fact> = Vec::new();
+        for (def, key) in &touched {
+            let def = &program.aggregates[*def];
+            let value = def.fold(group_of(&self.relations[def.input], key));
+            let old_row: Option<&[Value]> = group_of(&self.relations[def.rel], key).next();
+            match (old_row, value) {
+                (Some(row), Some(v)) if row[def.group] == v => {
+                    stays.push(facts_now.id(def.rel, row).expect("a row of the relations"));
+                }
+                (_, Some(v)) => {
+                    let mut row = key.clone();
+                    row.push(v);
+                    changed.push(Fact::new(def.rel, row));
+                }
+                (_, None) => {}
+            }
+        }
+        let rederived = rederive_pending(&now_store, &facts_now, pending, &stays, &mut survivors);
         add(&mut report.rederive_us, micros(start));
         add(&mut report.rederived, rederived.len());
         add(&mut report.membership_tests, rederived.membership_tests);
@@ -516,7 +588,8 @@ impl Core {
         drop(now_store);
         drop(facts_now);
         self.relations = next;
-        let first = self.absent_heads(level);
+        let mut first = self.absent_heads(level);
+        first.extend(changed);
         let mut level_report = BatchReport::default();
         self.insert_phase(level, first, &mut level_report, start);
         add(&mut report.insert_us, level_report.insert_us.unwrap_or(0));

@@ -104,16 +104,18 @@ pub fn rederive(
     overdeleted: &OverDeleted,
     survivors: &mut Survivors,
 ) -> Rederived {
-    rederive_pending(store, facts, overdeleted.idb().to_vec(), survivors)
+    rederive_pending(store, facts, overdeleted.idb().to_vec(), &[], survivors)
 }
 
 /// [`rederive`] of the facts `pending` (ids of `facts`, none of them in `survivors`): at a
 /// level above 0, the level's over-deleted facts, with `store` the instances over the new
-/// relations below and the level's old facts.
+/// relations below and the level's old facts. The facts of `given` (aggregate rows whose
+/// group kept its value) are restored in round 1 without an instance.
 pub fn rederive_pending(
     store: &InstanceStore,
     facts: &FactTable<'_>,
     mut pending: Vec<FactId>,
+    given: &[FactId],
     survivors: &mut Survivors,
 ) -> Rederived {
     pending.sort_by(|&a, &b| facts.cmp_by_value(a, b));
@@ -121,9 +123,10 @@ pub fn rederive_pending(
     while !pending.is_empty() {
         let mut restored = Vec::new();
         let mut still = Vec::new();
+        let round1 = result.rounds.is_empty();
         for &h in &pending {
-            let mut back = false;
-            for i in store.of_head(h) {
+            let mut back = round1 && given.contains(&h);
+            for i in store.of_head(h).filter(|_| !back) {
                 // h :- b1, …, bn: back when every bi is in S (as at the start of the round).
                 let mut holds = true;
                 for &b in store.body(i) {
