@@ -18,9 +18,11 @@
 //!   (`Dataflow::model`): that arrangement is the engine's model, read on demand by
 //!   `read_model` — the engine keeps no other copy of it — and probed.
 //!
-//! Aggregates (not yet accepted by the checker) would be one more step kind after negations: a
-//! `reduce` over the rule's rows keyed by the grouping variables, like negation reading only lower
-//! strata.
+//! - an aggregate relation's stratum (the checker rewrites every aggregate into one, see
+//!   [`dred_core::program::AggregateDef`]) is no loop but one `reduce` of its input, a lower
+//!   relation, keyed by the group columns: the number of rows, or the sum, minimum or maximum
+//!   of the target column over the group's distinct values weighed by their multiplicities.
+//!   Aggregate programs run on general rows, whose words are the values (`crate::engine`).
 //!
 //! Pitfalls this module guards against: `antijoin` needs a right side of multiplicities 0/1
 //! (negated bindings with `_` columns are made distinct); `distinct` must be inside the loop; every
@@ -41,7 +43,8 @@ use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::Hashable;
 use differential_dataflow::{AsCollection, VecCollection};
 use dred_core::program::Stratum;
-use dred_core::{Program, RelId};
+use dred_core::syntax::ast::AggFunc;
+use dred_core::{Program, RelId, Value};
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
@@ -299,8 +302,13 @@ impl<'s, R: Record> Outer<'_, 's, R> {
         arr
     }
 
-    /// Adds one stratum: an iterative scope computing its relations from lower ones.
+    /// Adds one stratum: an iterative scope computing its relations from lower ones, or the
+    /// `reduce` of an aggregate relation.
     fn stratum(&mut self, stratum: &Stratum, plans: &[RulePlan]) {
+        if let Some(k) = stratum.aggregate {
+            self.aggregate(k);
+            return;
+        }
         let here = |rel: RelId| stratum.relations.contains(&rel);
         // Everything read from lower strata is prepared outside the loop, so that it is shared
         // with other strata and entered rather than rebuilt.
@@ -393,6 +401,43 @@ impl<'s, R: Record> Outer<'_, 's, R> {
         for (rel, coll) in results {
             self.rels[rel] = Some(coll);
         }
+    }
+}
+
+impl<'s, R: Record> Outer<'_, 's, R> {
+    /// Adds aggregate relation `k` (of [`Program::aggregates`]): its input keyed by the group
+    /// columns, reduced to one value per group, the row the group's key and that value.
+    fn aggregate(&mut self, k: usize) {
+        let def = self.program.aggregates[k].clone();
+        debug_assert!(!R::ENCODED, "aggregate programs run on general rows");
+        let (group, target, func) = (def.group, def.target, def.func);
+        let name = format!("aggregate {}", self.program.relations[def.input].name);
+        let result = self
+            .rel(def.input)
+            .map(move |row| {
+                let key = R::from_words((0..group).map(|c| row.word(c)));
+                let val = R::from_words(target.map(|c| row.word(c)));
+                (key, val)
+            })
+            .reduce_named(
+                &name,
+                move |_key, vals: &[(&R, Diff)], out: &mut Vec<(R, Diff)>| {
+                    // `vals`: the group's distinct target values, ascending, with multiplicities.
+                    let value = match func {
+                        AggFunc::Count => vals.iter().map(|(_, m)| *m as Value).sum(),
+                        AggFunc::Sum => vals.iter().fold(0 as Value, |s, (v, m)| {
+                            s.wrapping_add(v.word(0).wrapping_mul(*m as Value))
+                        }),
+                        AggFunc::Min => vals[0].0.word(0),
+                        AggFunc::Max => vals[vals.len() - 1].0.word(0),
+                    };
+                    out.push((R::from_words([value]), 1));
+                },
+            )
+            .map(move |(key, val)| {
+                R::from_words((0..group).map(|c| key.word(c)).chain([val.word(0)]))
+            });
+        self.rels[def.rel] = Some(result);
     }
 }
 

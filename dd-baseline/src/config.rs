@@ -148,7 +148,8 @@ pub struct DdConfig {
 /// Which record type the dataflow uses (see [`crate::row`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Records {
-    /// Fixed-width rows of codes when the program's records fit in 4 words, else general rows.
+    /// Fixed-width rows of codes when the program's records fit in 4 words and it has no
+    /// aggregate, else general rows.
     #[default]
     Narrowest,
     /// General rows whatever the program (to measure what the fixed-width rows gain, and to

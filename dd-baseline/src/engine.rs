@@ -241,6 +241,14 @@ trait Driver {
 fn start(program: Arc<Program>, config: &DdConfig) -> Result<Box<dyn Driver>, EngineError> {
     let plan = ProgramPlan::new(&program);
     let width = plan.max_record_width(&program);
+    // An aggregate's value is computed inside the dataflow, where values cannot be given
+    // codes in stream order (every process must give a value the same code): aggregate
+    // programs run on general rows, whose words are the values.
+    let width = if program.aggregates.is_empty() {
+        width
+    } else {
+        usize::MAX
+    };
     Ok(match config.records() {
         Records::Narrowest if width <= 2 => {
             Box::new(Runtime::<[u32; 2]>::start(program, plan, config)?)

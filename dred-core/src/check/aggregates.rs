@@ -271,9 +271,9 @@ fn split(
         }
         literal_vars(l, &mut inside);
     }
-    if inside.iter().any(|v| v.name == result.name) {
+    if let Some(used) = inside.iter().find(|v| v.name == result.name) {
         return Err(err(
-            result.span,
+            used.span,
             format!(
                 "the aggregate's result `{}` is used inside its body",
                 result.name

@@ -58,6 +58,33 @@ fn levels_count_negations() {
     assert_eq!(positive.num_levels(), 1);
 }
 
+/// Aggregates become an input relation of every solution and an aggregate relation one level
+/// above it; the rule reading it is above that, and count's empty group is a second rule.
+#[test]
+fn aggregates_are_rewritten_into_levels() {
+    let p = load(
+        ".decl e(x: number, y: number)\n.decl n(x: number)\n.decl c(x: number, k: number)\n\
+         .input e\n.input n\nc(x, k) :- n(x), k = count : { e(x, _) }.\n",
+    )
+    .expect("checks");
+    assert_eq!(p.aggregates.len(), 1);
+    let agg = &p.aggregates[0];
+    assert_eq!((agg.group, agg.target), (1, None));
+    assert_eq!(
+        p.relations[agg.input].arity(),
+        2,
+        "x and the named wildcard"
+    );
+    let c = p.relation_id("c").expect("c");
+    assert_eq!(
+        (p.level_of(agg.input), p.level_of(agg.rel), p.level_of(c)),
+        (0, 1, 2)
+    );
+    assert_eq!(p.aggregate_of(agg.rel).map(|a| a.input), Some(agg.input));
+    // c(x, k) :- n(x), @agg0(x, k).  and  c(x, 0) :- n(x), !@agg0(x, _).
+    assert_eq!(p.rules.iter().filter(|r| r.head.rel == c).count(), 2);
+}
+
 /// Each kind of error, with the line and column it must point at.
 #[test]
 fn every_check_is_located() {
@@ -81,13 +108,37 @@ fn every_check_is_located() {
         ("input fact", "e(\"a\", \"b\").", 5, 1),
         ("unstratifiable", "p(x, y) :- e(x, y), !p(y, x).", 5, 1),
         (
-            "aggregate",
-            "n(c) :- e(_, _), c = count : { e(_, _) }.",
+            "aggregate target not a variable",
+            "n(c) :- e(_, _), c = sum 3 : { e(_, _) }.",
             5,
-            18,
+            26,
         ),
         ("undeclared input", ".input zz", 5, 8),
         ("negation only", ".decl z()\nz() :- !e(\"a\", \"b\").", 6, 1),
+        (
+            "sum of symbols",
+            "p(x, y) :- e(x, y), n = sum z : { e(x, z) }.",
+            5,
+            29,
+        ),
+        (
+            "aggregate in recursion",
+            ".decl q(x: symbol, k: number)\nq(x, k) :- e(x, _), k = count : { q(x, _) }.",
+            6,
+            21,
+        ),
+        (
+            "result inside",
+            ".decl q(x: symbol, k: number)\nq(x, k) :- e(x, _), k = count : { n(k) }.",
+            6,
+            37,
+        ),
+        (
+            "nested aggregate",
+            ".decl q(x: symbol, k: number)\nq(x, k) :- e(x, _), k = count : { e(x, _), m = count : { e(x, _) } }.",
+            6,
+            44,
+        ),
     ];
     let mut wrong = Vec::new();
     for (what, src, line, col) in cases {

@@ -331,6 +331,14 @@ pub fn rewrite(
     query: &Query,
     symbols: &mut Symbols,
 ) -> Result<MagicProgram, Diagnostic> {
+    if let Some(agg) = program.aggregates.first() {
+        return Err(Diagnostic::new(
+            &program.source,
+            agg.span,
+            "`--query` does not rewrite programs with aggregates",
+            "magic sets here cover Datalog with stratified negation",
+        ));
+    }
     let mut w = Writer {
         program,
         symbols: &*symbols,

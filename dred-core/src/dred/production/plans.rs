@@ -153,8 +153,8 @@ pub(crate) struct AggregatePlan {
 
 impl AggregatePlan {
     /// The live rows of `rel` in group `key`, through `index` (every live row without one).
-    pub(crate) fn group<'r>(
-        relation: &'r Relation,
+    pub(crate) fn group(
+        relation: &Relation,
         index: Option<IndexId>,
         key: &[Value],
     ) -> Vec<RowId> {
