@@ -293,3 +293,75 @@ fn check_full_on_the_seed_example() {
     let o = run("oracle", "everything");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// A program with negation and an aggregate over the seed graph, through every engine that
+/// maintains it: the batch that deletes edge(a, b) inserts `unreachable` facts at level 1 and
+/// changes a's out-degree at the aggregate's level; the trace tags rounds with `stratum`, and
+/// `oracle` checks every model.
+#[test]
+fn negation_and_aggregates_run_on_every_engine() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let program = write(
+        tmp.path(),
+        "p.dl",
+        ".decl edge(x: symbol, y: symbol)\n.decl path(x: symbol, y: symbol)\n\
+         .decl node(x: symbol)\n.decl unreachable(x: symbol)\n.decl outdeg(x: symbol, n: number)\n\
+         .input edge\n.output unreachable\n.output outdeg\n\
+         path(x, y) :- edge(x, y).\npath(x, z) :- path(x, y), path(y, z).\n\
+         node(x) :- edge(x, _).\nnode(y) :- edge(_, y).\n\
+         unreachable(y) :- node(y), !path(\"a\", y).\n\
+         outdeg(x, n) :- node(x), n = count : { edge(x, _) }.\n",
+    );
+    let updates = write(
+        tmp.path(),
+        "u.updates",
+        "-\tedge\ta\tb\ncommit\n+\tedge\ta\tb\ncommit\n",
+    );
+    let trace = tmp.path().join("trace.jsonl");
+    let out = tmp.path().join("out");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        &program,
+        "--facts",
+        "datasets/seed/facts",
+        "--updates",
+        &updates,
+        "--engines",
+        "dred,reference,dd,recompute,oracle",
+        "--check",
+        "full",
+        "--trace",
+        trace.to_str().expect("utf-8"),
+        "--trace-facts",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&trace)
+        .expect("trace")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let inserted_above: Vec<String> = lines
+        .iter()
+        .filter(|l| l["engine"] == "dred" && l["batch"] == 1 && l["phase"] == "insert")
+        .filter(|l| l["stratum"].as_u64().is_some_and(|s| s > 0))
+        .flat_map(|l| l["facts"].as_array().cloned().unwrap_or_default())
+        .map(|f| f.as_str().expect("fact").to_string())
+        .collect();
+    for f in [
+        "unreachable(\"b\")",
+        "unreachable(\"c\")",
+        "@agg0(\"a\", 1)",
+    ] {
+        assert!(
+            inserted_above.contains(&f.to_string()),
+            "{f} not inserted above level 0: {inserted_above:?}"
+        );
+    }
+    assert!(lines.iter().all(|l| l["stratum"].is_u64()));
+    let outdeg = std::fs::read_to_string(out.join("outdeg.csv")).expect("outdeg.csv");
+    assert!(outdeg.lines().any(|l| l == "a\t2"), "{outdeg}");
+    assert!(outdeg.lines().any(|l| l == "d\t0"), "{outdeg}");
+}

@@ -153,11 +153,7 @@ pub(crate) struct AggregatePlan {
 
 impl AggregatePlan {
     /// The live rows of `rel` in group `key`, through `index` (every live row without one).
-    pub(crate) fn group(
-        relation: &Relation,
-        index: Option<IndexId>,
-        key: &[Value],
-    ) -> Vec<RowId> {
+    pub(crate) fn group(relation: &Relation, index: Option<IndexId>, key: &[Value]) -> Vec<RowId> {
         match index {
             Some(ix) => relation
                 .lookup(ix, key)
