@@ -36,18 +36,23 @@ pub fn run_one(
     git_rev: &str,
     progress: &ProgressBar,
 ) -> Vec<ReportRow> {
+    // A stream of another relation than the default names it: `delete:part_of`.
+    let kind = match &case.spec.relation {
+        Some(rel) => format!("{}:{rel}", case.spec.kind.name()),
+        None => case.spec.kind.name().to_string(),
+    };
     let labels = Labels {
         dataset: case.dataset.clone(),
         program: stem(&case.program),
         stream: format!(
             "{}-k{}-b{}-s{}{}",
-            case.spec.kind.name(),
+            kind,
             case.spec.size,
             case.spec.batches,
             case.spec.seed,
             if case.spec.revert { "-revert" } else { "" }
         ),
-        kind: case.spec.kind.name().to_string(),
+        kind,
         size: Some(case.spec.size),
         seed: Some(case.spec.seed),
         git_rev: git_rev.to_string(),

@@ -159,6 +159,48 @@ fn workloads(args: &StudyArgs) -> Vec<Workload> {
     w
 }
 
+/// A workload that changes one named `.input` relation: dataset, program, relation, kinds
+/// and change sizes.
+type RelationWorkload = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Vec<UpdateKind>,
+    Vec<usize>,
+);
+
+/// The fetched workloads with negation and aggregation (`--with-fetched`): GO term statistics
+/// under changes of `edge` and of `part_of`, Debian installability under changes of
+/// dependencies, conflicts and packages. `package` is only deleted: every name a random
+/// insertion could draw is a package already.
+fn relation_workloads(args: &StudyArgs) -> Vec<RelationWorkload> {
+    use UpdateKind::*;
+    if !args.with_fetched || args.quick {
+        return Vec::new();
+    }
+    let go = "datasets/programs/go_terms.dl";
+    let debian = "datasets/programs/installable.dl";
+    vec![
+        ("go-bp", go, "edge", vec![Delete, Insert], vec![1, 10, 100]),
+        ("go-bp", go, "part_of", vec![Delete, Insert], vec![1, 10]),
+        (
+            "debian-deps",
+            debian,
+            "edge",
+            vec![Delete, Insert],
+            vec![1, 10, 100],
+        ),
+        (
+            "debian-deps",
+            debian,
+            "conflicts",
+            vec![Delete, Insert],
+            vec![1, 10, 100],
+        ),
+        ("debian-deps", debian, "package", vec![Delete], vec![1, 10]),
+    ]
+}
+
 /// Runs the study and writes its results.
 pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let mut engines = args.engines.clone();
@@ -167,7 +209,16 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     }
     let batches = args.batches.unwrap_or(if args.quick { 11 } else { 21 });
     let mut cases = Vec::new();
-    for (dataset, programs, kinds, sizes) in workloads(args) {
+    let named = relation_workloads(args)
+        .into_iter()
+        .map(|(d, p, rel, k, s)| {
+            let relation = (rel != "edge").then(|| rel.to_string());
+            (d.to_string(), vec![p], k, s, relation)
+        });
+    let plain = workloads(args)
+        .into_iter()
+        .map(|(d, p, k, s)| (d, p, k, s, None));
+    for (dataset, programs, kinds, sizes, relation) in plain.chain(named) {
         for program in programs {
             for &kind in &kinds {
                 for &size in &sizes {
@@ -187,7 +238,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
                             size,
                             batches,
                             seed: 1,
-                            relation: None,
+                            relation: relation.clone(),
                             revert: false,
                         },
                     });

@@ -47,6 +47,10 @@ pub struct SweepArgs {
     /// Follow every batch by its inverse, so every batch starts from the original EDB.
     #[arg(long)]
     pub revert: bool,
+    /// The `.input` relation the streams change (default: `edge` when the program has it,
+    /// else its only `.input` relation); a report names it in `kind` (`delete:part_of`).
+    #[arg(long)]
+    pub relation: Option<String>,
     /// The report CSV to write.
     #[arg(long)]
     pub report: PathBuf,
@@ -68,7 +72,7 @@ pub fn plan(args: &SweepArgs) -> Vec<SweepCase> {
                                 size,
                                 batches: args.batches,
                                 seed,
-                                relation: None,
+                                relation: args.relation.clone(),
                                 revert: args.revert,
                             },
                         });

@@ -3,7 +3,7 @@
 //! Each fetch uses only the machine's package tools and never installs anything
 //! system-wide: `apt-get download PKG` into a scratch directory, `dpkg-deb -x` to unpack it
 //! there, a converter from the packaged file to a [`Graph`], then
-//! [`write_dataset`] into `<cache>/<name>/`. The Debian
+//! [`write_dataset_with`](super::load::write_dataset_with) into `<cache>/<name>/`. The Debian
 //! dependency graph instead reads `apt-cache dumpavail` (the package lists fetched by the
 //! last `apt-get update`). The scratch directory is removed afterwards.
 //!
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::graph::Graph;
-use super::load::{sha256_hex, write_dataset, Provenance, Written};
+use super::load::{sha256_hex, write_dataset_with, ExtraRelation, Provenance, Written};
 use super::sqlite::{Database, SqlValue};
 use super::{DatasetError, Fetcher};
 
@@ -147,6 +147,7 @@ fn fetch_in(
             .add("deb_file", &u.deb_name)
             .add("deb_sha256", &u.deb_sha256);
     };
+    let mut extras: Vec<ExtraRelation> = Vec::new();
     let graph = match fetcher {
         Fetcher::GoDb(ontology) => {
             let u = download_and_unpack("r-bioc-go.db", work)?;
@@ -155,6 +156,7 @@ fn fetch_in(
             eprintln!("  reading {}", path.display());
             let db = Database::open(&path)?;
             let (graph, by_type) = go_graph(&db, ontology)?;
+            extras.push(("part_of", go_part_of(&db, ontology)?));
             for (k, v) in go_metadata(&db)? {
                 prov.add(&format!("go_{k}"), v);
             }
@@ -219,11 +221,24 @@ fn fetch_in(
                 prov.add("apt_list", format!("{file} ({date})"));
             }
             let text = String::from_utf8_lossy(&text);
-            let (graph, packages) = debian_graph(&text)?;
-            prov.add("packages", packages)
+            let lists = debian_lists(&text)?;
+            prov.add("packages", lists.records)
                 .add("selection", "Depends and Pre-Depends, every alternative of `a | b`, version and architecture qualifiers dropped; package → dependency")
+                .add("package_selection", "package.facts: every package record's name; conflicts.facts: package → package named without a version constraint in its Conflicts or Breaks, other qualifiers dropped")
                 .add("licence", "Debian archive metadata; not redistributed");
-            graph
+            extras.push((
+                "package",
+                lists.packages.into_iter().map(|p| vec![p]).collect(),
+            ));
+            extras.push((
+                "conflicts",
+                lists
+                    .conflicts
+                    .into_iter()
+                    .map(|(a, b)| vec![a, b])
+                    .collect(),
+            ));
+            lists.graph
         }
     };
     let fetched_at = std::time::SystemTime::now()
@@ -232,7 +247,7 @@ fn fetch_in(
         .unwrap_or(0);
     prov.add("fetched_at_unix", fetched_at)
         .add("tool", concat!("dredbench ", env!("CARGO_PKG_VERSION")));
-    write_dataset(dest, &graph, None, &prov)
+    write_dataset_with(dest, &graph, None, &prov, &extras)
 }
 
 /// The `Date:` of every `Release`/`InRelease` file apt has, to say which lists were read.
@@ -320,6 +335,41 @@ pub fn go_graph(
         *by_type.entry(ty).or_insert(0) += 1;
     }
     Ok((g, by_type))
+}
+
+/// The `part of` edges of one GO ontology (child → parent), a subset of [`go_graph`]'s: the
+/// `part_of` relation of the GO programs.
+pub fn go_part_of(db: &Database, ontology: &str) -> Result<Vec<Vec<String>>, DatasetError> {
+    let mut terms: HashMap<i64, String> = HashMap::new();
+    for row in db.table("go_term")? {
+        if let Some(go_id) = row.values.get(1).and_then(SqlValue::as_str) {
+            terms.insert(row.rowid, go_id.to_string());
+        }
+    }
+    let table = format!("go_{ontology}_parents");
+    let mut out = Vec::new();
+    for row in db.table(&table)? {
+        let v = &row.values;
+        if v.get(2).and_then(SqlValue::as_str) != Some("part of") {
+            continue;
+        }
+        let ends = (
+            v.first()
+                .and_then(SqlValue::as_i64)
+                .and_then(|i| terms.get(&i)),
+            v.get(1)
+                .and_then(SqlValue::as_i64)
+                .and_then(|i| terms.get(&i)),
+        );
+        let (Some(child), Some(parent)) = ends else {
+            return Err(DatasetError::Fetch(format!(
+                "{table} row {}: expected two known term ids",
+                row.rowid
+            )));
+        };
+        out.push(vec![child.clone(), parent.clone()]);
+    }
+    Ok(out)
 }
 
 /// The hypernym graph of WordNet 3.0 from the `data.noun` and `data.verb` files: an edge
@@ -495,37 +545,67 @@ pub fn gml_graph(text: &str) -> Result<Graph, DatasetError> {
 /// constraints `(>= 1)`, architecture qualifiers `:any` and restriction lists `[…]`, `<…>`
 /// dropped. Returns the graph and the number of package records read.
 pub fn debian_graph(text: &str) -> Result<(Graph, usize), DatasetError> {
-    let mut g = Graph::new();
-    let mut records = 0;
+    let lists = debian_lists(text)?;
+    Ok((lists.graph, lists.records))
+}
+
+/// What the installability programs read from Debian package records.
+#[derive(Debug, Default)]
+pub struct DebianLists {
+    /// Package → dependency, as [`debian_graph`].
+    pub graph: Graph,
+    /// The number of package records read.
+    pub records: usize,
+    /// Every package record's name (a name with several records once).
+    pub packages: Vec<String>,
+    /// Package → package named without a version constraint in its `Conflicts` or `Breaks`,
+    /// every alternative, other qualifiers dropped as for dependencies.
+    pub conflicts: Vec<(String, String)>,
+}
+
+/// [`debian_graph`] with the package names and the `Conflicts`/`Breaks` pairs.
+pub fn debian_lists(text: &str) -> Result<DebianLists, DatasetError> {
+    let mut out = DebianLists::default();
     let mut package: Option<String> = None;
-    let mut deps: Vec<String> = Vec::new();
-    let mut current: Option<usize> = None; // index into deps of a continued field
-    let mut flush = |package: &mut Option<String>, deps: &mut Vec<String>, g: &mut Graph| {
-        if let Some(p) = package.take() {
-            records += 1;
-            for field in deps.iter() {
-                for clause in field.split(',') {
-                    for alt in clause.split('|') {
-                        let name = strip_qualifiers(alt);
-                        if !name.is_empty() {
-                            g.add_named(&p, &name);
+    // (is a conflict field, value) of the record's fields read so far.
+    let mut fields: Vec<(bool, String)> = Vec::new();
+    let mut current: Option<usize> = None; // index into fields of a continued field
+    let flush =
+        |package: &mut Option<String>, fields: &mut Vec<(bool, String)>, out: &mut DebianLists| {
+            if let Some(p) = package.take() {
+                out.records += 1;
+                out.packages.push(p.clone());
+                for (conflict, field) in fields.iter() {
+                    for clause in field.split(',') {
+                        for alt in clause.split('|') {
+                            let name = strip_qualifiers(alt);
+                            // A versioned conflict (`Breaks: x (<< 2)`) mostly names versions
+                            // the archive no longer has, and versions are not modelled: only
+                            // unversioned ones count.
+                            if name.is_empty() || (*conflict && alt.contains('(')) {
+                                continue;
+                            }
+                            if *conflict {
+                                out.conflicts.push((p.clone(), name));
+                            } else {
+                                out.graph.add_named(&p, &name);
+                            }
                         }
                     }
                 }
             }
-        }
-        deps.clear();
-    };
+            fields.clear();
+        };
     for line in text.lines() {
         if line.trim().is_empty() {
-            flush(&mut package, &mut deps, &mut g);
+            flush(&mut package, &mut fields, &mut out);
             current = None;
             continue;
         }
         if line.starts_with([' ', '\t']) {
             if let Some(i) = current {
-                deps[i].push(' ');
-                deps[i].push_str(line.trim());
+                fields[i].1.push(' ');
+                fields[i].1.push_str(line.trim());
             }
             continue;
         }
@@ -533,17 +613,24 @@ pub fn debian_graph(text: &str) -> Result<(Graph, usize), DatasetError> {
         let Some((key, value)) = line.split_once(':') else {
             continue;
         };
-        match key {
-            "Package" => package = Some(value.trim().to_string()),
-            "Depends" | "Pre-Depends" => {
-                deps.push(value.trim().to_string());
-                current = Some(deps.len() - 1);
+        let conflict = match key {
+            "Package" => {
+                package = Some(value.trim().to_string());
+                continue;
             }
-            _ => {}
-        }
+            "Depends" | "Pre-Depends" => false,
+            "Conflicts" | "Breaks" => true,
+            _ => continue,
+        };
+        fields.push((conflict, value.trim().to_string()));
+        current = Some(fields.len() - 1);
     }
-    flush(&mut package, &mut deps, &mut g);
-    Ok((g, records))
+    flush(&mut package, &mut fields, &mut out);
+    out.packages.sort();
+    out.packages.dedup();
+    out.conflicts.sort();
+    out.conflicts.dedup();
+    Ok(out)
 }
 
 /// `name:any (>= 1) [amd64] <!nocheck>` → `name`.
@@ -642,6 +729,26 @@ Package: b\nDepends: libc6 (>= 2.34)\n\nPackage: lonely\n";
         );
     }
 
+    fn edges_contain(g: &Graph, a: &str, b: &str) -> bool {
+        g.named_edges_sorted().contains(&(a, b))
+    }
+
+    #[test]
+    fn debian_packages_and_conflicts() {
+        let text = "Package: a\nDepends: b\nConflicts: c (<< 2), d:any | e\nBreaks: f\n\n\
+Package: b\nBreaks: a (<= 0.9), g\n\nPackage: a\nDepends: b\n";
+        let lists = debian_lists(text).expect("parses");
+        assert_eq!(lists.records, 3);
+        assert_eq!(lists.packages, vec!["a", "b"]);
+        let pairs: Vec<(&str, &str)> = lists
+            .conflicts
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(pairs, vec![("a", "d"), ("a", "e"), ("a", "f"), ("b", "g")]);
+        assert_eq!(lists.graph.named_edges_sorted(), vec![("a", "b")]);
+    }
+
     /// Built by `harness/tests/fixtures/go_mini.sql` (512-byte pages, an overflow chain).
     const GO_MINI: &[u8] = include_bytes!("../../tests/fixtures/go_mini.sqlite");
 
@@ -664,6 +771,9 @@ Package: b\nDepends: libc6 (>= 2.34)\n\nPackage: lonely\n";
         assert_eq!(g.edge_count(), 299 + 100);
         assert_eq!(by_type.get("isa"), Some(&299));
         assert_eq!(by_type.get("part of"), Some(&100));
+        let part_of = go_part_of(&db, "cc").expect("part of");
+        assert_eq!(part_of.len(), 100);
+        assert!(part_of.iter().all(|r| edges_contain(&g, &r[0], &r[1])));
         let edges = g.named_edges_sorted();
         assert!(edges.contains(&("GO:0000003", "GO:0000001")));
         assert!(edges.contains(&("GO:0000003", "GO:0000002")));

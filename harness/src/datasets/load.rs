@@ -13,6 +13,7 @@
 //!   `.facts` files are read through `dred_core::io::read_facts_dir`, so they
 //!   are validated exactly as `dredbench run` validates them (errors at `file:line:col`).
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -190,6 +191,35 @@ pub fn write_dataset(
     source: Option<&str>,
     provenance: &Provenance,
 ) -> Result<Written, DatasetError> {
+    write_dataset_with(dir, graph, source, provenance, &[])
+}
+
+/// Facts of a relation besides the graph's, written as `<name>.facts` (rows sorted, each
+/// once, tab-separated).
+pub type ExtraRelation = (&'static str, Vec<Vec<String>>);
+
+/// [`write_dataset`] with more relations (`extras`): a dataset whose programs read more
+/// than the graph (Debian's `package` and `conflicts`, GO's `part_of`).
+pub fn write_dataset_with(
+    dir: &Path,
+    graph: &Graph,
+    source: Option<&str>,
+    provenance: &Provenance,
+    extras: &[ExtraRelation],
+) -> Result<Written, DatasetError> {
+    let mut extra_texts = Vec::new();
+    for (name, rows) in extras {
+        let rows: BTreeSet<&Vec<String>> = rows.iter().collect();
+        let mut text = String::new();
+        for row in &rows {
+            for v in row.iter() {
+                check_name(v)?;
+            }
+            text.push_str(&row.join("\t"));
+            text.push('\n');
+        }
+        extra_texts.push((*name, text, rows.len()));
+    }
     let mut edges = String::new();
     for (a, b) in graph.named_edges_sorted() {
         check_name(a)?;
@@ -216,6 +246,9 @@ pub fn write_dataset(
         .add("source_node", source.as_deref().unwrap_or("(none)"))
         .add("root_node", root.as_deref().unwrap_or("(none)"))
         .add("edge_facts_sha256", &edges_sha256);
+    for (name, _, n) in &extra_texts {
+        prov.add(&format!("{name}_facts"), n);
+    }
 
     let parent = dir
         .parent()
@@ -235,6 +268,9 @@ pub fn write_dataset(
     write(facts.join("edge.facts"), &edges)?;
     write(facts.join("source.facts"), &source_text)?;
     write(facts.join("root.facts"), &root_text)?;
+    for (name, text, _) in &extra_texts {
+        write(facts.join(format!("{name}.facts")), text)?;
+    }
     write(tmp.join("PROVENANCE"), &prov.render())?;
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| DatasetError::io(dir, e))?;
