@@ -3,7 +3,8 @@
 
 usage: python3 results/strata/table.py results/strata/2026-12-02-workloads
 
-Per dataset, program, kind (`delete:part_of` names the relation changed) and change size:
+Per dataset, program, kind (`delete:part_of` names the relation changed; a reverted stream's
+odd batches, which change, and even batches, which undo, apart) and change size:
 the IDB size, and per engine the median time per batch with the minimum and maximum (fewer
 than 20 batches), `dred`'s median over-deleted, rederived and inserted facts, the median net
 change of the IDB, and the median of the per-batch ratios recompute / engine. Batch 0
@@ -31,8 +32,15 @@ def main(folder):
         rows.extend(csv.DictReader(open(path)))
     cases = defaultdict(lambda: defaultdict(dict))
     for r in rows:
-        key = (r["dataset"], r["program"], r["kind"], int(r["size"]))
-        cases[key][r["engine"]][int(r["batch"])] = r
+        kind = r["kind"]
+        b = int(r["batch"])
+        if r["stream"].endswith("-revert"):
+            # Reverted streams: odd batches change, even batches undo (see METHODOLOGY).
+            if b == 0:
+                continue
+            kind += ", reverted: odd batches" if b % 2 else ", reverted: even batches (undo)"
+        key = (r["dataset"], r["program"], kind, int(r["size"]))
+        cases[key][r["engine"]][b] = r
     engines = ["dred", "dd", "recompute"]
     print("| dataset | program | kind | k | IDB | engine | time median [min–max] | recompute / engine (median of batches) | over-deleted | rederived | inserted | net change |")
     print("|---|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|")
