@@ -66,11 +66,11 @@ impl EngineKind {
     }
 
     /// Whether the engine maintains `program`: the negative control `wrong-support` only
-    /// positive programs, the others every checked program (the DRed engines stratified
-    /// negation level by level).
+    /// programs of one DRed level (no negation, no aggregate), the others every checked
+    /// program (the DRed engines level by level).
     pub fn supports(self, program: &Program) -> bool {
         match self {
-            EngineKind::WrongSupport => !program.has_negation(),
+            EngineKind::WrongSupport => program.num_levels() == 1,
             EngineKind::Dred
             | EngineKind::Reference
             | EngineKind::Recompute

@@ -44,7 +44,7 @@ pub struct FuzzArgs {
     pub seed: u64,
     /// Engines checked against the oracle, comma-separated (the oracle always runs first,
     /// as the independent answer). Engines that do not support a case's program
-    /// (`wrong-support` with negation) sit that case out.
+    /// (`wrong-support` with negation or aggregates) sit that case out.
     #[arg(
         long,
         value_delimiter = ',',

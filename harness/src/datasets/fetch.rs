@@ -3,7 +3,7 @@
 //! Each fetch uses only the machine's package tools and never installs anything
 //! system-wide: `apt-get download PKG` into a scratch directory, `dpkg-deb -x` to unpack it
 //! there, a converter from the packaged file to a [`Graph`], then
-//! [`write_dataset_with`](super::load::write_dataset_with) into `<cache>/<name>/`. The Debian
+//! [`write_dataset_with`] into `<cache>/<name>/`. The Debian
 //! dependency graph instead reads `apt-cache dumpavail` (the package lists fetched by the
 //! last `apt-get update`). The scratch directory is removed afterwards.
 //!

@@ -1,7 +1,7 @@
 //! Phase 3 of `dred`: insert and propagate.
 //!
 //! Input: the relations after rederivation, the level, and what starts it: at level 0, A+;
-//! at a level above, the net changes of the relations below it ([`FromBelow`]) — the facts
+//! at a level above, the net changes of the relations below it (`FromBelow`) — the facts
 //! they gained, which seed positive atoms, and the facts they lost, which seed negated atoms.
 //! Output: A+ added, and every fact of the level's relations derived by an instance with at
 //! least one body fact new in the previous round (the delta may sit in any positive body
