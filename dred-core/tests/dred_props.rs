@@ -107,12 +107,16 @@ fn negation_cases_reach_the_upper_levels() {
         ]
     });
     eprintln!("{shares}");
+    // Floors (per mille) at about two thirds of what this sample gave when they were set:
+    // negation 87%, aggregate 67%; above level 0 over-deleted 41%, rederived 17%,
+    // over-deleted by insertions alone 8%, inserted by deletions alone 6%.
     let floors = [
-        ("negation", shares.feature("negation"), 1),
-        ("over-deleted above level 0", shares.upper[0], 1),
-        ("rederived above level 0", shares.upper[1], 1),
-        ("over-deleted by insertions alone", shares.upper[2], 1),
-        ("inserted by deletions alone", shares.upper[3], 1),
+        ("negation", shares.feature("negation"), 580),
+        ("aggregate", shares.feature("aggregate"), 440),
+        ("over-deleted above level 0", shares.upper[0], 270),
+        ("rederived above level 0", shares.upper[1], 110),
+        ("over-deleted by insertions alone", shares.upper[2], 50),
+        ("inserted by deletions alone", shares.upper[3], 40),
     ];
     for (what, count, floor) in floors {
         assert!(
