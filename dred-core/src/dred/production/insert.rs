@@ -28,6 +28,19 @@ use crate::program::Program;
 use crate::storage::{Insertion, Relation, RowId};
 use crate::value::{Tuple, Value};
 
+/// True when an atom of `plan` sees no row under `versions`: the plan then finds nothing.
+///
+/// Why: at materialisation every row of a relation is in the first delta and none is old,
+/// so the delta plan of a later atom (`uninstallable(p) :- depends_all(p, q), conflicts(q,
+/// r), depends_all(p, r)` with `depends_all(p, r)` as the delta) scanned the whole delta and
+/// walked, for each row, the index group of an earlier atom whose old rows are empty: on
+/// Debian installability that was most of `dred`'s materialisation.
+fn sees_nothing(plan: &crate::plan::RulePlan, versions: &[Versions]) -> bool {
+    plan.steps.iter().any(
+        |s| matches!(s, crate::plan::Step::Atom(a) if versions[a.rel].range(a.version).is_empty()),
+    )
+}
+
 /// The result of phase 3.
 #[derive(Debug, Default)]
 pub struct Inserted {
@@ -229,7 +242,7 @@ where
         for &ri in &plans.rules_of_level[level] {
             for (p, plan) in plans.semi_naive[ri].iter().enumerate() {
                 let v = versions[atom_rels[ri][p]];
-                if v.old_end >= v.delta_end {
+                if v.old_end >= v.delta_end || sees_nothing(plan, &versions) {
                     continue;
                 }
                 // head :- old(b_1..b_{p-1}), delta(b_p), full(b_{p+1}..b_n)
