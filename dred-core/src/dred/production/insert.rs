@@ -65,6 +65,9 @@ pub(crate) struct FromBelow<'a> {
     /// Facts the relations below lost (tombstones, still readable): each seeds the negated
     /// atoms over its relation.
     pub(crate) removed: &'a [RowRef],
+    /// The rules to run; `None`: every rule of the level. Materialisation runs one stratum
+    /// at a time.
+    pub(crate) rules: Option<&'a [usize]>,
 }
 
 /// Runs phase 3 of level 0 from A+, appending to `relations`.
@@ -158,6 +161,10 @@ where
         })
         .collect();
     let mut from_below = false;
+    let rules: &[usize] = below
+        .as_ref()
+        .and_then(|b| b.rules)
+        .unwrap_or(&plans.rules_of_level[level]);
     if let Some(below) = below {
         for (v, &from) in versions.iter_mut().zip(&below.delta_from) {
             from_below |= from < v.delta_end;
@@ -239,7 +246,7 @@ where
                 insert_flat(&mut relations[plan.head_rel], &buf, n);
             }
         }
-        for &ri in &plans.rules_of_level[level] {
+        for &ri in rules {
             for (p, plan) in plans.semi_naive[ri].iter().enumerate() {
                 let v = versions[atom_rels[ri][p]];
                 if v.old_end >= v.delta_end || sees_nothing(plan, &versions) {
