@@ -4,9 +4,21 @@
 //! by level); and the generator reaches what it claims to.
 
 use dred_core::dred::Dred;
-use dred_core::testing::{assert_engines_agree, random_case, sample_shares, sample_shares_of};
+use dred_core::testing::{
+    assert_engines_agree, random_case, sample_shares, sample_shares_of, LoadedCase,
+};
 use dred_core::{Engine, Oracle, Recompute, Reference};
 use proptest::prelude::*;
+
+/// The engines every property here runs, the oracle first.
+fn checked_engines(loaded: &LoadedCase) -> Vec<Box<dyn Engine>> {
+    vec![
+        Box::new(Oracle::new(loaded.program.clone())),
+        Box::new(Recompute::new(loaded.program.clone())),
+        Box::new(Dred::new(loaded.program.clone())),
+        Box::new(Reference::new(loaded.program.clone())),
+    ]
+}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
@@ -14,13 +26,7 @@ proptest! {
     #[test]
     fn dred_and_reference_equal_recompute_and_oracle(case in random_case(false)) {
         let loaded = case.load().map_err(TestCaseError::fail)?;
-        let mut engines: Vec<Box<dyn Engine>> = vec![
-            Box::new(Oracle::new(loaded.program.clone())),
-            Box::new(Recompute::new(loaded.program.clone())),
-            Box::new(Dred::new(loaded.program.clone())),
-            Box::new(Reference::new(loaded.program.clone())),
-        ];
-        assert_engines_agree(&loaded, &mut engines);
+        assert_engines_agree(&loaded, &mut checked_engines(&loaded));
     }
 
     #[test]
@@ -28,13 +34,7 @@ proptest! {
         case in prop_oneof![random_case(true), random_case(true).prop_map(|c| c.split_batches())]
     ) {
         let loaded = case.load().map_err(TestCaseError::fail)?;
-        let mut engines: Vec<Box<dyn Engine>> = vec![
-            Box::new(Oracle::new(loaded.program.clone())),
-            Box::new(Recompute::new(loaded.program.clone())),
-            Box::new(Dred::new(loaded.program.clone())),
-            Box::new(Reference::new(loaded.program.clone())),
-        ];
-        assert_engines_agree(&loaded, &mut engines);
+        assert_engines_agree(&loaded, &mut checked_engines(&loaded));
     }
 }
 

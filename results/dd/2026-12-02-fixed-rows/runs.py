@@ -2,12 +2,15 @@
 """The ratios of the criterion runs beside this file (run-N.md, each printed by
 results/dd/criterion_medians.py): per dataset, program and phase, compiled dd / hand-written
 in each run and their median, and likewise dd-general (the engine's general rows, i.e. dd
-before issue 23) / hand-written. Prints Markdown."""
+before issue 23) / hand-written. Prints Markdown. Usage: runs.py [folder of run-N.md]."""
 import glob
 import os
 import statistics
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import sys
+
+# The folder of run-N.md files: this script's, or the one given (`runs.py ../2026-12-02-final-runs`).
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 runs = []
 for path in sorted(glob.glob(os.path.join(HERE, "run-*.md"))):
     rows = {}

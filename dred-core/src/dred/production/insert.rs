@@ -28,6 +28,31 @@ use crate::program::Program;
 use crate::storage::{Insertion, Relation, RowId};
 use crate::value::{Tuple, Value};
 
+/// Runs seeded `plan` on `seed` over the rows `versions` shows and inserts its heads (not
+/// visible before the next round); `buf` is scratch.
+fn insert_seeded(
+    relations: &mut [Relation],
+    versions: &[Versions],
+    work: &WorkCounter,
+    plan: &crate::plan::RulePlan,
+    seed: &[Value],
+    buf: &mut Vec<Value>,
+) {
+    buf.clear();
+    let mut n = 0;
+    Matcher {
+        relations,
+        versions,
+        work,
+    }
+    .for_each_seeded(plan, seed, &mut |vars| {
+        n += 1;
+        buf.extend(plan.head.iter().map(|o| o.get(vars)));
+    });
+    work.probe(n);
+    insert_flat(&mut relations[plan.head_rel], buf, n);
+}
+
 /// True when an atom of `plan` sees no row under `versions`: the plan then finds nothing.
 ///
 /// Why: at materialisation every row of a relation is in the first delta and none is old,
@@ -210,19 +235,7 @@ where
             seed.clear();
             seed.extend_from_slice(relations[rel].row(r));
             for plan in plans.negated(level, rel) {
-                buf.clear();
-                let mut n = 0;
-                Matcher {
-                    relations,
-                    versions: &versions,
-                    work: &work,
-                }
-                .for_each_seeded(plan, &seed, &mut |vars| {
-                    n += 1;
-                    buf.extend(plan.head.iter().map(|o| o.get(vars)));
-                });
-                work.probe(n);
-                insert_flat(&mut relations[plan.head_rel], &buf, n);
+                insert_seeded(relations, &versions, &work, plan, &seed, &mut buf);
             }
         }
         // Round 1's revived facts, each as the seed of every atom of its relation; the other
@@ -231,19 +244,7 @@ where
             seed.clear();
             seed.extend_from_slice(relations[rel].row(r));
             for plan in plans.seeded(level, rel) {
-                buf.clear();
-                let mut n = 0;
-                Matcher {
-                    relations,
-                    versions: &versions,
-                    work: &work,
-                }
-                .for_each_seeded(plan, &seed, &mut |vars| {
-                    n += 1;
-                    buf.extend(plan.head.iter().map(|o| o.get(vars)));
-                });
-                work.probe(n);
-                insert_flat(&mut relations[plan.head_rel], &buf, n);
+                insert_seeded(relations, &versions, &work, plan, &seed, &mut buf);
             }
         }
         for &ri in rules {
