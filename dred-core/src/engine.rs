@@ -291,6 +291,9 @@ pub enum Phase {
     Rederive,
     /// Phase 3: insert and propagate.
     Insert,
+    /// B/F's deletion (`bf`): the facts a check found without a derivation, in place of
+    /// phases 1 and 2.
+    Delete,
 }
 
 impl Phase {
@@ -300,6 +303,7 @@ impl Phase {
             Phase::Overdelete => "overdelete",
             Phase::Rederive => "rederive",
             Phase::Insert => "insert",
+            Phase::Delete => "delete",
         }
     }
 }
@@ -365,9 +369,9 @@ impl std::ops::AddAssign for Work {
 /// does not compute stay `None` and are left empty in reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BatchReport {
-    /// |D ∩ J|: IDB facts removed in phase 1.
+    /// |D ∩ J|: IDB facts removed in phase 1; for `bf`, the IDB facts it deleted.
     pub overdeleted: Option<usize>,
-    /// IDB facts put back in phase 2.
+    /// IDB facts put back in phase 2 (0 for `bf`, which puts none back).
     pub rederived: Option<usize>,
     /// IDB facts newly derived in phase 3.
     pub inserted: Option<usize>,
@@ -383,6 +387,12 @@ pub struct BatchReport {
     pub body_len: Option<u64>,
     /// Body-membership tests made in phase 2.
     pub membership_tests: Option<u64>,
+    /// `bf`: derived facts whose derivability was checked.
+    pub checked: Option<u64>,
+    /// `bf`: derived facts a check found without a derivation (deleted).
+    pub disproved: Option<u64>,
+    /// `bf`: rule instances considered backwards (head bound to a checked fact).
+    pub backward_instances: Option<u64>,
     /// Work counted in phase 1 (engines that count it).
     pub overdelete_work: Option<Work>,
     /// Work counted in phase 2.

@@ -242,6 +242,22 @@ impl<'a> Matcher<'a> {
         found
     }
 
+    /// Calls `emit` with the binding of each instance of `plan` with the prebound variables
+    /// set as in `vars`, in the order [`Matcher::exists`] finds them, until `emit` returns
+    /// false. Returns false when stopped so.
+    pub fn for_each_bound<F: FnMut(&[Value]) -> bool>(
+        &self,
+        plan: &RulePlan,
+        vars: &mut [Value],
+        emit: &mut F,
+    ) -> bool {
+        if plan.starts_with_walk_test {
+            self.start_walk_test(plan, vars, emit)
+        } else {
+            self.step(plan, 0, None, vars, emit)
+        }
+    }
+
     /// [`Matcher::step`] from step 0 of a plan with [`RulePlan::starts_with_walk_test`]:
     /// the lookup of the walked atom, then [`Matcher::walk_tests`] directly — the same
     /// instances, order and work counts.

@@ -20,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bf;
 pub mod check;
 pub mod diagnostic;
 pub mod dred;
@@ -37,6 +38,7 @@ pub mod syntax;
 pub mod testing;
 pub mod value;
 
+pub use bf::Bf;
 pub use check::{check, load_program};
 pub use diagnostic::{Diagnostic, SourceFile, Span};
 pub use dred::{Dred, Reference, WrongSupport};

@@ -662,7 +662,7 @@ pub fn check_case(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> Result<
             observed.rederived |= rep.rederived.is_some_and(|n| n > 0);
             for round in rep.rounds.iter().filter(|r| r.stratum > 0 && r.size > 0) {
                 match round.phase {
-                    Phase::Overdelete => {
+                    Phase::Overdelete | Phase::Delete => {
                         observed.upper_overdeleted = true;
                         observed.insertion_deleted |= batch.deletions.is_empty();
                     }

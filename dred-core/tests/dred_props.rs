@@ -1,5 +1,5 @@
-//! The production `dred` engine and the `reference` engine equal `recompute` and the naive
-//! `oracle` after every batch of random update streams on random programs from the shared
+//! The production `dred` engine, the `reference` engine and the Backward/Forward engine `bf`
+//! equal `recompute` and the naive `oracle` after every batch of random update streams on random programs from the shared
 //! generator (`dred_core::testing`), positive and with stratified negation (maintained level
 //! by level); and the generator reaches what it claims to.
 
@@ -7,7 +7,7 @@ use dred_core::dred::Dred;
 use dred_core::testing::{
     assert_engines_agree, random_case, sample_shares, sample_shares_of, LoadedCase,
 };
-use dred_core::{Engine, Oracle, Recompute, Reference};
+use dred_core::{Bf, Engine, Oracle, Recompute, Reference};
 use proptest::prelude::*;
 
 /// The engines every property here runs, the oracle first.
@@ -17,6 +17,7 @@ fn checked_engines(loaded: &LoadedCase) -> Vec<Box<dyn Engine>> {
         Box::new(Recompute::new(loaded.program.clone())),
         Box::new(Dred::new(loaded.program.clone())),
         Box::new(Reference::new(loaded.program.clone())),
+        Box::new(Bf::new(loaded.program.clone())),
     ]
 }
 

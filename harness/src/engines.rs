@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use dd_baseline::{Cluster, DdConfig, DdEngine};
-use dred_core::{Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
+use dred_core::{Bf, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
 
 /// EDBs up to this many facts count as small: the default engine set then includes the
 /// instance-enumerating `reference` and `oracle`.
@@ -16,6 +16,9 @@ pub enum EngineKind {
     /// Production DRed: the same phases and frontiers as `reference`, by delta rules over
     /// indexed relations, without an instance store; the engine for real data.
     Dred,
+    /// Backward/Forward (Motik et al., AAAI 2015): before deleting a fact, looks backwards for
+    /// another derivation; deletes and follows only what has none. Same storage as `dred`.
+    Bf,
     /// DRed exactly as the seed specifies, over a store of every old ground instance; reports
     /// frontiers and counters; for small inputs.
     Reference,
@@ -37,6 +40,7 @@ impl EngineKind {
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Dred => "dred",
+            EngineKind::Bf => "bf",
             EngineKind::Reference => "reference",
             EngineKind::WrongSupport => "wrong-support",
             EngineKind::Recompute => "recompute",
@@ -53,6 +57,7 @@ impl EngineKind {
         let mut v = Vec::new();
         if EngineKind::Dred.supports(program) {
             v.push(EngineKind::Dred);
+            v.push(EngineKind::Bf);
             if small {
                 v.push(EngineKind::Reference);
             }
@@ -72,6 +77,7 @@ impl EngineKind {
         match self {
             EngineKind::WrongSupport => program.num_levels() == 1,
             EngineKind::Dred
+            | EngineKind::Bf
             | EngineKind::Reference
             | EngineKind::Recompute
             | EngineKind::Oracle
@@ -90,6 +96,7 @@ impl EngineKind {
     ) -> Box<dyn Engine> {
         match self {
             EngineKind::Dred => Box::new(Dred::new(program)),
+            EngineKind::Bf => Box::new(Bf::new(program)),
             EngineKind::Reference => Box::new(Reference::new(program)),
             EngineKind::WrongSupport => Box::new(WrongSupport::new(program)),
             EngineKind::Recompute => Box::new(Recompute::new(program)),

@@ -80,7 +80,7 @@ fn key(r: &ReportRow) -> RowKey {
 }
 
 /// The deterministic figures of a row, named.
-fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 8] {
+fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 11] {
     [
         ("eff_del", Some(r.eff_del)),
         ("eff_ins", Some(r.eff_ins)),
@@ -90,6 +90,12 @@ fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 8] {
         ("model_removed", Some(r.model_removed)),
         ("model_added", Some(r.model_added)),
         ("model_size", Some(r.model_size)),
+        ("checked", r.checked.map(|n| n as usize)),
+        ("disproved", r.disproved.map(|n| n as usize)),
+        (
+            "backward_instances",
+            r.backward_instances.map(|n| n as usize),
+        ),
     ]
 }
 

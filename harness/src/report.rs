@@ -58,6 +58,15 @@ pub struct ReportRow {
     pub body_len: Option<u64>,
     /// Body-membership tests in phase 2.
     pub membership_tests: Option<u64>,
+    /// `bf`: derived facts whose derivability was checked.
+    #[serde(default)]
+    pub checked: Option<u64>,
+    /// `bf`: derived facts a check found without a derivation (= `overdeleted` for `bf`).
+    #[serde(default)]
+    pub disproved: Option<u64>,
+    /// `bf`: rule instances considered backwards, head bound to a checked fact.
+    #[serde(default)]
+    pub backward_instances: Option<u64>,
     /// Phase 1 hash probes into stored relations (index lookups, membership tests, inserts).
     #[serde(default)]
     pub overdelete_probes: Option<u64>,

@@ -48,7 +48,7 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "recompute,dred,reference,dd"
+        default_value = "recompute,dred,reference,bf,dd"
     )]
     pub engines: Vec<EngineKind>,
     /// Generate programs with stratified negation.
@@ -100,7 +100,7 @@ fn run_case(
     let observed = check_case(&loaded, &mut engines)?;
     let dred_ran = chosen
         .iter()
-        .any(|k| matches!(k, EngineKind::Dred | EngineKind::Reference));
+        .any(|k| matches!(k, EngineKind::Dred | EngineKind::Reference | EngineKind::Bf));
     Ok((observed, Features::of(case, &loaded), dred_ran))
 }
 

@@ -31,7 +31,7 @@ pub struct StudyArgs {
     #[arg(long)]
     pub with_fetched: bool,
     /// Engines compared; recomputation is always included as the line to beat.
-    #[arg(long, value_delimiter = ',', default_value = "dred,dd,recompute")]
+    #[arg(long, value_delimiter = ',', default_value = "dred,bf,dd,recompute")]
     pub engines: Vec<EngineKind>,
     /// Smaller study for CI: fewer datasets, sizes and batches.
     #[arg(long)]

@@ -39,7 +39,7 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 20)]
     pub batches: usize,
     /// Engines, comma-separated; the first is the one the others are compared with.
-    #[arg(long, value_delimiter = ',', default_value = "dred,dd,recompute")]
+    #[arg(long, value_delimiter = ',', default_value = "dred,bf,dd,recompute")]
     pub engines: Vec<EngineKind>,
     /// Worker threads for engines that use them.
     #[arg(long, default_value_t = 1)]

@@ -42,13 +42,15 @@ pub mod rederive;
 pub mod rederive_cost;
 
 mod heads;
-mod plans;
+pub(crate) mod plans;
 mod rows;
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::bf::check::{BackwardPlans, CheckCounts, Checker};
+use crate::bf::delete as bf_delete;
 use crate::engine::{
     Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange, Phase, Round,
 };
@@ -91,17 +93,50 @@ pub struct Dred {
     batches: usize,
     /// Set when a batch found the model broken: every later batch fails with it.
     broken: Option<EngineError>,
+    /// How deletions are maintained: DRed's over-deletion and rederivation, or B/F's checks.
+    maintenance: Maintenance,
+    /// B/F's head-bound plans (only for [`Maintenance::BackwardForward`]).
+    backward: Option<BackwardPlans>,
+    /// B/F's sets of checked and proved facts, and the marks of the facts it queued: scratch
+    /// kept across batches.
+    checker: Checker,
+    queued_marks: RowMarks,
+    /// B/F's checks of the last batch, level after level, in the order they began, with their
+    /// outcome (kept only while facts are traced).
+    last_checks: Vec<(Fact, bool)>,
+}
+
+/// The deletion algorithm of the engine: the levels, the insertion phase, the storage and the
+/// plans are shared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Maintenance {
+    /// DRed: over-delete, then rederive (`dred`).
+    Dred,
+    /// Backward/Forward: delete only what a check finds underivable (`bf`, [`crate::bf`]).
+    BackwardForward,
 }
 
 impl Dred {
     /// A `dred` engine for a program, with or without stratified negation.
     pub fn new(program: Arc<Program>) -> Self {
+        Self::with_maintenance(program, Maintenance::Dred)
+    }
+
+    /// The engine of [`crate::bf::Bf`]: this engine's levels, storage and insertion, with
+    /// B/F's deletion in place of over-deletion and rederivation.
+    pub(crate) fn backward_forward(program: Arc<Program>) -> Self {
+        Self::with_maintenance(program, Maintenance::BackwardForward)
+    }
+
+    fn with_maintenance(program: Arc<Program>, maintenance: Maintenance) -> Self {
         let mut relations: Vec<Relation> = program
             .relations
             .iter()
             .map(|d| Relation::new(d.arity()))
             .collect();
         let plans = Plans::new(&program, &mut relations);
+        let backward = (maintenance == Maintenance::BackwardForward)
+            .then(|| BackwardPlans::new(&program, &mut relations));
         let rederive_costs = RederiveCosts::new(&program, &plans.head_bound);
         let program_facts = program
             .facts
@@ -124,7 +159,81 @@ impl Dred {
             last_rederived: rederive::Rederived::default(),
             batches: 0,
             broken: None,
+            maintenance,
+            backward,
+            checker: Checker::default(),
+            queued_marks: RowMarks::default(),
+            last_checks: Vec::new(),
         }
+    }
+
+    /// The engine's name in reports and errors.
+    fn engine_name(&self) -> &'static str {
+        match self.maintenance {
+            Maintenance::Dred => "dred",
+            Maintenance::BackwardForward => "bf",
+        }
+    }
+
+    /// B/F's deletion of one level ([`crate::bf::delete`]), D removed from the model. An
+    /// error when a fact of D- or a head reached is not in the model, or when the checks'
+    /// postcondition fails; the engine refuses every later batch then.
+    fn delete_unproved(
+        &mut self,
+        level: usize,
+        start: bf_delete::Start<'_>,
+        reuse: overdelete::OverDeleted,
+    ) -> Result<(overdelete::OverDeleted, CheckCounts), EngineError> {
+        assert!(self.materialised, "bf: delete before materialise");
+        let deletion = bf_delete::Deletion {
+            program: &self.program,
+            plans: &self.plans,
+            backward: self.backward.as_ref().expect("bf has backward plans"),
+            program_facts: &self.program_facts,
+            checker: &mut self.checker,
+            in_d: &mut self.deleted_marks,
+            queued: &mut self.queued_marks,
+        };
+        let outcome = bf_delete::delete(deletion, &mut self.relations, level, start, reuse);
+        if level == 0 {
+            self.last_checks.clear();
+        }
+        if self.trace_facts {
+            let checks: Vec<(Fact, bool)> = self
+                .checker
+                .outcomes()
+                .map(|(f, proved)| (self.fact(f), proved))
+                .collect();
+            self.last_checks.extend(checks);
+        }
+        let broken = match &outcome {
+            Ok((over, _)) => over.not_closed.map(|rel| self.not_closed_message(rel)),
+            Err(message) => Some(message.clone()),
+        };
+        if let Some(invariant) = broken {
+            let error = EngineError::Invariant {
+                engine: self.engine_name().into(),
+                batch: self.batches,
+                invariant,
+            };
+            self.broken = Some(error.clone());
+            return Err(error);
+        }
+        outcome.map_err(|_| unreachable!("errors returned above"))
+    }
+
+    /// `bf`: the facts the last batch checked, in the order their checks began (level after
+    /// level), each with whether it was proved; empty unless facts are traced.
+    pub(crate) fn last_checks(&self) -> &[(Fact, bool)] {
+        &self.last_checks
+    }
+
+    fn not_closed_message(&self, rel: RelId) -> String {
+        format!(
+            "a deletion reached a fact of `{}` that is not in the old model: the old model \
+             is not closed under the rules (an earlier batch left it wrong) or D- is not in it",
+            self.program.relations[rel].name
+        )
     }
 
     /// Checks that `batch` is normalised against this engine's EDB, as [`Batch::normalise`]
@@ -132,7 +241,7 @@ impl Dred {
     /// absent. Phase 1 relies on it (a deleted fact is a row of the model).
     fn check_batch(&self, batch: &Batch) -> Result<(), EngineError> {
         let misuse = |what: &str, f: &Fact| EngineError::Misuse {
-            engine: "dred".into(),
+            engine: self.engine_name().into(),
             message: format!(
                 "batch {}: {what} {}{:?}: the batch is not normalised against this EDB",
                 self.batches + 1,
@@ -219,14 +328,9 @@ impl Dred {
         );
         if let Some(rel) = over.not_closed {
             let error = EngineError::Invariant {
-                engine: "dred".into(),
+                engine: self.engine_name().into(),
                 batch: self.batches,
-                invariant: format!(
-                    "phase 1 reached a fact of `{}` that is not in the old model: the old model \
-                     is not closed under the rules (an earlier batch left it wrong) or D- is \
-                     not in it",
-                    self.program.relations[rel].name
-                ),
+                invariant: format!("phase 1: {}", self.not_closed_message(rel)),
             };
             self.broken = Some(error.clone());
             return Err(error);
@@ -345,6 +449,11 @@ impl Dred {
                     .map(|&r| (def.rel, r))
             })
             .collect();
+        if self.maintenance == Maintenance::BackwardForward {
+            return self.maintain_level_bf(
+                level, changes, totals, rounds, phase_us, t, &touched, &old_rows,
+            );
+        }
         let given: Vec<RowRef> = old_rows.iter().flatten().copied().collect();
         let seeds = overdelete::Seeds::Lower {
             level,
@@ -362,32 +471,15 @@ impl Dred {
         }
 
         let t = Instant::now();
-        // The groups' values over the new input; a row whose value stays is restored in
-        // round 1 as a program fact is (it needs no search).
-        let new_values: Vec<Option<Value>> = touched
+        // A row whose value stays is restored in round 1 as a program fact is (it needs no
+        // search).
+        let (additions, kept) = self.aggregate_outcome(&touched, &old_rows);
+        let stays: Vec<(RelId, Tuple)> = old_rows
             .iter()
-            .map(|(a, key)| {
-                let def = &self.program.aggregates[a.def];
-                let input = &self.relations[def.input];
-                let rows = plans::AggregatePlan::group(input, a.input_rows, key);
-                def.fold(rows.iter().map(|&r| input.row(r)))
-            })
+            .zip(&kept)
+            .filter_map(|(old, &kept)| old.filter(|_| kept))
+            .map(|(rel, r)| (rel, self.relations[rel].row(r).to_vec()))
             .collect();
-        let mut additions: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
-        let mut stays = Vec::new();
-        for (((a, key), old), new) in touched.iter().zip(&old_rows).zip(&new_values) {
-            let rel = self.program.aggregates[a.def].rel;
-            let old = old.map(|(_, r)| self.relations[rel].row(r).to_vec());
-            match (old, new) {
-                (Some(old), Some(v)) if old.last() == Some(v) => stays.push((rel, old)),
-                (_, Some(v)) => {
-                    let mut row = key.clone();
-                    row.push(*v);
-                    additions[rel].push(row);
-                }
-                (_, None) => {}
-            }
-        }
         let re = if stays.is_empty() {
             self.rederive(&over)
         } else {
@@ -400,6 +492,115 @@ impl Dred {
             rounds.push(self.round(level, Phase::Rederive, i + 1, rows));
         }
 
+        self.insert_level(
+            level, changes, totals, rounds, phase_us, &over, &re, &additions,
+        )
+    }
+
+    /// The touched groups' values over the new input: per relation, the rows to add (a group
+    /// whose value moved or that was empty before); per group, whether its old row keeps its
+    /// value.
+    fn aggregate_outcome(
+        &self,
+        touched: &[(plans::AggregatePlan, Tuple)],
+        old_rows: &[Option<RowRef>],
+    ) -> (Vec<Vec<Tuple>>, Vec<bool>) {
+        let mut additions: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
+        let mut kept = Vec::with_capacity(touched.len());
+        for ((a, key), old) in touched.iter().zip(old_rows) {
+            let def = &self.program.aggregates[a.def];
+            let input = &self.relations[def.input];
+            let rows = plans::AggregatePlan::group(input, a.input_rows, key);
+            let new = def.fold(rows.iter().map(|&r| input.row(r)));
+            let old = old.map(|(rel, r)| self.relations[rel].row(r)[def.group]);
+            match (old, new) {
+                (Some(old), Some(v)) if old == v => kept.push(true),
+                (_, Some(v)) => {
+                    kept.push(false);
+                    let mut row = key.clone();
+                    row.push(v);
+                    additions[def.rel].push(row);
+                }
+                (_, None) => kept.push(false),
+            }
+        }
+        (additions, kept)
+    }
+
+    /// [`Dred::maintain_level`] for `bf`, from the point where the relations are shown as they
+    /// were before the batch and the touched groups' old rows are known: the candidates the
+    /// changes below reach, B/F's deletion over the new relations below, then phase 3.
+    #[allow(clippy::too_many_arguments)]
+    fn maintain_level_bf(
+        &mut self,
+        level: usize,
+        changes: &mut LowerChanges,
+        totals: &mut LevelTotals,
+        rounds: &mut Vec<Round>,
+        phase_us: &mut [u64; 3],
+        t: Instant,
+        touched: &[(plans::AggregatePlan, Tuple)],
+        old_rows: &[Option<RowRef>],
+    ) -> Result<NetChange, EngineError> {
+        let work = crate::exec::WorkCounter::default();
+        let candidates = bf_delete::candidates_from_lower(
+            &self.relations,
+            &self.plans,
+            level,
+            &changes.removed,
+            &changes.added,
+            &work,
+        );
+        changes.show_new(&mut self.relations);
+        let candidates = match candidates {
+            Ok(c) => c,
+            Err(rel) => {
+                let error = EngineError::Invariant {
+                    engine: self.engine_name().into(),
+                    batch: self.batches,
+                    invariant: self.not_closed_message(rel),
+                };
+                self.broken = Some(error.clone());
+                return Err(error);
+            }
+        };
+        let (additions, kept) = self.aggregate_outcome(touched, old_rows);
+        let aggregate_rows = old_rows
+            .iter()
+            .zip(kept)
+            .filter_map(|(old, kept)| old.map(|r| (r, kept)))
+            .collect();
+        let start = bf_delete::Start::Lower {
+            candidates,
+            aggregate_rows,
+        };
+        let (mut over, counts) =
+            self.delete_unproved(level, start, overdelete::OverDeleted::default())?;
+        over.work += work.total();
+        phase_us[0] += t.elapsed().as_micros() as u64;
+        for (i, rows) in over.rounds.iter().enumerate() {
+            rounds.push(self.round(level, Phase::Delete, i + 1, rows));
+        }
+        totals.checks += counts;
+        let re = rederive::Rederived::default();
+        self.insert_level(
+            level, changes, totals, rounds, phase_us, &over, &re, &additions,
+        )
+    }
+
+    /// Phase 3 of a level above 0 and its net change, after its deletion (`over`, `re`).
+    #[allow(clippy::too_many_arguments)]
+    fn insert_level(
+        &mut self,
+        level: usize,
+        changes: &mut LowerChanges,
+        totals: &mut LevelTotals,
+        rounds: &mut Vec<Round>,
+        phase_us: &mut [u64; 3],
+        over: &overdelete::OverDeleted,
+        re: &rederive::Rederived,
+        additions: &[Vec<Tuple>],
+    ) -> Result<NetChange, EngineError> {
         let insert_start: Vec<RowId> = self.relations.iter().map(Relation::end).collect();
         let t = Instant::now();
         let program = &self.program;
@@ -427,7 +628,7 @@ impl Dred {
             self.trace_facts,
         );
         phase_us[2] += t.elapsed().as_micros() as u64;
-        totals.add(&over, &re, &ins);
+        totals.add(over, re, &ins);
         rounds.extend(ins.rounds);
 
         let (gone, back) = self.gone_and_back(&over.overdeleted_idb);
@@ -463,7 +664,7 @@ impl Dred {
 
 impl Engine for Dred {
     fn name(&self) -> &str {
-        "dred"
+        self.engine_name()
     }
 
     fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
@@ -543,7 +744,7 @@ impl Engine for Dred {
     fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
         if !self.materialised {
             return Err(EngineError::Misuse {
-                engine: "dred".into(),
+                engine: self.engine_name().into(),
                 message: "apply before materialise".into(),
             });
         }
@@ -560,19 +761,34 @@ impl Engine for Dred {
 
         let t = Instant::now();
         let reuse = std::mem::take(&mut self.last_overdeleted);
-        let mut over =
-            self.overdelete_level(overdelete::Seeds::Deleted(&batch.deletions), reuse)?;
-        self.remove_overdeleted(&mut over);
+        let mut totals = LevelTotals::default();
+        let bf = self.maintenance == Maintenance::BackwardForward;
+        let over = if bf {
+            let start = bf_delete::Start::Deleted(&batch.deletions);
+            let (over, counts) = self.delete_unproved(0, start, reuse)?;
+            totals.checks += counts;
+            over
+        } else {
+            let mut over =
+                self.overdelete_level(overdelete::Seeds::Deleted(&batch.deletions), reuse)?;
+            self.remove_overdeleted(&mut over);
+            over
+        };
         let mut phase_us = [t.elapsed().as_micros() as u64, 0, 0];
+        let phase = if bf { Phase::Delete } else { Phase::Overdelete };
         let mut rounds: Vec<Round> = over
             .rounds
             .iter()
             .enumerate()
-            .map(|(i, rows)| self.round(0, Phase::Overdelete, i + 1, rows))
+            .map(|(i, rows)| self.round(0, phase, i + 1, rows))
             .collect();
 
         let t = Instant::now();
-        let re = self.rederive(&over);
+        let re = if bf {
+            rederive::Rederived::default()
+        } else {
+            self.rederive(&over)
+        };
         phase_us[1] += t.elapsed().as_micros() as u64;
         for (i, rows) in re.rounds.iter().enumerate() {
             rounds.push(self.round(0, Phase::Rederive, i + 1, rows));
@@ -585,7 +801,6 @@ impl Engine for Dred {
         let t = Instant::now();
         let ins = self.insert(&batch.insertions);
         phase_us[2] += t.elapsed().as_micros() as u64;
-        let mut totals = LevelTotals::default();
         totals.add(&over, &re, &ins);
         rounds.extend(ins.rounds);
 
@@ -611,6 +826,11 @@ impl Engine for Dred {
         self.last_change = net;
         report.overdelete_us = Some(phase_us[0]);
         report.rederive_us = Some(phase_us[1]);
+        if bf {
+            report.checked = Some(totals.checks.checked);
+            report.disproved = Some(totals.checks.disproved);
+            report.backward_instances = Some(totals.checks.backward_instances);
+        }
         report.insert_us = Some(phase_us[2]);
         report.overdeleted = Some(totals.overdeleted);
         report.rederived = Some(totals.rederived);
@@ -686,6 +906,8 @@ struct LevelTotals {
     inserted: usize,
     /// Work of phases 1, 2 and 3.
     work: [crate::engine::Work; 3],
+    /// B/F's checks (`bf` only).
+    checks: CheckCounts,
 }
 
 impl LevelTotals {

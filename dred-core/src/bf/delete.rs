@@ -1,0 +1,282 @@
+//! B/F's deletion phase: delete exactly the facts that lost every derivation.
+//!
+//! Input: at level 0, D- (present `.input` facts), and the relations before the batch; at a
+//! level above, the facts of the level that the changes below reach through an old instance
+//! (the *candidates*, found by the caller over the relations as they were before the batch,
+//! as DRed's phase 1 finds its round 1), the level's aggregate rows whose group changed, and
+//! the relations below already maintained.
+//! Output: D, in rounds: round 1 is D- at level 0 and the candidates found underivable above;
+//! round k+1 the facts reached from round k's through an instance over the facts not yet
+//! deleted (the paper's deletion queue), *checked* ([`super::check`]) and found underivable.
+//! Each round's facts leave the relations once their consequences are found, so every check
+//! reads the level's facts not yet deleted and the new relations below.
+//! Postcondition: D ∩ IDB is the set of the level's old facts with no derivation from the
+//! maintained facts — on a positive program, the old IDB minus the least model of E \ E− —
+//! and, as a consequence of the check's postcondition, it equals the facts the checks
+//! disproved (checked and not proved); [`delete`] returns an error if it does not.
+
+use std::collections::HashSet;
+
+use super::check::{BackwardPlans, CheckContext, CheckCounts, Checker};
+use crate::dred::production::overdelete::OverDeleted;
+use crate::dred::production::plans::Plans;
+use crate::dred::production::RowRef;
+use crate::engine::Fact;
+use crate::exec::{Matcher, Versions, WorkCounter};
+use crate::program::{Program, RelId};
+use crate::storage::{Relation, RowMarks};
+use crate::value::{Tuple, Value};
+
+/// What starts B/F's deletion at one level.
+pub(crate) enum Start<'a> {
+    /// Level 0: D-, deleted outright (explicit facts are gone).
+    Deleted(&'a [Fact]),
+    /// A level above 0: the candidates the changes below reach, to be checked; and the
+    /// level's aggregate rows of changed groups, with whether each keeps its value.
+    Lower {
+        /// Facts of the level with an old instance the batch invalidated below.
+        candidates: Vec<RowRef>,
+        /// Old aggregate rows of touched groups, and `true` for those whose value stays.
+        aggregate_rows: Vec<(RowRef, bool)>,
+    },
+}
+
+/// The shared state a level's deletion uses: the engine's, borrowed.
+pub(crate) struct Deletion<'a> {
+    pub(crate) program: &'a Program,
+    pub(crate) plans: &'a Plans,
+    pub(crate) backward: &'a BackwardPlans,
+    pub(crate) program_facts: &'a HashSet<(RelId, Tuple)>,
+    pub(crate) checker: &'a mut Checker,
+    /// Marks of D, kept across batches.
+    pub(crate) in_d: &'a mut RowMarks,
+    /// Marks of the facts queued in this level, kept across batches.
+    pub(crate) queued: &'a mut RowMarks,
+}
+
+/// The heads of the level's instances of `relations` (shown as they were before the batch)
+/// that a fact the relations below lost matches in a positive atom, or a fact they gained
+/// in a negated one: the level's facts whose old derivations the batch may have cut. Each
+/// once, in the order found. `Err(rel)` when a head is not in the old model.
+pub(crate) fn candidates_from_lower(
+    relations: &[Relation],
+    plans: &Plans,
+    level: usize,
+    removed: &[RowRef],
+    added: &[RowRef],
+    work: &WorkCounter,
+) -> Result<Vec<RowRef>, RelId> {
+    let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+    let matcher = Matcher {
+        relations,
+        versions: &versions,
+        work,
+    };
+    let mut seen: HashSet<RowRef> = HashSet::new();
+    let mut out = Vec::new();
+    let mut broken = None;
+    let mut head: Vec<Value> = Vec::new();
+    for (rows, negated) in [(removed, false), (added, true)] {
+        for &(rel, r) in rows {
+            let row = relations[rel].row(r);
+            let seeded = if negated {
+                plans.negated(level, rel)
+            } else {
+                plans.seeded(level, rel)
+            };
+            for plan in seeded {
+                matcher.for_each_seeded(plan, row, &mut |vars| {
+                    head.clear();
+                    head.extend(plan.head.iter().map(|o| o.get(vars)));
+                    work.probe(1);
+                    match relations[plan.head_rel].row_id(&head) {
+                        Some(h) => {
+                            if seen.insert((plan.head_rel, h)) {
+                                out.push((plan.head_rel, h));
+                            }
+                        }
+                        None => {
+                            broken.get_or_insert(plan.head_rel);
+                        }
+                    }
+                });
+            }
+        }
+    }
+    match broken {
+        Some(rel) => Err(rel),
+        None => Ok(out),
+    }
+}
+
+/// Runs B/F's deletion of one level from `start`, removing D from `relations`. The result
+/// has D, its IDB part and its rounds as DRed's phase 1 reports them (`rounds`: the facts
+/// deleted in each round); `not_closed` is set when a fact of D- or a head reached is not in
+/// the model. The counts are the level's checks.
+pub(crate) fn delete(
+    d: Deletion<'_>,
+    relations: &mut [Relation],
+    level: usize,
+    start: Start<'_>,
+    mut out: OverDeleted,
+) -> Result<(OverDeleted, CheckCounts), String> {
+    out.deleted.clear();
+    out.overdeleted_idb.clear();
+    out.rounds.clear();
+    out.work = Default::default();
+    out.not_closed = None;
+    let work = WorkCounter::default();
+    d.checker.begin(relations);
+    d.in_d.reset(relations);
+    d.queued.reset(relations);
+    let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+    let shared = Shared {
+        program: d.program,
+        backward: d.backward,
+        program_facts: d.program_facts,
+    };
+
+    let mut round: Vec<RowRef> = Vec::new();
+    match start {
+        Start::Deleted(deletions) => {
+            for f in deletions {
+                work.probe(1);
+                match relations[f.rel].row_id(&f.tuple) {
+                    Some(r) => round.push((f.rel, r)),
+                    None => {
+                        out.not_closed.get_or_insert(f.rel);
+                    }
+                }
+            }
+        }
+        Start::Lower {
+            candidates,
+            aggregate_rows,
+        } => {
+            for (fact, stays) in aggregate_rows {
+                if stays {
+                    d.checker.note_proved(fact);
+                } else {
+                    d.checker.note_disproved(fact);
+                    round.push(fact);
+                }
+            }
+            let cx = shared.context(relations, &versions, &work, level);
+            for c in candidates {
+                d.queued.insert(c.0, c.1);
+                if !d.checker.check(&cx, c) {
+                    round.push(c);
+                }
+            }
+        }
+    }
+    if out.not_closed.is_some() {
+        return Ok((out, d.checker.counts()));
+    }
+
+    let mut head: Vec<Value> = Vec::new();
+    while !round.is_empty() {
+        for &(rel, r) in &round {
+            d.in_d.insert(rel, r);
+        }
+        out.deleted.extend(&round);
+        out.overdeleted_idb
+            .extend(round.iter().filter(|(rel, _)| d.program.is_idb(*rel)));
+        // The heads of instances through a fact of this round whose other body facts are not
+        // deleted yet (this round's still are): an instance through a fact deleted earlier was
+        // followed when that fact was deleted.
+        let mut candidates = Vec::new();
+        {
+            let matcher = Matcher {
+                relations,
+                versions: &versions,
+                work: &work,
+            };
+            for &(rel, r) in &round {
+                let row = relations[rel].row(r);
+                for plan in d.plans.seeded(level, rel) {
+                    matcher.for_each_seeded(plan, row, &mut |vars| {
+                        head.clear();
+                        head.extend(plan.head.iter().map(|o| o.get(vars)));
+                        work.probe(1);
+                        match relations[plan.head_rel].row_id(&head) {
+                            Some(h) => {
+                                let h = (plan.head_rel, h);
+                                if !d.in_d.contains(h.0, h.1)
+                                    && !d.checker.is_proved(h)
+                                    && d.queued.insert(h.0, h.1)
+                                {
+                                    candidates.push(h);
+                                }
+                            }
+                            None => {
+                                // Not live: deleted in an earlier round, or never in the
+                                // model (the model was not closed under the rules).
+                                if relations[plan.head_rel].find_row(&head).is_none() {
+                                    out.not_closed.get_or_insert(plan.head_rel);
+                                }
+                            }
+                        }
+                    });
+                }
+            }
+        }
+        for &(rel, r) in &round {
+            relations[rel].remove_id(r);
+        }
+        work.touch(round.len() as u64);
+        out.rounds.push(std::mem::take(&mut round));
+        let cx = shared.context(relations, &versions, &work, level);
+        for c in candidates {
+            if !d.checker.check(&cx, c) {
+                round.push(c);
+            }
+        }
+    }
+    out.work = work.total();
+    let counts = d.checker.counts();
+    let deleted_here = out
+        .overdeleted_idb
+        .iter()
+        .filter(|(rel, _)| d.program.level_of(*rel) == level)
+        .count() as u64;
+    if out.not_closed.is_none() && counts.disproved != deleted_here {
+        return Err(format!(
+            "B/F disproved {} facts at level {level} but deleted {deleted_here}: a fact found \
+             underivable was never reached from the deletions, or one deleted was not checked",
+            counts.disproved
+        ));
+    }
+    Ok((out, counts))
+}
+
+/// The parts of [`Deletion`] a check reads, apart from the checker it updates.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    program: &'a Program,
+    backward: &'a BackwardPlans,
+    program_facts: &'a HashSet<(RelId, Tuple)>,
+}
+
+impl<'a> Shared<'a> {
+    fn context<'b>(
+        self,
+        relations: &'b [Relation],
+        versions: &'b [Versions],
+        work: &'b WorkCounter,
+        level: usize,
+    ) -> CheckContext<'b>
+    where
+        'a: 'b,
+    {
+        CheckContext {
+            program: self.program,
+            backward: self.backward,
+            relations,
+            versions,
+            work,
+            level,
+            program_facts: self.program_facts,
+        }
+    }
+}
