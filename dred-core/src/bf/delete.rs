@@ -210,9 +210,13 @@ pub(crate) fn delete(
                                 }
                             }
                             None => {
-                                // Not live: deleted in an earlier round, or never in the
-                                // model (the model was not closed under the rules).
-                                if relations[plan.head_rel].find_row(&head).is_none() {
+                                // Not live: deleted in an earlier round; or not in the old
+                                // model — above level 0 a new fact of the relations below
+                                // can complete an instance that did not hold before (its head
+                                // is for phase 3, not a fact to delete), but at level 0, where
+                                // A+ is not in yet, the model was not closed under the rules.
+                                if level == 0 && relations[plan.head_rel].find_row(&head).is_none()
+                                {
                                     out.not_closed.get_or_insert(plan.head_rel);
                                 }
                             }
