@@ -1,12 +1,12 @@
 //! For random programs, random queries (every binding pattern, repeated variables,
 //! constants) and random update streams, the answers maintained on the magic-set program
 //! equal the full program's tuples matching the query, after every batch — with `recompute`,
-//! the `oracle`, `dred` and `reference` (negation kept as is by the rewrite); `dd` is checked
+//! the `oracle`, `dred`, `reference` and `bf` (negation kept as is by the rewrite); `dd` is checked
 //! on the same cases in `harness/tests/magic_dd.rs`. Programs come without aggregates, which
 //! `--query` refuses.
 
 use dred_core::testing::{random_case, random_case_with, random_query};
-use dred_core::{Dred, Engine, Oracle, Recompute, Reference};
+use dred_core::{Bf, Dred, Engine, Oracle, Recompute, Reference};
 use proptest::prelude::*;
 
 proptest! {
@@ -27,6 +27,7 @@ proptest! {
             Box::new(Oracle::new(generated.clone())),
             Box::new(Dred::new(generated.clone())),
             Box::new(Reference::new(generated.clone())),
+            Box::new(Bf::new(generated.clone())),
         ];
         let mut engines = engines;
         for e in &mut engines {

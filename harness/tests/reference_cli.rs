@@ -83,7 +83,7 @@ fn seed_run(program: &str) -> (Row, Vec<TraceRound>) {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("engines dred, reference, dd, recompute, oracle agree"),
+        stderr(&o).contains("engines dred, bf, reference, dd, recompute, oracle agree"),
         "the default engines: {}",
         stderr(&o)
     );

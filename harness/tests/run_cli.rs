@@ -328,7 +328,7 @@ fn negation_and_aggregates_run_on_every_engine() {
         "--updates",
         &updates,
         "--engines",
-        "dred,reference,dd,recompute,oracle",
+        "dred,reference,bf,dd,recompute,oracle",
         "--check",
         "full",
         "--trace",
@@ -364,4 +364,97 @@ fn negation_and_aggregates_run_on_every_engine() {
     let outdeg = std::fs::read_to_string(out.join("outdeg.csv")).expect("outdeg.csv");
     assert!(outdeg.lines().any(|l| l == "a\t2"), "{outdeg}");
     assert!(outdeg.lines().any(|l| l == "d\t0"), "{outdeg}");
+}
+
+/// `bf` on the seed: its report has the counters of B/F (`checked`, `disproved`,
+/// `backward_instances`), `overdeleted` = what it deleted and `rederived` = 0 beside `dred`'s
+/// 3 and 1; its trace has `delete` rounds and no `rederive` ones.
+#[test]
+fn bf_reports_its_checks_on_the_seed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("report.csv");
+    let trace = tmp.path().join("trace.jsonl");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        "datasets/seed/path.dl",
+        "--facts",
+        "datasets/seed/facts",
+        "--updates",
+        "datasets/seed/delete-ab.updates",
+        "--engines",
+        "dred,bf,oracle",
+        "--check",
+        "full",
+        "--report",
+        report.to_str().expect("utf-8"),
+        "--trace",
+        trace.to_str().expect("utf-8"),
+        "--trace-facts",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut rdr = csv::Reader::from_path(&report).expect("report");
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    let batch1 = |engine: &str| {
+        rows.iter()
+            .find(|r| &r[col("engine")] == engine && &r[col("batch")] == "1")
+            .unwrap_or_else(|| panic!("{engine} batch 1"))
+            .clone()
+    };
+    let bf = batch1("bf");
+    let figures = |r: &csv::StringRecord, names: &[&str]| -> Vec<String> {
+        names.iter().map(|n| r[col(n)].to_string()).collect()
+    };
+    assert_eq!(
+        figures(
+            &bf,
+            &[
+                "overdeleted",
+                "rederived",
+                "checked",
+                "disproved",
+                "model_removed"
+            ]
+        ),
+        ["2", "0", "9", "2", "2"]
+    );
+    assert!(
+        bf[col("backward_instances")]
+            .parse::<u64>()
+            .expect("number")
+            > 0
+    );
+    let dred = batch1("dred");
+    assert_eq!(
+        figures(&dred, &["overdeleted", "rederived", "checked"]),
+        ["3", "1", ""]
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&trace)
+        .expect("trace")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let phases: std::collections::BTreeSet<&str> = lines
+        .iter()
+        .filter(|l| l["engine"] == "bf" && l["batch"] == 1)
+        .map(|l| l["phase"].as_str().expect("phase"))
+        .collect();
+    // No insertion in the batch, so no insert round.
+    assert_eq!(phases, ["delete"].into_iter().collect());
+    let deleted: Vec<String> = lines
+        .iter()
+        .filter(|l| l["engine"] == "bf" && l["batch"] == 1 && l["phase"] == "delete")
+        .flat_map(|l| l["facts"].as_array().cloned().unwrap_or_default())
+        .map(|f| f.as_str().expect("fact").to_string())
+        .collect();
+    assert_eq!(
+        deleted,
+        [
+            "edge(\"a\", \"b\")",
+            "path(\"a\", \"b\")",
+            "path(\"a\", \"c\")"
+        ]
+    );
 }
