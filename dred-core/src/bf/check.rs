@@ -34,7 +34,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::dred::production::plans::bind_head;
+use crate::dred::production::plans::{bind_head, first_atom, starts_with_lookup};
+use crate::dred::production::rederive_cost::OrderStats;
 use crate::dred::production::RowRef;
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
@@ -42,15 +43,18 @@ use crate::program::{Literal, Program, RelId, Term};
 use crate::storage::{Relation, RowMarks};
 use crate::value::{Tuple, Value};
 
-/// The plans of B/F's backward chaining, made once per program: per rule, one plan of its
-/// instances with the head's variables bound. Wildcards of positive body atoms become fresh
+/// The plans of B/F's backward chaining, made once per program: per rule, plans of its
+/// instances with the head's variables bound, in every order that starts from a different
+/// positive body atom probed on bound columns (as `dred`'s rederivation; the order is chosen
+/// from measured work, [`OrderStats`]). Wildcards of positive body atoms become fresh
 /// variables first, so that every instance names each of its body facts.
 #[derive(Clone, Debug)]
 pub(crate) struct BackwardPlans {
     /// The program's rules with the wildcards of positive atoms named (the plans' rules).
     rules: Vec<crate::program::Rule>,
-    /// Per rule, its plan with the head bound.
-    head_bound: Vec<RulePlan>,
+    /// Per rule, its plans with the head bound: the planner's order first, then one starting
+    /// from each other positive atom that is looked up rather than scanned.
+    head_bound: Vec<Vec<RulePlan>>,
     /// Per relation, the rules whose head is over it.
     by_head: Vec<Vec<usize>>,
 }
@@ -83,14 +87,18 @@ impl BackwardPlans {
                     seeded: false,
                     prebound: rule.head_vars().collect(),
                 };
-                plan_rule_with(
-                    &named,
-                    r,
-                    &vec![Version::Full; atoms],
-                    None,
-                    &options,
-                    relations,
-                )
+                let full = vec![Version::Full; atoms];
+                let mut orders = vec![plan_rule_with(&named, r, &full, None, &options, relations)];
+                if atoms > 1 {
+                    for i in 0..atoms {
+                        let plan = plan_rule_with(&named, r, &full, Some(i), &options, relations);
+                        if starts_with_lookup(&plan) && first_atom(&plan) != first_atom(&orders[0])
+                        {
+                            orders.push(plan);
+                        }
+                    }
+                }
+                orders
             })
             .collect();
         BackwardPlans {
@@ -157,6 +165,9 @@ pub(crate) struct Checker {
     /// Derived facts proved, of those checked (for [`CheckCounts::disproved`]).
     proved_idb: u64,
     counts: CheckCounts,
+    /// The measured work of each rule's orders, kept across batches (`None` until
+    /// [`Checker::new`]).
+    orders: Option<OrderStats>,
 }
 
 /// What a check reads: the program, its backward plans, the relations as they are now, and
@@ -182,6 +193,14 @@ impl CheckContext<'_> {
 }
 
 impl Checker {
+    /// A checker for these plans, with no measurements yet.
+    pub(crate) fn new(backward: &BackwardPlans) -> Self {
+        Checker {
+            orders: Some(OrderStats::new(&backward.head_bound)),
+            ..Checker::default()
+        }
+    }
+
     /// Empties the sets for a new level over `relations` (no row is appended while a level
     /// deletes).
     pub(crate) fn begin(&mut self, relations: &[Relation]) {
@@ -290,9 +309,15 @@ impl Checker {
         let mut proved_now = false;
         let mut vars: Vec<Value> = Vec::new();
         let mut values: Vec<Value> = Vec::new();
+        let orders = self
+            .orders
+            .as_mut()
+            .expect("a checker made by Checker::new");
         for &ri in &cx.backward.by_head[rel] {
             let rule = &cx.backward.rules[ri];
-            let plan = &cx.backward.head_bound[ri];
+            let order = orders.choose(ri);
+            let plan = &cx.backward.head_bound[ri][order];
+            let before = cx.work.total();
             vars.clear();
             vars.resize(plan.num_vars, 0);
             if !bind_head(&rule.head.args, tuple, &mut vars) {
@@ -335,6 +360,9 @@ impl Checker {
                 });
                 true
             });
+            let after = cx.work.total();
+            let spent = (after.probes - before.probes) + (after.touched - before.touched);
+            orders.record(ri, order, spent);
             if proved_now {
                 break;
             }

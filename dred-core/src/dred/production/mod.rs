@@ -137,6 +137,7 @@ impl Dred {
         let plans = Plans::new(&program, &mut relations);
         let backward = (maintenance == Maintenance::BackwardForward)
             .then(|| BackwardPlans::new(&program, &mut relations));
+        let checker = backward.as_ref().map(Checker::new).unwrap_or_default();
         let rederive_costs = RederiveCosts::new(&program, &plans.head_bound);
         let program_facts = program
             .facts
@@ -161,7 +162,7 @@ impl Dred {
             broken: None,
             maintenance,
             backward,
-            checker: Checker::default(),
+            checker,
             queued_marks: RowMarks::default(),
             last_checks: Vec::new(),
         }

@@ -181,7 +181,7 @@ impl Plans {
 }
 
 /// The relation and key of a plan's first atom step: two plans with the same one start alike.
-fn first_atom(plan: &RulePlan) -> Option<(RelId, Option<usize>)> {
+pub(crate) fn first_atom(plan: &RulePlan) -> Option<(RelId, Option<usize>)> {
     plan.steps.iter().find_map(|s| match s {
         crate::plan::Step::Atom(a) => Some((a.rel, a.index)),
         _ => None,
@@ -190,7 +190,7 @@ fn first_atom(plan: &RulePlan) -> Option<(RelId, Option<usize>)> {
 
 /// True when the plan's first atom is probed on bound columns (an index lookup or a
 /// membership test), not scanned.
-fn starts_with_lookup(plan: &RulePlan) -> bool {
+pub(crate) fn starts_with_lookup(plan: &RulePlan) -> bool {
     plan.steps.iter().find_map(|s| match s {
         crate::plan::Step::Atom(a) => Some(a.index.is_some() || a.membership),
         _ => None,

@@ -124,7 +124,7 @@ impl OrderStats {
 
     /// The order to use for the next check by rule `rule`.
     #[inline]
-    pub(super) fn choose(&self, rule: usize) -> usize {
+    pub(crate) fn choose(&self, rule: usize) -> usize {
         match self.standing[rule] {
             Standing::Only => 0,
             Standing::Untried(untried) => untried,
@@ -141,7 +141,7 @@ impl OrderStats {
     }
 
     /// Records the work of one check by rule `rule` with order `order`.
-    pub(super) fn record(&mut self, rule: usize, order: usize, work: u64) {
+    pub(crate) fn record(&mut self, rule: usize, order: usize, work: u64) {
         if let Standing::Ranked { best, .. } = self.standing[rule] {
             let budget = &mut self.budget[rule];
             *budget = if order == best {
