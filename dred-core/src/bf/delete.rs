@@ -125,6 +125,17 @@ pub(crate) fn delete(
     out.rounds.clear();
     out.work = Default::default();
     out.not_closed = None;
+    // Nothing to delete or check (a batch of insertions only): no per-batch scratch either.
+    let nothing = match &start {
+        Start::Deleted(deletions) => deletions.is_empty(),
+        Start::Lower {
+            candidates,
+            aggregate_rows,
+        } => candidates.is_empty() && aggregate_rows.is_empty(),
+    };
+    if nothing {
+        return Ok((out, CheckCounts::default()));
+    }
     let work = WorkCounter::default();
     d.checker.begin(relations);
     d.in_d.reset(relations);

@@ -199,7 +199,9 @@ impl Dred {
         if level == 0 {
             self.last_checks.clear();
         }
-        if self.trace_facts {
+        // A level with nothing to check leaves the checker as the last level that checked.
+        let checked = outcome.as_ref().is_ok_and(|(_, counts)| counts.checked > 0);
+        if self.trace_facts && checked {
             let checks: Vec<(Fact, bool)> = self
                 .checker
                 .outcomes()
