@@ -68,7 +68,8 @@ def rows_of(paths):
             by_case.setdefault(key, {}).setdefault(r["engine"], {})[
                 (r["seed"], int(r["batch"]))] = r
     out = []
-    for (dataset, program, size), engines in sorted(by_case.items()):
+    order = lambda item: (item[0][0].split("?")[0], nodes_of(item[0][0]) or 0, item[0])
+    for (dataset, program, size), engines in sorted(by_case.items(), key=order):
         missing = [e for e in ENGINES if e not in engines]
         if missing:
             sys.exit(f"{dataset} {program} {size}: no rows of {missing}")
