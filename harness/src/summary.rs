@@ -32,15 +32,22 @@ pub fn summary(rows: &[ReportRow]) -> String {
     engines.sort();
     engines.dedup();
     engines.retain(|e| e != "recompute" && !e.is_empty());
+    let with_bf = engines.iter().any(|e| e == "bf");
     let mut s = String::new();
     let _ = write!(
         s,
         "| dataset | program | change | k | batches | model | over-deleted / removed |"
     );
+    if with_bf {
+        s.push_str(" bf deleted / removed |");
+    }
     for e in &engines {
         let _ = write!(s, " {e} µs | recompute / {e}, per batch |");
     }
     s.push_str(" recompute µs |\n|---|---|---|---|---|---|---|");
+    if with_bf {
+        s.push_str("---|");
+    }
     for _ in &engines {
         s.push_str("---|---|");
     }
@@ -58,18 +65,20 @@ pub fn summary(rows: &[ReportRow]) -> String {
     for ((dataset, program, kind, size), case) in &by_case {
         let model = case.iter().map(|r| r.model_size).max().unwrap_or(0);
         let batches = case.iter().map(|r| r.batch).max().unwrap_or(0);
-        let ratio = Spread::of(
-            case.iter()
-                .filter(|r| {
-                    r.engine == "dred"
-                        || (r.engine == "reference" && !engines.contains(&"dred".to_string()))
-                })
-                .filter_map(|r| {
-                    r.overdeleted
-                        .map(|o| o as f64 / r.model_removed.max(1) as f64)
-                })
-                .collect(),
-        );
+        let deleted_ratio = |of: &dyn Fn(&str) -> bool| {
+            Spread::of(
+                case.iter()
+                    .filter(|r| of(&r.engine))
+                    .filter_map(|r| {
+                        r.overdeleted
+                            .map(|o| o as f64 / r.model_removed.max(1) as f64)
+                    })
+                    .collect(),
+            )
+        };
+        let ratio = deleted_ratio(&|e| {
+            e == "dred" || (e == "reference" && !engines.contains(&"dred".to_string()))
+        });
         let time_of = |engine: &str| -> BTreeMap<usize, u64> {
             case.iter()
                 .filter(|r| r.engine == engine)
@@ -82,6 +91,9 @@ pub fn summary(rows: &[ReportRow]) -> String {
             "| {dataset} | {program} | {kind} | {size} | {batches} | {model} | {} |",
             cell(ratio, 2, "")
         );
+        if with_bf {
+            let _ = write!(s, " {} |", cell(deleted_ratio(&|e| e == "bf"), 2, ""));
+        }
         for e in &engines {
             let t = time_of(e);
             let times = Spread::of(t.values().map(|&v| v as f64).collect());
@@ -156,6 +168,43 @@ fn quote(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key table: `dred`'s over-deleted / removed, and a `bf deleted / removed` column
+    /// when `bf` ran (absent otherwise).
+    #[test]
+    fn key_table_has_bf_deleted_over_removed_when_bf_ran() {
+        let row = |engine: &str, batch: usize, over: usize, removed: usize| ReportRow {
+            dataset: "d".into(),
+            program: "p".into(),
+            engine: engine.into(),
+            kind: "delete".into(),
+            size: Some(1),
+            batch,
+            overdeleted: Some(over),
+            model_removed: removed,
+            time_us: 10,
+            ..ReportRow::default()
+        };
+        let mut rows = Vec::new();
+        for batch in 1..=3 {
+            rows.push(row("dred", batch, 40, 4));
+            rows.push(row("bf", batch, 4, 4));
+            rows.push(ReportRow {
+                overdeleted: None,
+                ..row("recompute", batch, 0, 4)
+            });
+        }
+        let table = summary(&rows);
+        let header = table.lines().next().expect("header");
+        assert!(header.contains("| over-deleted / removed | bf deleted / removed |"));
+        let line = table.lines().nth(2).expect("a case");
+        assert!(
+            line.contains("| 10.00 [10.00–10.00] | 1.00 [1.00–1.00] |"),
+            "{line}"
+        );
+        rows.retain(|r| r.engine != "bf");
+        assert!(!summary(&rows).contains("bf deleted"));
+    }
 
     /// The spread table: a bimodal case (62 µs and 5,681 µs batches) is flagged, a steady one
     /// is not; 21 batches give p10 and p90; names with commas are quoted.

@@ -282,7 +282,8 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
          `recompute / X, per batch` is the median over batches of recomputation's time divided \
          by X's on the same batch (a median of per-batch ratios, not a ratio of medians). \
          `over-deleted / removed` is DRed's over-deleted IDB facts divided by the IDB facts the \
-         batch really removed (a batch that removed nothing counts as 1).\n\n",
+         batch really removed (a batch that removed nothing counts as 1); `bf deleted / \
+         removed` the same for the facts Backward/Forward deleted.\n\n",
         cases.len(),
         batches,
         engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
