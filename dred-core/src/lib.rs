@@ -27,6 +27,7 @@ pub mod dred;
 pub mod engine;
 pub mod eval;
 pub mod exec;
+pub mod explain;
 pub mod io;
 pub mod magic;
 pub mod oracle;
