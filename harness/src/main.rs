@@ -37,6 +37,9 @@ enum Command {
     /// Random programs, EDBs and streams through engines, checked against the oracle after
     /// every batch; a failing case is shrunk and written as files (exit 1).
     Fuzz(cmd::fuzz::FuzzArgs),
+    /// Why each fact of one batch was over-deleted, rederived or inserted (dred, reference,
+    /// bf): rule instances, rounds and the chain down to the update.
+    Explain(cmd::explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Datasets(args) => cmd::datasets::run(args),
         Command::Updates(args) => cmd::updates::run(args),
         Command::Fuzz(args) => cmd::fuzz::run(args),
+        Command::Explain(args) => cmd::explain::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@
 //! report, charts, summary, …); no subcommand calls another.
 
 pub mod datasets;
+pub mod explain;
 pub mod fuzz;
 pub mod plot;
 pub mod regress;
