@@ -159,18 +159,8 @@ fn facts_of(edb: &Edb, model: &Model) -> HashSet<Fact> {
 /// an instance names its body facts), negated atoms dropped (checked against the phase's
 /// state instead of the union the plans run on).
 fn planning_program(program: &Program) -> Program {
-    let mut named = program.clone();
+    let mut named = program.with_named_wildcards();
     for rule in &mut named.rules {
-        for lit in &mut rule.body {
-            if let Literal::Positive(atom) = lit {
-                for t in &mut atom.args {
-                    if *t == Term::Wildcard {
-                        *t = Term::Var(rule.var_names.len());
-                        rule.var_names.push(format!("_{}", rule.var_names.len()));
-                    }
-                }
-            }
-        }
         rule.body.retain(|l| !matches!(l, Literal::Negative(_)));
     }
     named

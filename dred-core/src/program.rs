@@ -201,6 +201,26 @@ pub struct Program {
 }
 
 impl Program {
+    /// A copy whose rules name every wildcard of a positive body atom as a fresh variable
+    /// (`_N`, N its id), so that a binding of a rule's variables names each body fact; the
+    /// rules hold for the same instances. Negated atoms keep their wildcards.
+    pub(crate) fn with_named_wildcards(&self) -> Program {
+        let mut named = self.clone();
+        for rule in &mut named.rules {
+            for lit in &mut rule.body {
+                if let Literal::Positive(atom) = lit {
+                    for t in &mut atom.args {
+                        if *t == Term::Wildcard {
+                            *t = Term::Var(rule.var_names.len());
+                            rule.var_names.push(format!("_{}", rule.var_names.len()));
+                        }
+                    }
+                }
+            }
+        }
+        named
+    }
+
     /// The relation with this name.
     pub fn relation_id(&self, name: &str) -> Option<RelId> {
         self.relations.iter().position(|r| r.name == name)

@@ -39,7 +39,7 @@ use crate::dred::production::rederive_cost::OrderStats;
 use crate::dred::production::RowRef;
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
-use crate::program::{Literal, Program, RelId, Term};
+use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowMarks};
 use crate::value::{Tuple, Value};
 
@@ -62,19 +62,7 @@ pub(crate) struct BackwardPlans {
 impl BackwardPlans {
     /// Plans every rule of `program` with its head bound, creating the indexes in `relations`.
     pub(crate) fn new(program: &Program, relations: &mut [Relation]) -> Self {
-        let mut named = program.clone();
-        for rule in &mut named.rules {
-            for lit in &mut rule.body {
-                if let Literal::Positive(atom) = lit {
-                    for t in &mut atom.args {
-                        if *t == Term::Wildcard {
-                            *t = Term::Var(rule.var_names.len());
-                            rule.var_names.push(format!("_{}", rule.var_names.len()));
-                        }
-                    }
-                }
-            }
-        }
+        let named = program.with_named_wildcards();
         let mut by_head = vec![Vec::new(); program.relations.len()];
         let head_bound = named
             .rules
