@@ -17,7 +17,7 @@
 //! that is how a fact in a cycle never proves itself — the instances that need it wait for
 //! it, and saturation proves them if it is proved later by another instance.
 //!
-//! Postcondition (the unfounded-set argument): when [`Checker::check`] returns, every fact of
+//! Postcondition (the unfounded-set argument): when `Checker::check` returns, every fact of
 //! C \ P has, in each of its instances over the relations at its check, an open body fact in
 //! C \ P, so no fact of C \ P is derivable from the maintained facts; and every fact of P is.
 //! Both stay true while the level deletes more facts (deleted facts are never proved), so the

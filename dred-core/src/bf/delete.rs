@@ -13,7 +13,7 @@
 //! Postcondition: D ∩ IDB is the set of the level's old facts with no derivation from the
 //! maintained facts — on a positive program, the old IDB minus the least model of E \ E− —
 //! and, as a consequence of the check's postcondition, it equals the facts the checks
-//! disproved (checked and not proved); [`delete`] returns an error if it does not.
+//! disproved (checked and not proved); `delete` returns an error if it does not.
 
 use std::collections::HashSet;
 
