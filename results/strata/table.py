@@ -41,7 +41,7 @@ def main(folder):
             kind += ", reverted: odd batches" if b % 2 else ", reverted: even batches (undo)"
         key = (r["dataset"], r["program"], kind, int(r["size"]))
         cases[key][r["engine"]][b] = r
-    engines = ["dred", "dd", "recompute"]
+    engines = ["dred", "bf", "dd", "recompute"]
     print("| dataset | program | kind | k | IDB | engine | time median [min–max] | recompute / engine (median of batches) | over-deleted | rederived | inserted | net change |")
     print("|---|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|")
     materialise = {}
