@@ -694,12 +694,7 @@ fn verify_instance(
             return Err(format!("body fact {:?} is not {:?}", b.fact, b.place));
         }
         if let Place::Round(k) = b.place {
-            let phase = if view.phase == Phase::Rederive {
-                Phase::Rederive
-            } else {
-                view.phase
-            };
-            if !view.in_round(phase, k, &b.fact) {
+            if !view.in_round(view.phase, k, &b.fact) {
                 return Err(format!("body fact {:?} is not in round {k}", b.fact));
             }
         }
@@ -766,96 +761,44 @@ pub fn parse_fact(
     program: &Program,
     symbols: &mut crate::value::Symbols,
 ) -> Result<Fact, crate::Diagnostic> {
-    use crate::syntax::ast::{self, Type};
-    use crate::{Diagnostic, SourceFile, Span};
-    let file = SourceFile::new("--fact", format!("{}.", text.trim().trim_end_matches('.')));
-    let err = |span: Span, msg: String, label: &str| Diagnostic::new(&file, span, msg, label);
-    let parsed = crate::syntax::parse(&file)?;
-    let atom = match parsed.items.as_slice() {
-        [ast::Item::Rule(r)] if r.body.is_empty() => r.head.clone(),
-        _ => {
-            return Err(err(
-                Span::new(0, file.text.len()),
-                "a fact is one ground atom, such as path(\"a\", \"d\")".into(),
-                "not a single atom",
-            ))
-        }
+    use crate::magic::{parse_atom_arg, CliAtom, QueryArg};
+    let kind = CliAtom {
+        flag: "--fact",
+        what: "fact",
+        shape: "a fact is one ground atom, such as path(\"a\", \"d\")",
+        derived_only: false,
     };
-    let Some(rel) = program.relation_id(&atom.relation.name) else {
-        return Err(err(
-            atom.relation.span,
-            format!(
-                "relation `{}` is not declared in the program",
-                atom.relation.name
-            ),
-            "unknown relation",
-        ));
-    };
-    let decl = &program.relations[rel];
-    if atom.args.len() != decl.arity() {
-        return Err(err(
-            atom.span,
-            format!(
-                "`{}` has {} column(s) but the fact has {} argument(s)",
-                decl.name,
-                decl.arity(),
-                atom.args.len()
-            ),
-            "wrong arity",
-        ));
-    }
+    let (rel, args, file) = parse_atom_arg(kind, text, program, symbols)?;
     let mut tuple: Tuple = Vec::new();
-    for (i, (t, &ty)) in atom.args.iter().zip(&decl.types).enumerate() {
-        tuple.push(match (t, ty) {
-            (ast::Term::Str(s, _), Type::Symbol) => symbols.intern(s),
-            (ast::Term::Num(n, _), Type::Number) => *n,
-            (ast::Term::Var(_) | ast::Term::Wildcard(_), _) => {
-                return Err(err(
-                    t.span(),
+    for (i, (arg, span)) in args.into_iter().enumerate() {
+        match arg {
+            QueryArg::Const(v) => tuple.push(v),
+            QueryArg::Var(_) | QueryArg::Wildcard => {
+                return Err(crate::Diagnostic::new(
+                    &file,
+                    span,
                     format!("a fact is ground: column {} needs a constant", i + 1),
                     "not a constant",
                 ))
             }
-            (c, _) => {
-                return Err(err(
-                    c.span(),
-                    format!(
-                        "type mismatch: column {} of `{}` has type `{}`",
-                        i + 1,
-                        decl.name,
-                        ty.keyword()
-                    ),
-                    "wrong constant type",
-                ))
-            }
-        });
+        }
     }
     Ok(Fact::new(rel, tuple))
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::dred::seed_edges;
     use crate::engine::{Engine, RequestedBatch};
-    use crate::{load_program, SourceFile, Symbols};
 
     /// The seed (SPEC §6): path(a, d) is over-deleted in the third frontier through
     /// path(a, b) ← edge(a, b), and rederived in round 1 by path(a, d) :- path(a, e),
     /// path(e, d); the chain goes down to the deletion of edge(a, b).
     #[test]
     fn seed_path_ad_overdeleted_through_ab_and_rederived_through_e() {
-        let mut symbols = Symbols::new();
-        let src = include_str!("../../datasets/seed/path.dl");
-        let program =
-            Arc::new(load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program"));
+        let (program, mut symbols, edb) =
+            crate::dred::seed_setup(include_str!("../../datasets/seed/path.dl"));
         let edge = program.relation_id("edge").expect("edge");
-        let mut edb = Edb::empty(&program);
-        for (a, b) in seed_edges() {
-            edb.insert(Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]));
-        }
         let ab = Fact::new(edge, vec![symbols.intern("a"), symbols.intern("b")]);
         let batch = Batch::normalise(
             &RequestedBatch {

@@ -3,21 +3,9 @@
 use std::sync::Arc;
 
 use super::Bf;
-use crate::dred::seed_edges;
+use crate::dred::seed_setup as setup;
 use crate::engine::{Batch, Edb, Engine, Fact, Phase, RequestedBatch};
 use crate::{load_program, Program, SourceFile, Symbols};
-
-fn setup(src: &str) -> (Arc<Program>, Symbols, Edb) {
-    let mut symbols = Symbols::new();
-    let program =
-        Arc::new(load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program"));
-    let edge = program.relation_id("edge").expect("edge");
-    let mut edb = Edb::empty(&program);
-    for (a, b) in seed_edges() {
-        edb.insert(Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]));
-    }
-    (program, symbols, edb)
-}
 
 fn edge_batch(program: &Program, symbols: &mut Symbols, edb: &Edb, delete: bool) -> Batch {
     let edge = program.relation_id("edge").expect("edge");

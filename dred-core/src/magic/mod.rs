@@ -85,7 +85,51 @@ pub fn parse_query(
     program: &Program,
     symbols: &mut Symbols,
 ) -> Result<Query, Diagnostic> {
-    let file = SourceFile::new("--query", format!("{}.", text.trim().trim_end_matches('.')));
+    let (rel, args, _) = parse_atom_arg(
+        CliAtom {
+            flag: "--query",
+            what: "query",
+            shape: "a query is one atom, such as path(\"a\", y)",
+            derived_only: true,
+        },
+        text,
+        program,
+        symbols,
+    )?;
+    Ok(Query {
+        rel,
+        args: args.into_iter().map(|(a, _)| a).collect(),
+        text: text.trim().to_string(),
+    })
+}
+
+/// What an atom given on the command line is called in its errors, and what it may name.
+pub(crate) struct CliAtom {
+    /// The option, which names the text in errors (`--query`).
+    pub(crate) flag: &'static str,
+    /// The word for it in messages (`query`).
+    pub(crate) what: &'static str,
+    /// The message for a text that is not one atom.
+    pub(crate) shape: &'static str,
+    /// Refuse `.input` relations (a query has nothing to derive from them).
+    pub(crate) derived_only: bool,
+}
+
+/// What [`parse_atom_arg`] gives: the relation, each argument with its span, and the text as
+/// the file errors are located in.
+pub(crate) type ParsedAtom = (RelId, Vec<(QueryArg, Span)>, SourceFile);
+
+/// Parses one atom given on the command line against a program: a single atom of a declared
+/// relation (derived, with `derived_only`), with its arity, constants of the columns' types,
+/// variables and `_`. Returns the relation, each argument with its span, and the text as the
+/// file errors are located in (named `kind.flag`).
+pub(crate) fn parse_atom_arg(
+    kind: CliAtom,
+    text: &str,
+    program: &Program,
+    symbols: &mut Symbols,
+) -> Result<ParsedAtom, Diagnostic> {
+    let file = SourceFile::new(kind.flag, format!("{}.", text.trim().trim_end_matches('.')));
     let err = |span: Span, msg: String, label: &str| Diagnostic::new(&file, span, msg, label);
     let parsed = crate::syntax::parse(&file)?;
     let atom = match parsed.items.as_slice() {
@@ -93,7 +137,7 @@ pub fn parse_query(
         _ => {
             return Err(err(
                 Span::new(0, file.text.len()),
-                "a query is one atom, such as path(\"a\", y)".into(),
+                kind.shape.into(),
                 "not a single atom",
             ))
         }
@@ -109,7 +153,7 @@ pub fn parse_query(
         ));
     };
     let decl = &program.relations[rel];
-    if decl.input {
+    if kind.derived_only && decl.input {
         return Err(err(
             atom.relation.span,
             format!(
@@ -123,9 +167,10 @@ pub fn parse_query(
         return Err(err(
             atom.span,
             format!(
-                "`{}` has {} column(s) but the query has {} argument(s)",
+                "`{}` has {} column(s) but the {} has {} argument(s)",
                 decl.name,
                 decl.arity(),
+                kind.what,
                 atom.args.len()
             ),
             "wrong arity",
@@ -133,7 +178,7 @@ pub fn parse_query(
     }
     let mut args = Vec::new();
     for (i, (t, &ty)) in atom.args.iter().zip(&decl.types).enumerate() {
-        args.push(match (t, ty) {
+        let arg = match (t, ty) {
             (ast::Term::Var(id), _) => QueryArg::Var(id.name.clone()),
             (ast::Term::Wildcard(_), _) => QueryArg::Wildcard,
             (ast::Term::Str(s, _), Type::Symbol) => QueryArg::Const(symbols.intern(s)),
@@ -150,13 +195,10 @@ pub fn parse_query(
                     "wrong constant type",
                 ))
             }
-        });
+        };
+        args.push((arg, t.span()));
     }
-    Ok(Query {
-        rel,
-        args,
-        text: text.trim().to_string(),
-    })
+    Ok((rel, args, file))
 }
 
 /// The rewritten program and how to read the query's answers from its model.
