@@ -28,20 +28,15 @@ pub struct SweepCase {
     pub spec: StreamSpec,
 }
 
-/// Runs one case; never fails: problems become rows with `error` set.
-pub fn run_one(
-    case: &SweepCase,
-    engines: &[EngineKind],
-    workers: usize,
-    git_rev: &str,
-    progress: &ProgressBar,
-) -> Vec<ReportRow> {
-    // A stream of another relation than the default names it: `delete:part_of`.
+/// The labels of a case's report rows (its dataset hash left empty): the stream label names
+/// kind, size, batch count, seed and revert, and a stream of another relation than the
+/// default names it (`delete:part_of`).
+pub fn labels_of(case: &SweepCase, git_rev: &str) -> Labels {
     let kind = match &case.spec.relation {
         Some(rel) => format!("{}:{rel}", case.spec.kind.name()),
         None => case.spec.kind.name().to_string(),
     };
-    let labels = Labels {
+    Labels {
         dataset: case.dataset.clone(),
         program: stem(&case.program),
         stream: format!(
@@ -57,7 +52,18 @@ pub fn run_one(
         seed: Some(case.spec.seed),
         git_rev: git_rev.to_string(),
         dataset_hash: String::new(),
-    };
+    }
+}
+
+/// Runs one case; never fails: problems become rows with `error` set.
+pub fn run_one(
+    case: &SweepCase,
+    engines: &[EngineKind],
+    workers: usize,
+    git_rev: &str,
+    progress: &ProgressBar,
+) -> Vec<ReportRow> {
+    let labels = labels_of(case, git_rev);
     let error_row = |labels: &Labels, message: String| ReportRow {
         dataset: labels.dataset.clone(),
         program: labels.program.clone(),

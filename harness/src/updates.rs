@@ -43,6 +43,11 @@ pub enum UpdateKind {
     /// (no alternative route), so each deletion shrinks the transitive closure. Edges are
     /// tried in a seeded random order; at most `max(1000, 50 × size)` are tested per batch.
     BridgeDelete,
+    /// Delete `size` edges drawn uniformly from the edges at the hubs of the current graph:
+    /// nodes are ranked by degree (in plus out; ties: the smallest name first) and taken in
+    /// that order until the edges at them number at least `size`. A hub's edges carry many
+    /// paths, so DRed's over-deletion from each is large.
+    HubDelete,
 }
 
 impl UpdateKind {
@@ -54,6 +59,7 @@ impl UpdateKind {
             UpdateKind::Mixed => "mixed",
             UpdateKind::SccDelete => "scc-delete",
             UpdateKind::BridgeDelete => "bridge-delete",
+            UpdateKind::HubDelete => "hub-delete",
         }
     }
 }
@@ -194,7 +200,11 @@ pub fn generate_stream(
     let decl = &program.relations[rel];
     let types = decl.types.clone();
     let graph_like = types.len() == 2 && types[0] == types[1];
-    if matches!(spec.kind, UpdateKind::SccDelete | UpdateKind::BridgeDelete) && !graph_like {
+    if matches!(
+        spec.kind,
+        UpdateKind::SccDelete | UpdateKind::BridgeDelete | UpdateKind::HubDelete
+    ) && !graph_like
+    {
         return Err(UpdateError::Relation(format!(
             "--kind {} needs a binary relation with both columns of one type (a graph); `{}` is not",
             spec.kind.name(),
@@ -277,6 +287,11 @@ pub fn generate_stream(
             }
             UpdateKind::BridgeDelete => {
                 let (dels, note) = delete_bridges(&mut state, &mut rng, spec.size, b)?;
+                batch.deletions = dels;
+                batch.note = note;
+            }
+            UpdateKind::HubDelete => {
+                let (dels, note) = delete_at_hubs(&mut state, &mut rng, spec.size, symbols, b)?;
                 batch.deletions = dels;
                 batch.note = note;
             }
@@ -509,6 +524,67 @@ fn delete_bridges(
     Ok((state.remove_indices(chosen), note))
 }
 
+fn delete_at_hubs(
+    state: &mut State,
+    rng: &mut SplitMix64,
+    k: usize,
+    symbols: &Symbols,
+    batch: usize,
+) -> Result<(Vec<Tuple>, String), UpdateError> {
+    let g = current_graph(state);
+    let mut degree = vec![0usize; g.nodes.len()];
+    let mut at: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
+    for (i, &(a, b)) in g.edges.iter().enumerate() {
+        degree[a as usize] += 1;
+        at[a as usize].push(i);
+        if a != b {
+            degree[b as usize] += 1;
+            at[b as usize].push(i);
+        }
+    }
+    let mut ranked: Vec<usize> = (0..g.nodes.len()).collect();
+    ranked.sort_by(|&x, &y| {
+        degree[y]
+            .cmp(&degree[x])
+            .then_with(|| symbols.name(g.nodes[x]).cmp(&symbols.name(g.nodes[y])))
+    });
+    let mut pool: BTreeSet<usize> = BTreeSet::new();
+    let mut hubs = Vec::new();
+    for &v in &ranked {
+        if pool.len() >= k {
+            break;
+        }
+        hubs.push(v);
+        pool.extend(at[v].iter().copied());
+    }
+    if pool.is_empty() {
+        return Err(UpdateError::Exhausted(format!(
+            "batch {batch}: the graph has no edges left"
+        )));
+    }
+    let pool: Vec<usize> = pool.into_iter().collect();
+    let take = k.min(pool.len());
+    let first = hubs[0];
+    let mut note = format!(
+        "{} hub(s), the first {} of degree {}; {} edges at them",
+        hubs.len(),
+        symbols.name(g.nodes[first]).unwrap_or("?"),
+        degree[first],
+        pool.len()
+    );
+    if take < k {
+        let _ = write!(
+            note,
+            "; only {take} of the {k} deletions asked for are possible"
+        );
+    }
+    let idx: Vec<usize> = sample_indices(rng, pool.len(), take)
+        .into_iter()
+        .map(|i| pool[i])
+        .collect();
+    Ok((state.remove_indices(idx), note))
+}
+
 /// Renders a stream in the update-stream format of SPEC §2: `header` lines as `#` comments,
 /// then per batch its note as a comment, `-` lines, `+` lines and `commit`.
 pub fn render(stream: &Stream, program: &Program, symbols: &Symbols, header: &[String]) -> String {
@@ -669,6 +745,47 @@ mod tests {
         let err =
             generate_stream(&p, &sy, &e, &spec(UpdateKind::SccDelete, 1, 1, 1)).expect_err("dag");
         assert!(err.to_string().contains("no cycle"), "{err}");
+    }
+
+    #[test]
+    fn hub_deletions_take_the_edges_at_the_highest_degree_nodes() {
+        // h has degree 5 (in 2, out 3); x has degree 2; the others 1 or 2 by name order.
+        let edges = [
+            ("a", "h"),
+            ("b", "h"),
+            ("h", "c"),
+            ("h", "d"),
+            ("h", "x"),
+            ("x", "y"),
+            ("p", "q"),
+        ];
+        let (program, symbols, edb) = setup(&edges);
+        let s = generate_stream(
+            &program,
+            &symbols,
+            &edb,
+            &spec(UpdateKind::HubDelete, 3, 2, 7),
+        )
+        .expect("s");
+        let text = render(&s, &program, &symbols, &[]);
+        assert!(
+            text.contains("1 hub(s), the first h of degree 5; 5 edges at them"),
+            "{text}"
+        );
+        let at_h = |t: &Tuple| symbols.name(t[0]) == Some("h") || symbols.name(t[1]) == Some("h");
+        assert_eq!(s.batches[0].deletions.len(), 3, "{text}");
+        assert!(s.batches[0].deletions.iter().all(at_h), "{text}");
+        // h keeps 2 edges, so x (now degree 2 or 1) joins it in the second batch's pool.
+        assert_eq!(s.batches[1].deletions.len(), 3, "{text}");
+        assert!(
+            text.contains("2 hub(s)") || text.contains("3 hub(s)"),
+            "{text}"
+        );
+        // A graph with fewer edges than asked deletes what there is and says so.
+        let (p, sy, e) = setup(&[("a", "b")]);
+        let s = generate_stream(&p, &sy, &e, &spec(UpdateKind::HubDelete, 4, 1, 1)).expect("s");
+        assert_eq!(s.batches[0].deletions.len(), 1);
+        assert!(render(&s, &p, &sy, &[]).contains("only 1 of the 4"));
     }
 
     #[test]

@@ -39,6 +39,14 @@ pub struct StudyArgs {
     /// Write the report and the summary only, no plots (the regression baseline).
     #[arg(long)]
     pub no_plots: bool,
+    /// The full study of the findings (`results/findings/`, about an hour): every real
+    /// graph, fetched on demand, the adversarial generators, eight programs, change sizes 1
+    /// to 10,000, random and targeted changes (the plan: `harness/src/full_study.rs`).
+    /// Resumable: a case whose rows are already in `<out>/report.csv` is not run again, and
+    /// the report is rewritten after every case. Also writes `<out>/datasets.csv`, the
+    /// graphs' shapes. `--batches` and `--with-fetched` do not apply.
+    #[arg(long, conflicts_with_all = ["quick", "batches", "with_fetched"])]
+    pub full: bool,
 }
 
 /// One workload of the study: a dataset, the programs run on it, the kinds of change and the
@@ -201,13 +209,8 @@ fn relation_workloads(args: &StudyArgs) -> Vec<RelationWorkload> {
     ]
 }
 
-/// Runs the study and writes its results.
-pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
-    let mut engines = args.engines.clone();
-    if !engines.contains(&EngineKind::Recompute) {
-        engines.push(EngineKind::Recompute);
-    }
-    let batches = args.batches.unwrap_or(if args.quick { 11 } else { 21 });
+/// The cases of the quick or default study.
+fn planned_cases(args: &StudyArgs, batches: usize) -> Vec<SweepCase> {
     let mut cases = Vec::new();
     let named = relation_workloads(args)
         .into_iter()
@@ -246,11 +249,98 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let progress = progress_bar(cases.len() as u64 * (batches as u64 + 1));
+    cases
+}
+
+/// The key a case's rows carry: dataset, program stem and stream label.
+fn case_key(case: &SweepCase) -> (String, String, String) {
+    let labels = crate::cases::labels_of(case, "");
+    (labels.dataset, labels.program, labels.stream)
+}
+
+/// Installs the fetched datasets the full study uses that are not installed yet.
+fn fetch_missing() -> anyhow::Result<()> {
+    let loc = crate::datasets::Locations::from_env();
+    for name in crate::full_study::FETCHED {
+        if crate::datasets::resolve_in(name, &loc).is_err() {
+            eprintln!("study --full: fetching {name} (dredbench datasets fetch {name})");
+            crate::datasets::fetch(name, &loc, None)
+                .map_err(|e| anyhow::anyhow!("fetching {name}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Measures the shape of every dataset of `cases` into `<out>/datasets.csv`.
+fn write_shapes(cases: &[SweepCase], out: &std::path::Path) -> anyhow::Result<()> {
+    let mut names: Vec<&str> = cases.iter().map(|c| c.dataset.as_str()).collect();
+    names.dedup();
+    let mut seen = std::collections::HashSet::new();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for name in names {
+        if !seen.insert(name) {
+            continue;
+        }
+        let dir = crate::datasets::resolve(name).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        let graph =
+            crate::datasets::load::read_graph(&dir).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        w.serialize(crate::datasets::shape::shape(name, &graph))?;
+    }
+    let path = out.join("datasets.csv");
+    dred_core::io::write_atomic(&path, &w.into_inner()?)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+}
+
+/// Runs the study and writes its results.
+pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
+    let mut engines = args.engines.clone();
+    if !engines.contains(&EngineKind::Recompute) {
+        engines.push(EngineKind::Recompute);
+    }
+    let batches = args.batches.unwrap_or(if args.quick { 11 } else { 21 });
+    let cases = if args.full {
+        crate::full_study::full_cases()
+    } else {
+        planned_cases(args, batches)
+    };
+    std::fs::create_dir_all(&args.out)?;
+    let report = args.out.join("report.csv");
+    // A full study resumes: the rows of the cases already run are kept, and those cases
+    // are not run again.
+    let mut rows = if args.full && report.exists() {
+        crate::report::read_report(&report)?
+    } else {
+        Vec::new()
+    };
+    if args.full {
+        fetch_missing()?;
+        write_shapes(&cases, &args.out)?;
+    }
+    let done: std::collections::HashSet<(String, String, String)> = rows
+        .iter()
+        .map(|r| (r.dataset.clone(), r.program.clone(), r.stream.clone()))
+        .collect();
+    let to_run: Vec<&SweepCase> = cases
+        .iter()
+        .filter(|c| !done.contains(&case_key(c)))
+        .collect();
+    if args.full {
+        eprintln!(
+            "study --full: {} case(s), {} already in {}, {} to run",
+            cases.len(),
+            cases.len() - to_run.len(),
+            report.display(),
+            to_run.len()
+        );
+    }
+    let total: u64 = to_run
+        .iter()
+        .map(|c| (c.spec.batches * if c.spec.revert { 2 } else { 1 }) as u64 + 1)
+        .sum();
+    let progress = progress_bar(total);
     let git_rev = crate::provenance::git_revision();
     let started = std::time::Instant::now();
-    let mut rows = Vec::new();
-    for case in &cases {
+    for case in to_run {
         progress.set_message(format!(
             "{} / {} / {} k={}",
             case.dataset,
@@ -259,10 +349,11 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             case.spec.size
         ));
         rows.extend(run_one(case, &engines, 1, &git_rev, &progress));
+        if args.full {
+            write_report(&report, &rows)?;
+        }
     }
     progress.finish_and_clear();
-    std::fs::create_dir_all(&args.out)?;
-    let report = args.out.join("report.csv");
     write_report(&report, &rows)?;
     let plots = if args.no_plots {
         Vec::new()
@@ -273,7 +364,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let mut md =
         format!(
         "# dredbench study\n\nRevision `{git_rev}`, {} case(s), {} batch(es) each, engines {}; \
-         {:.0} s on this machine. Rows with an error: {failed}.\n\n\
+         {:.0} s on this machine{}. Rows with an error: {failed}.\n\n\
          Each cell is a median over the case's batches followed by its spread in brackets: \
          p10 and p90 when the case has at least {PERCENTILES_FROM} batches, else the minimum \
          and the maximum. ‼ marks a bimodal case (the bracket's ends more than \
@@ -285,9 +376,18 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
          batch really removed (a batch that removed nothing counts as 1); `bf deleted / \
          removed` the same for the facts Backward/Forward deleted.\n\n",
         cases.len(),
-        batches,
+        if args.full {
+            "5 or 11 (reverted)".to_string()
+        } else {
+            batches.to_string()
+        },
         engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        if args.full {
+            " (this invocation; a resumed study ran in parts)"
+        } else {
+            ""
+        }
     );
     md.push_str(&summary(&rows));
     md.push_str(if plots.is_empty() {

@@ -44,6 +44,7 @@ pub mod generate;
 pub mod graph;
 pub mod load;
 pub mod rng;
+pub mod shape;
 pub mod sqlite;
 
 use std::path::{Path, PathBuf};
