@@ -291,8 +291,50 @@ fn write_shapes(cases: &[SweepCase], out: &std::path::Path) -> anyhow::Result<()
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
 }
 
+/// One invocation of a full study, as `<out>/runs.csv` records it: a resumed study's wall
+/// time is the sum over its invocations.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Invocation {
+    /// Revision of the binary.
+    pub git_rev: String,
+    /// Cases this invocation ran.
+    pub cases_run: usize,
+    /// Its wall time, seconds (fetching and measuring the graphs included).
+    pub seconds: f64,
+}
+
+/// Appends this invocation to `<out>/runs.csv` (rewritten atomically).
+fn record_invocation(
+    out: &std::path::Path,
+    git_rev: &str,
+    cases_run: usize,
+    seconds: f64,
+) -> anyhow::Result<()> {
+    let path = out.join("runs.csv");
+    let mut runs: Vec<Invocation> = if path.exists() {
+        csv::Reader::from_path(&path)?
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+    } else {
+        Vec::new()
+    };
+    runs.push(Invocation {
+        git_rev: git_rev.to_string(),
+        cases_run,
+        seconds,
+    });
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in &runs {
+        w.serialize(r)?;
+    }
+    dred_core::io::write_atomic(&path, &w.into_inner()?)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+}
+
 /// Runs the study and writes its results.
 pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
+    let started = std::time::Instant::now();
     let mut engines = args.engines.clone();
     if !engines.contains(&EngineKind::Recompute) {
         engines.push(EngineKind::Recompute);
@@ -339,7 +381,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         .sum();
     let progress = progress_bar(total);
     let git_rev = crate::provenance::git_revision();
-    let started = std::time::Instant::now();
+    let ran = to_run.len();
     for case in to_run {
         progress.set_message(format!(
             "{} / {} / {} k={}",
@@ -355,6 +397,9 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     }
     progress.finish_and_clear();
     write_report(&report, &rows)?;
+    if args.full {
+        record_invocation(&args.out, &git_rev, ran, started.elapsed().as_secs_f64())?;
+    }
     let plots = if args.no_plots {
         Vec::new()
     } else {
