@@ -171,7 +171,8 @@ impl<'a> Labels<'a> {
     }
 }
 
-fn register_font() {
+/// Registers the embedded DejaVu Sans as `sans-serif`, once.
+pub fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // The embedded font is valid; a failure would only lose text, never data.

@@ -9,6 +9,7 @@ pub mod cmd;
 pub mod compare;
 pub mod datasets;
 pub mod engines;
+pub mod findings;
 pub mod full_study;
 pub mod inputs;
 pub mod memory;

@@ -40,6 +40,8 @@ enum Command {
     /// Why each fact of one batch was over-deleted, rederived or inserted (dred, reference,
     /// bf): rule instances, rounds and the chain down to the update.
     Explain(cmd::explain::ExplainArgs),
+    /// Write results/FINDINGS.md and its plots from a full study (`study --full`).
+    Findings(cmd::findings::FindingsArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Command::Updates(args) => cmd::updates::run(args),
         Command::Fuzz(args) => cmd::fuzz::run(args),
         Command::Explain(args) => cmd::explain::run(args),
+        Command::Findings(args) => cmd::findings::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

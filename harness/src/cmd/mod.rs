@@ -5,6 +5,7 @@
 
 pub mod datasets;
 pub mod explain;
+pub mod findings;
 pub mod fuzz;
 pub mod plot;
 pub mod regress;

@@ -1,0 +1,149 @@
+use super::*;
+
+fn row(engine: &str, stream: &str, batch: usize, time: u64) -> ReportRow {
+    ReportRow {
+        dataset: "g".into(),
+        program: "tc".into(),
+        engine: engine.into(),
+        batch,
+        stream: stream.into(),
+        kind: "delete".into(),
+        size: Some(1),
+        time_us: time,
+        git_rev: "abc".into(),
+        ..ReportRow::default()
+    }
+}
+
+#[test]
+fn forward_batches_are_the_odd_ones_of_a_reverted_stream() {
+    assert!(!forward("delete-k1-b5-s1-revert", 0));
+    assert!(forward("delete-k1-b5-s1-revert", 1));
+    assert!(!forward("delete-k1-b5-s1-revert", 2));
+    assert!(forward("delete-k1-b5-s1", 2));
+}
+
+#[test]
+fn crossover_interpolates_log_log_between_the_sizes_around_it() {
+    assert_eq!(crossover(&[]), None);
+    assert_eq!(
+        crossover(&[(1, 0.5), (10, 0.2)]),
+        Some(Crossover::AtOrBelow(1))
+    );
+    assert_eq!(
+        crossover(&[(1, 50.0), (10, 2.0)]),
+        Some(Crossover::Above(10))
+    );
+    // 10× at 1 and 0.1× at 100: the log–log line crosses 1 half way, at 10.
+    match crossover(&[(1, 30.0), (1, 10.0), (100, 0.1)]) {
+        Some(Crossover::At(x)) => assert!((x - 10.0).abs() < 1e-9, "{x}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(Crossover::At(3456.0).render(), "≈ 3,500");
+    assert_eq!(Crossover::Above(10000).render(), "> 10,000");
+}
+
+#[test]
+fn spearman_of_monotone_reversed_and_tied_pairs() {
+    let up: Vec<(f64, f64)> = (0..6).map(|i| (i as f64, (i * i) as f64)).collect();
+    assert!((spearman(&up).expect("rho") - 1.0).abs() < 1e-12);
+    let down: Vec<(f64, f64)> = (0..6).map(|i| (i as f64, -(i as f64))).collect();
+    assert!((spearman(&down).expect("rho") + 1.0).abs() < 1e-12);
+    // Ties get average ranks: x ranks 1.5 1.5 3, y ranks 1 2 3 → ρ = 0.866.
+    let tied = [(1.0, 1.0), (1.0, 2.0), (2.0, 3.0)];
+    assert!((spearman(&tied).expect("rho") - 0.75f64.sqrt()).abs() < 1e-9);
+    assert_eq!(spearman(&[(1.0, 1.0), (1.0, 2.0), (1.0, 3.0)]), None);
+    assert_eq!(spearman(&[(1.0, 1.0), (2.0, 2.0)]), None);
+}
+
+#[test]
+fn case_figures_use_forward_batches_only() {
+    let s = "delete-k1-b2-s1-revert";
+    let mut rows = Vec::new();
+    for (batch, over, removed, dred_t, rec_t) in [
+        (0, 0, 0, 900, 1000),
+        (1, 12, 3, 10, 1000),
+        (2, 0, 0, 5, 1000),
+        (3, 0, 0, 20, 400),
+    ] {
+        let mut d = row("dred", s, batch, dred_t);
+        d.overdeleted = Some(over);
+        d.rederived = Some(over - removed);
+        d.inserted = Some(0);
+        d.model_removed = removed;
+        rows.push(d);
+        let mut r = row(RECOMPUTE, s, batch, rec_t);
+        r.model_size = 50;
+        rows.push(r);
+    }
+    let f = Findings::of(&rows, Vec::new());
+    assert_eq!(f.cases.len(), 1);
+    let c = &f.cases[0];
+    assert_eq!((c.batches, c.model_size), (2, 50));
+    // Batch 1: 12 over-deleted for 3 removed; batch 3: nothing over-deleted.
+    let od = c.overdeletion.expect("od");
+    assert_eq!((od.lo, od.hi), (0.0, 4.0));
+    let amp = c.amplification.expect("amp");
+    assert_eq!(amp.hi, (12.0 + 9.0) / 3.0);
+    // Speedups 100 and 20.
+    let sp = c.speedup["dred"];
+    assert_eq!((sp.lo, sp.hi, sp.median), (20.0, 100.0, 60.0));
+    assert!(!c.speedup.contains_key(RECOMPUTE));
+}
+
+#[test]
+fn a_case_with_an_error_is_counted_apart() {
+    let mut bad = row("dred", "delete-k1-b1-s1", 1, 10);
+    bad.error = Some("model mismatch\nmore".into());
+    let f = Findings::of(&[row("dred", "delete-k1-b1-s1", 0, 1), bad], Vec::new());
+    assert!(f.cases.is_empty());
+    assert_eq!(f.failed[0].3, "model mismatch");
+}
+
+#[test]
+fn render_fills_placeholders_and_refuses_unknown_ones() {
+    let f = Findings::default();
+    let mut values = BTreeMap::new();
+    values.insert("cases".to_string(), "12".to_string());
+    let figures: BTreeSet<String> = ["overdeletion_real".to_string()].into();
+    let out = render(
+        "n = {{value:cases}}; {{figure:overdeletion_real}}",
+        &f,
+        &values,
+        &figures,
+        "findings/plots",
+    )
+    .expect("render");
+    assert_eq!(
+        out,
+        "n = 12; [![overdeletion_real](findings/plots/overdeletion_real.png)](findings/plots/overdeletion_real.svg)"
+    );
+    for bad in [
+        "{{value:nope}}",
+        "{{table:nope}}",
+        "{{figure:nope}}",
+        "{{what:x}}",
+        "{{x}}",
+        "{{value:cases",
+    ] {
+        assert!(render(bad, &f, &values, &figures, "p").is_err(), "{bad}");
+    }
+    assert!(render("{{table:overdeletion}}", &f, &values, &figures, "p")
+        .expect("table")
+        .starts_with("| dataset | program |"));
+}
+
+#[test]
+fn numbers_read_as_a_reader_expects() {
+    assert_eq!(thousands(1234567.0), "1,234,567");
+    assert_eq!(thousands(3.44), "3.4");
+    assert_eq!(thousands(0.0213), "0.021");
+    assert_eq!(thousands(7.0), "7");
+    assert_eq!(round_sig(3456.0, 2), 3500.0);
+    assert_eq!(
+        short_dataset("gen:rmat?n=262144&m=1048576&seed=1&dag=1"),
+        "R-MAT 262,144"
+    );
+    assert_eq!(short_dataset("gen:layered"), "layered");
+    assert_eq!(short_dataset("go-bp"), "go-bp");
+}
