@@ -21,14 +21,22 @@
 //! Following triggers from a fact back to round 1 gives the chain from the update that caused
 //! it ([`BatchExplanation::chain`]).
 //!
-//! How: the explanation is found after the batch from the engine's own rounds, not recorded
-//! inside its join loops: per fact, the instances of the rules with its head (head-bound
-//! plans over the union of the old and new facts, wildcards of positive atoms named so that
-//! every body fact is known, negated atoms checked against the phase's state) are enumerated
-//! until one satisfies the phase's conditions. So the engines carry no recording code and pay
-//! nothing when no explanation is asked; the instance shown is *an* instance that puts the
-//! fact in its round, not necessarily the first the engine met. [`BatchExplanation::verify`]
-//! checks every claim of an explanation again, independently of how it was found.
+//! How, two ways:
+//! - **recorded** ([`BatchStates::recorded`]): `dred` and `bf` record, while they run the batch
+//!   and only when asked ([`crate::Dred::set_recording`]), the first rule instance that put
+//!   each fact into each round — its rule and binding, no instance store ([`crate::record`]).
+//!   The explanation takes that instance (finding values for its wildcards, which bind
+//!   nothing) and places its body facts; a fact without a recorded derivation, or whose
+//!   recorded instance does not put it in its round, is an error.
+//! - **searched** (the reference engine, or any engine's rounds without a recording): per fact,
+//!   the instances of the rules with its head (head-bound plans over the union of the old and
+//!   new facts, wildcards of positive atoms named so that every body fact is known, negated
+//!   atoms checked against the phase's state) are enumerated until one satisfies the phase's
+//!   conditions: *an* instance that puts the fact in its round, not necessarily the first the
+//!   engine met.
+//!
+//! Either way, [`BatchExplanation::verify`] checks every claim again, independently of how it
+//! was found.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -36,6 +44,7 @@ use crate::engine::{Batch, Edb, Fact, Model, Phase, Round};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::{compare, plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Literal, Program, RelId, Term};
+use crate::record::Derivation;
 use crate::storage::Relation;
 use crate::value::{Tuple, Value};
 
@@ -121,6 +130,9 @@ pub struct BatchExplanation {
 /// A phase as a map key.
 type PhaseKey = u8;
 
+/// A fact in one round of one phase at one level: (level, phase, round, fact).
+type RoundKey<'a> = (usize, PhaseKey, usize, &'a Fact);
+
 fn key(phase: Phase) -> PhaseKey {
     match phase {
         Phase::Overdelete => 0,
@@ -145,6 +157,10 @@ pub struct BatchStates<'a> {
     pub new_model: &'a Model,
     /// The engine's rounds of the batch, with their facts.
     pub rounds: &'a [Round],
+    /// The derivations the engine recorded while it ran the batch
+    /// ([`crate::Dred::set_recording`]); `None` to find an instance per fact after the
+    /// batch instead.
+    pub recorded: Option<&'a [Derivation]>,
 }
 
 fn facts_of(edb: &Edb, model: &Model) -> HashSet<Fact> {
@@ -340,6 +356,31 @@ impl BatchExplanation {
                 )
             })
             .collect();
+        // For a recorded instance of a rule with wildcards: the rule with every variable of
+        // the recorded binding given, to find values for the wildcards.
+        let completion: Vec<Option<RulePlan>> = named
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(r, rule)| {
+                let given = program.rules[r].num_vars();
+                (states.recorded.is_some() && rule.num_vars() > given).then(|| {
+                    let atoms = rule.positive_atoms().count();
+                    let options = PlanOptions {
+                        seeded: false,
+                        prebound: (0..given).collect(),
+                    };
+                    plan_rule_with(
+                        &named,
+                        r,
+                        &vec![Version::Full; atoms],
+                        None,
+                        &options,
+                        &mut relations,
+                    )
+                })
+            })
+            .collect();
         let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
         let work = WorkCounter::default();
         let matcher = Matcher {
@@ -354,9 +395,79 @@ impl BatchExplanation {
             .map(|f| Fact::new(f.rel, f.tuple.clone()))
             .collect();
 
+        // Recorded derivations by (level, phase, round, fact); the plans that name a recorded
+        // instance's wildcards, made per rule when first needed.
+        let recorded: Option<HashMap<RoundKey<'_>, &Derivation>> = states.recorded.map(|ds| {
+            let mut m = HashMap::new();
+            for d in ds {
+                m.entry((d.stratum, key(d.phase), d.round, &d.fact))
+                    .or_insert(d);
+            }
+            m
+        });
         let mut found: Vec<(Fact, Entry)> = Vec::new();
         for r in states.rounds {
             for f in &r.facts {
+                let view = PhaseView {
+                    level: r.stratum,
+                    phase: r.phase,
+                    round: r.round,
+                    x: &x,
+                    program,
+                    old_edb_minus: &deletions,
+                };
+                let place = || {
+                    format!(
+                        "{:?} in round {} of {} at level {}",
+                        f,
+                        r.round,
+                        r.phase.name(),
+                        r.stratum
+                    )
+                };
+                if let Some(recorded) = &recorded {
+                    let d = recorded
+                        .get(&(r.stratum, key(r.phase), r.round, f))
+                        .ok_or_else(|| format!("no derivation was recorded for {}", place()))?;
+                    let source = match d.rule {
+                        // Entered outright: which way, as the search below tells it (verify
+                        // checks the claim).
+                        None if r.stratum == 0 && r.round == 1 && r.phase != Phase::Rederive => {
+                            Source::Update
+                        }
+                        None if r.phase == Phase::Rederive && program_facts.contains(f) => {
+                            Source::ProgramFact
+                        }
+                        None => Source::AggregateGroup,
+                        Some(ri) => Source::Instance(
+                            recorded_instance(
+                                program,
+                                &named,
+                                completion.get(ri).and_then(Option::as_ref),
+                                &matcher,
+                                &view,
+                                ri,
+                                &d.binding,
+                            )
+                            .ok_or_else(|| {
+                                format!(
+                                    "the recorded instance of rule {ri} does not put {}",
+                                    place()
+                                )
+                            })?,
+                        ),
+                    };
+                    found.push((
+                        f.clone(),
+                        Entry {
+                            stratum: r.stratum,
+                            phase: r.phase,
+                            round: r.round,
+                            source,
+                        },
+                    ));
+                    continue;
+                }
                 let update = r.stratum == 0
                     && r.round == 1
                     && match r.phase {
@@ -582,6 +693,35 @@ fn find_instance(
     answer
 }
 
+/// The instance a recorded derivation names: rule `ri` under `binding` (the rule's own
+/// variables), its wildcards given values by `completion` (the rule's plan with that binding
+/// given) when it has any; `None` when the phase does not accept it.
+#[allow(clippy::too_many_arguments)]
+fn recorded_instance(
+    program: &Program,
+    named: &Program,
+    completion: Option<&RulePlan>,
+    matcher: &Matcher<'_>,
+    view: &PhaseView<'_>,
+    ri: usize,
+    binding: &[Value],
+) -> Option<Instance> {
+    if binding.len() != program.rules.get(ri)?.num_vars() {
+        return None;
+    }
+    let Some(plan) = completion else {
+        return instance_at(program, named, ri, binding, view);
+    };
+    let mut vars = binding.to_vec();
+    vars.resize(plan.num_vars, 0);
+    let mut answer = None;
+    matcher.for_each_bound(plan, &mut vars, &mut |vars| {
+        answer = instance_at(program, named, ri, vars, view);
+        answer.is_none()
+    });
+    answer
+}
+
 /// The instance of rule `ri` bound by `vars`, if the phase accepts it.
 fn instance_at(
     program: &Program,
@@ -790,12 +930,89 @@ pub fn parse_fact(
 mod tests {
     use super::*;
     use crate::engine::{Engine, RequestedBatch};
+    use crate::record::Derivation;
 
     /// The seed (SPEC §6): path(a, d) is over-deleted in the third frontier through
     /// path(a, b) ← edge(a, b), and rederived in round 1 by path(a, d) :- path(a, e),
-    /// path(e, d); the chain goes down to the deletion of edge(a, b).
+    /// path(e, d); the chain goes down to the deletion of edge(a, b). The same whether the
+    /// engine recorded its derivations while it ran or the explanation searched for them.
     #[test]
     fn seed_path_ad_overdeleted_through_ab_and_rederived_through_e() {
+        for record in [true, false] {
+            seed_explained(record);
+        }
+    }
+
+    /// A recorded derivation is checked, not trusted: path(a, d)'s over-deletion recorded
+    /// through path(a, c), which is not in round 2, or under a binding of the wrong length,
+    /// is refused.
+    #[test]
+    fn a_wrong_recorded_derivation_is_refused() {
+        let (program, mut symbols, edb) =
+            crate::dred::seed_setup(include_str!("../../datasets/seed/path.dl"));
+        let edge = program.relation_id("edge").expect("edge");
+        let path = program.relation_id("path").expect("path");
+        let id = |symbols: &mut crate::value::Symbols, n: &str| symbols.intern(n);
+        let (a, b, c, d) = (
+            id(&mut symbols, "a"),
+            id(&mut symbols, "b"),
+            id(&mut symbols, "c"),
+            id(&mut symbols, "d"),
+        );
+        let ab = Fact::new(edge, vec![a, b]);
+        let batch = Batch::normalise(
+            &RequestedBatch {
+                deletions: vec![ab.clone()],
+                insertions: vec![],
+            },
+            &edb,
+        );
+        let mut dred = crate::Dred::new(program.clone());
+        dred.materialise(&edb).expect("materialise");
+        dred.set_recording(true);
+        let old_model = dred.model();
+        let report = dred.apply(&batch).expect("apply");
+        let new_model = dred.model();
+        let recorded = dred.last_derivations().expect("recording").to_vec();
+        let ad = Fact::new(path, vec![a, d]);
+        let at = recorded
+            .iter()
+            .position(|r| r.fact == ad && r.phase == Phase::Overdelete)
+            .expect("recorded");
+        assert_eq!(recorded[at].round, 3);
+        let explain = |recorded: &[Derivation]| {
+            BatchExplanation::of(&BatchStates {
+                program: &program,
+                old_edb: &edb,
+                batch: &batch,
+                old_model: &old_model,
+                new_model: &new_model,
+                rounds: &report.rounds,
+                recorded: Some(recorded),
+            })
+        };
+        assert!(explain(&recorded).is_ok());
+        let rule = recorded[at].rule.expect("an instance");
+        let names = &program.rules[rule].var_names;
+        let y = names.iter().position(|n| n == "y").expect("y");
+        let mut through_c = recorded.clone();
+        through_c[at].binding[y] = c;
+        let err = explain(&through_c).expect_err("path(a, c) is not in round 2");
+        assert!(err.contains("does not put"), "{err}");
+        let mut short = recorded.clone();
+        short[at].binding.pop();
+        assert!(explain(&short).is_err());
+        let mut missing = recorded.clone();
+        missing.remove(at);
+        let err = explain(&missing).expect_err("unrecorded");
+        assert!(err.contains("no derivation was recorded"), "{err}");
+        // The update itself is recorded as entering outright.
+        assert!(recorded
+            .iter()
+            .any(|r| r.fact == ab && r.rule.is_none() && r.round == 1));
+    }
+
+    fn seed_explained(record: bool) {
         let (program, mut symbols, edb) =
             crate::dred::seed_setup(include_str!("../../datasets/seed/path.dl"));
         let edge = program.relation_id("edge").expect("edge");
@@ -809,9 +1026,12 @@ mod tests {
         );
         let mut dred = crate::Dred::new(program.clone());
         dred.materialise(&edb).expect("materialise");
+        dred.set_recording(record);
         let old_model = dred.model();
         let report = dred.apply(&batch).expect("apply");
         let new_model = dred.model();
+        let recorded = dred.last_derivations();
+        assert_eq!(recorded.is_some(), record);
         let x = BatchExplanation::of(&BatchStates {
             program: &program,
             old_edb: &edb,
@@ -819,6 +1039,7 @@ mod tests {
             old_model: &old_model,
             new_model: &new_model,
             rounds: &report.rounds,
+            recorded,
         })
         .expect("explained");
         x.verify(&program, &batch).expect("verified");

@@ -33,6 +33,7 @@ pub mod magic;
 pub mod oracle;
 pub mod plan;
 pub mod program;
+pub mod record;
 pub mod storage;
 pub mod syntax;
 #[cfg(feature = "testing")]

@@ -2,12 +2,40 @@
 //! fact of every round of every batch gets an explanation, and every explanation passes
 //! [`BatchExplanation::verify`] (the instance's head is the fact, its body facts match the
 //! rule under one binding and stand where it says, in the round stated, and its trigger puts
-//! it in its round) — positive programs and programs with negation and aggregates.
+//! it in its round) — positive programs and programs with negation and aggregates. `dred` and
+//! `bf` are explained twice: from the derivations they recorded while running each batch,
+//! and by the search after the batch.
 
 use dred_core::explain::{BatchExplanation, BatchStates};
+use dred_core::record::Derivation;
 use dred_core::testing::random_case;
 use dred_core::{Batch, Bf, Dred, Engine, Reference};
 use proptest::prelude::*;
+
+/// An engine under test, recording its derivations or not.
+enum Under {
+    Dred(Dred),
+    Reference(Reference),
+    Bf(Bf),
+}
+
+impl Under {
+    fn engine(&mut self) -> &mut dyn Engine {
+        match self {
+            Under::Dred(e) => e,
+            Under::Reference(e) => e,
+            Under::Bf(e) => e,
+        }
+    }
+
+    fn recorded(&self) -> Option<Vec<Derivation>> {
+        match self {
+            Under::Dred(e) => e.last_derivations().map(<[Derivation]>::to_vec),
+            Under::Reference(_) => None,
+            Under::Bf(e) => e.last_derivations().map(<[Derivation]>::to_vec),
+        }
+    }
+}
 
 /// What the explanations of a case contained, for the non-triviality floors.
 #[derive(Default, Debug, Clone, Copy)]
@@ -31,23 +59,44 @@ fn explain_every_batch(
     let loaded = case.load().map_err(TestCaseError::fail)?;
     let program = loaded.program.clone();
     let mut explained = 0;
-    let engines: Vec<Box<dyn Engine>> = vec![
-        Box::new(Dred::new(program.clone())),
-        Box::new(Reference::new(program.clone())),
-        Box::new(Bf::new(program.clone())),
+    let recording_dred = {
+        let mut e = Dred::new(program.clone());
+        e.set_recording(true);
+        e
+    };
+    let recording_bf = {
+        let mut e = Bf::new(program.clone());
+        e.set_recording(true);
+        e
+    };
+    let engines = vec![
+        Under::Dred(recording_dred),
+        Under::Dred(Dred::new(program.clone())),
+        Under::Reference(Reference::new(program.clone())),
+        Under::Bf(recording_bf),
+        Under::Bf(Bf::new(program.clone())),
     ];
-    for mut engine in engines {
+    for mut under in engines {
         let mut edb = loaded.edb.clone();
-        engine
+        under
+            .engine()
             .materialise(&edb)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         for (i, requested) in loaded.batches.iter().enumerate() {
+            let engine = under.engine();
             let batch = Batch::normalise(requested, &edb);
             let old_model = engine.model();
             let report = engine
                 .apply(&batch)
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
             let new_model = engine.model();
+            let name = engine.name().to_string();
+            let recorded = under.recorded();
+            let name = if recorded.is_some() {
+                format!("{name} (recorded)")
+            } else {
+                name
+            };
             let x = BatchExplanation::of(&BatchStates {
                 program: &program,
                 old_edb: &edb,
@@ -55,23 +104,19 @@ fn explain_every_batch(
                 old_model: &old_model,
                 new_model: &new_model,
                 rounds: &report.rounds,
+                recorded: recorded.as_deref(),
             })
             .map_err(|e| {
-                TestCaseError::fail(format!(
-                    "{} batch {}: {e}\n{}",
-                    engine.name(),
-                    i + 1,
-                    case.program()
-                ))
+                TestCaseError::fail(format!("{name} batch {}: {e}\n{}", i + 1, case.program()))
             })?;
             x.verify(&program, &batch).map_err(|e| {
-                TestCaseError::fail(format!(
-                    "{} batch {}: {e}\n{}",
-                    engine.name(),
-                    i + 1,
-                    case.program()
-                ))
+                TestCaseError::fail(format!("{name} batch {}: {e}\n{}", i + 1, case.program()))
             })?;
+            // A recording engine records one derivation per fact of each round, no more.
+            if let Some(recorded) = &recorded {
+                let facts: usize = report.rounds.iter().map(|r| r.facts.len()).sum();
+                prop_assert_eq!(recorded.len(), facts, "{}", name);
+            }
             for (f, es) in &x.entries {
                 for e in es {
                     let Source::Instance(inst) = &e.source else {

@@ -21,9 +21,10 @@ use super::check::{BackwardPlans, CheckContext, CheckCounts, Checker};
 use crate::dred::production::overdelete::OverDeleted;
 use crate::dred::production::plans::Plans;
 use crate::dred::production::RowRef;
-use crate::engine::Fact;
+use crate::engine::{Fact, Phase};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Program, RelId};
+use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
 use crate::value::{Tuple, Value};
 
@@ -36,10 +37,15 @@ pub(crate) enum Start<'a> {
     Lower {
         /// Facts of the level with an old instance the batch invalidated below.
         candidates: Vec<RowRef>,
+        /// When recording: per candidate, the first such instance (rule, binding).
+        origins: Vec<Origin>,
         /// Old aggregate rows of touched groups, and `true` for those whose value stays.
         aggregate_rows: Vec<(RowRef, bool)>,
     },
 }
+
+/// The instance that made a fact a candidate: its rule and binding.
+pub(crate) type Origin = (usize, Vec<Value>);
 
 /// The shared state a level's deletion uses: the engine's, borrowed.
 pub(crate) struct Deletion<'a> {
@@ -57,7 +63,8 @@ pub(crate) struct Deletion<'a> {
 /// The heads of the level's instances of `relations` (shown as they were before the batch)
 /// that a fact the relations below lost matches in a positive atom, or a fact they gained
 /// in a negated one: the level's facts whose old derivations the batch may have cut. Each
-/// once, in the order found. `Err(rel)` when a head is not in the old model.
+/// once, in the order found. `Err(rel)` when a head is not in the old model. With `origins`,
+/// the instance that found each candidate first is pushed there, in the candidates' order.
 pub(crate) fn candidates_from_lower(
     relations: &[Relation],
     plans: &Plans,
@@ -65,6 +72,7 @@ pub(crate) fn candidates_from_lower(
     removed: &[RowRef],
     added: &[RowRef],
     work: &WorkCounter,
+    mut origins: Option<&mut Vec<Origin>>,
 ) -> Result<Vec<RowRef>, RelId> {
     let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
     let matcher = Matcher {
@@ -93,6 +101,9 @@ pub(crate) fn candidates_from_lower(
                         Some(h) => {
                             if seen.insert((plan.head_rel, h)) {
                                 out.push((plan.head_rel, h));
+                                if let Some(o) = origins.as_deref_mut() {
+                                    o.push((plan.rule, vars.to_vec()));
+                                }
                             }
                         }
                         None => {
@@ -112,13 +123,15 @@ pub(crate) fn candidates_from_lower(
 /// Runs B/F's deletion of one level from `start`, removing D from `relations`. The result
 /// has D, its IDB part and its rounds as DRed's phase 1 reports them (`rounds`: the facts
 /// deleted in each round); `not_closed` is set when a fact of D- or a head reached is not in
-/// the model. The counts are the level's checks.
+/// the model. The counts are the level's checks. With `rec`, each fact deleted is recorded
+/// with the instance that made it a candidate (a fact of D- or an aggregate row, outright).
 pub(crate) fn delete(
     d: Deletion<'_>,
     relations: &mut [Relation],
     level: usize,
     start: Start<'_>,
     mut out: OverDeleted,
+    mut rec: Option<&mut Recorder>,
 ) -> Result<(OverDeleted, CheckCounts), String> {
     out.deleted.clear();
     out.overdeleted_idb.clear();
@@ -131,6 +144,7 @@ pub(crate) fn delete(
         Start::Lower {
             candidates,
             aggregate_rows,
+            ..
         } => candidates.is_empty() && aggregate_rows.is_empty(),
     };
     if nothing {
@@ -148,6 +162,9 @@ pub(crate) fn delete(
     };
 
     let mut round: Vec<RowRef> = Vec::new();
+    // Recording: the instance of each fact of `round` (`None`: it entered outright).
+    let recording = rec.is_some();
+    let mut round_origins: Vec<Option<Origin>> = Vec::new();
     match start {
         Start::Deleted(deletions) => {
             for f in deletions {
@@ -159,9 +176,13 @@ pub(crate) fn delete(
                     }
                 }
             }
+            if recording {
+                round_origins.resize(round.len(), None);
+            }
         }
         Start::Lower {
             candidates,
+            origins,
             aggregate_rows,
         } => {
             for (fact, stays) in aggregate_rows {
@@ -170,13 +191,21 @@ pub(crate) fn delete(
                 } else {
                     d.checker.note_disproved(fact);
                     round.push(fact);
+                    if recording {
+                        round_origins.push(None);
+                    }
                 }
             }
             let cx = shared.context(relations, &versions, &work, level);
+            let mut origins = origins.into_iter();
             for c in candidates {
                 d.queued.insert(c.0, c.1);
+                let origin = origins.next();
                 if !d.checker.check(&cx, c) {
                     round.push(c);
+                    if recording {
+                        round_origins.push(origin);
+                    }
                 }
             }
         }
@@ -187,6 +216,24 @@ pub(crate) fn delete(
 
     let mut head: Vec<Value> = Vec::new();
     while !round.is_empty() {
+        if let Some(rec) = rec.as_deref_mut() {
+            let k = out.rounds.len() + 1;
+            for (&(rel, r), origin) in round.iter().zip(&round_origins) {
+                let (rule, vars) = match origin {
+                    Some((rule, vars)) => (Some(*rule), vars.as_slice()),
+                    None => (None, &[][..]),
+                };
+                rec.note(
+                    level,
+                    Phase::Delete,
+                    k,
+                    rel,
+                    relations[rel].row(r),
+                    rule,
+                    vars,
+                );
+            }
+        }
         for &(rel, r) in &round {
             d.in_d.insert(rel, r);
         }
@@ -197,6 +244,7 @@ pub(crate) fn delete(
         // deleted yet (this round's still are): an instance through a fact deleted earlier was
         // followed when that fact was deleted.
         let mut candidates = Vec::new();
+        let mut candidate_origins: Vec<Origin> = Vec::new();
         {
             let matcher = Matcher {
                 relations,
@@ -218,6 +266,9 @@ pub(crate) fn delete(
                                     && d.queued.insert(h.0, h.1)
                                 {
                                     candidates.push(h);
+                                    if recording {
+                                        candidate_origins.push((plan.rule, vars.to_vec()));
+                                    }
                                 }
                             }
                             None => {
@@ -242,9 +293,15 @@ pub(crate) fn delete(
         work.touch(round.len() as u64);
         out.rounds.push(std::mem::take(&mut round));
         let cx = shared.context(relations, &versions, &work, level);
+        round_origins.clear();
+        let mut origins = candidate_origins.into_iter();
         for c in candidates {
+            let origin = origins.next();
             if !d.checker.check(&cx, c) {
                 round.push(c);
+                if recording {
+                    round_origins.push(origin);
+                }
             }
         }
     }

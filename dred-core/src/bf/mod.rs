@@ -78,6 +78,17 @@ impl Bf {
     pub fn last_checks(&self) -> &[(crate::engine::Fact, bool)] {
         self.engine.last_checks()
     }
+
+    /// [`Dred::set_recording`]: each fact deleted is recorded with the instance that made it
+    /// a candidate, each fact inserted with the first instance that derived it.
+    pub fn set_recording(&mut self, on: bool) {
+        self.engine.set_recording(on);
+    }
+
+    /// [`Dred::last_derivations`].
+    pub fn last_derivations(&self) -> Option<&[crate::record::Derivation]> {
+        self.engine.last_derivations()
+    }
 }
 
 impl Engine for Bf {

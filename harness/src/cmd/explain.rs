@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use dred_core::explain::{parse_fact, BatchExplanation, BatchStates, Entry, Place, Source};
 use dred_core::program::{Literal, Term};
+use dred_core::record::Derivation;
 use dred_core::{Batch, Bf, Dred, Engine, Fact, Phase, Program, Reference, Symbols};
 use serde_json::{json, Value as Json};
 
@@ -79,15 +80,27 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
         None => None,
     };
     let mut checks: Vec<(Fact, bool)> = Vec::new();
+    // `dred` and `bf` record each fact's first derivation while they run the batch; the
+    // reference engine's explanation is found after the batch, over its rounds.
+    let mut recorded: Option<Vec<Derivation>> = None;
     let ran = match args.engine {
-        ExplainEngine::Dred => drive(&mut Dred::new(program.clone()), &inputs, args.batch),
-        ExplainEngine::Reference => {
-            drive(&mut Reference::new(program.clone()), &inputs, args.batch)
+        ExplainEngine::Dred => {
+            let mut dred = Dred::new(program.clone());
+            let ran = drive(&mut dred, &inputs, args.batch, |e| e.set_recording(true));
+            recorded = dred.last_derivations().map(<[Derivation]>::to_vec);
+            ran
         }
+        ExplainEngine::Reference => drive(
+            &mut Reference::new(program.clone()),
+            &inputs,
+            args.batch,
+            |_| {},
+        ),
         ExplainEngine::Bf => {
             let mut bf = Bf::new(program.clone());
-            let ran = drive(&mut bf, &inputs, args.batch);
+            let ran = drive(&mut bf, &inputs, args.batch, |e| e.set_recording(true));
             checks = bf.last_checks().to_vec();
+            recorded = bf.last_derivations().map(<[Derivation]>::to_vec);
             ran
         }
     };
@@ -105,6 +118,7 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
         old_model: &old_model,
         new_model: &new_model,
         rounds: &report.rounds,
+        recorded: recorded.as_deref(),
     };
     let x = match BatchExplanation::of(&states).and_then(|x| {
         x.verify(&program, &batch)?;
@@ -127,6 +141,7 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
     let header = Header {
         batch: args.batch,
         engine: engine_name(args.engine),
+        recorded: recorded.is_some(),
     };
     let out = match (&fact, args.json) {
         (Some(f), false) => show.fact_text(&header, &x, f, &checks),
@@ -157,10 +172,13 @@ type Driven = (
 );
 
 /// Materialises, applies the batches before `batch` (from 1), then `batch`, with facts traced.
-fn drive(
-    engine: &mut dyn Engine,
+/// Runs `engine` up to batch `batch`, calling `before` just before that batch (to start
+/// recording: the batches before it run as usual).
+fn drive<E: Engine>(
+    engine: &mut E,
     inputs: &crate::inputs::Inputs,
     batch: usize,
+    before: impl FnOnce(&mut E),
 ) -> Result<Driven, String> {
     engine.set_trace_facts(true);
     let mut edb = inputs.edb.clone();
@@ -172,6 +190,7 @@ fn drive(
     }
     let b = Batch::normalise(&inputs.batches[batch - 1], &edb);
     let old_model = engine.model();
+    before(engine);
     let report = engine.apply(&b).map_err(|e| e.to_string())?;
     let new_model = engine.model();
     Ok((edb, b, old_model, report, new_model))
@@ -188,6 +207,19 @@ fn engine_name(e: ExplainEngine) -> &'static str {
 struct Header {
     batch: usize,
     engine: &'static str,
+    /// The instances are those the engine recorded while it ran (else found after).
+    recorded: bool,
+}
+
+impl Header {
+    /// How the instances shown were obtained.
+    fn how(&self) -> &'static str {
+        if self.recorded {
+            "recorded: the first instance the engine found, while it ran the batch"
+        } else {
+            "searched: an instance found after the batch (this engine records none)"
+        }
+    }
 }
 
 /// How facts, rules and places are written.
@@ -332,11 +364,12 @@ impl Show<'_> {
         checks: &[(Fact, bool)],
     ) -> String {
         let mut s = format!(
-            "{}, batch {}, engine {}: {}\n",
+            "{}, batch {}, engine {}: {}\ninstances {}\n",
             self.fact(f),
             h.batch,
             h.engine,
-            presence(x, f)
+            presence(x, f),
+            h.how()
         );
         if let Some((_, proved)) = checks.iter().find(|(c, _)| c == f) {
             s.push_str(if *proved {
@@ -438,6 +471,7 @@ impl Show<'_> {
             "fact": self.fact(f),
             "batch": h.batch,
             "engine": h.engine,
+            "recorded": h.recorded,
             "before": x.was_present(f),
             "after": x.is_present(f),
             "entries": entries,
@@ -534,6 +568,7 @@ impl Show<'_> {
         json!({
             "batch": h.batch,
             "engine": h.engine,
+            "recorded": h.recorded,
             "deletions": batch.deletions.len(),
             "insertions": batch.insertions.len(),
             "overdeleted": over,

@@ -69,7 +69,7 @@ pub fn run(args: &FindingsArgs) -> anyhow::Result<Outcome> {
         plots::draw_figure(&fig, &args.study.join("plots"))?;
         figures.insert(fig.name.clone());
     }
-    let values = values(&findings, &runs);
+    let values = values(&findings, &rows, &runs);
     let text = render(
         &template,
         &findings,

@@ -367,8 +367,9 @@ pub fn short_dataset(name: &str) -> String {
 }
 
 /// The named tables.
-pub const TABLES: [&str; 7] = [
+pub const TABLES: [&str; 8] = [
     "overdeletion",
+    "bf_work",
     "amplification",
     "targeted",
     "crossover",
@@ -386,6 +387,11 @@ pub fn table(f: &Findings, name: &str) -> Option<String> {
         "crossover" => crossover_table(f),
         "predictors" => predictors_table(f),
         "bf" => by_size_table(f, "delete", |c| c.bf_over_dred.map(|s| s.median)),
+        "bf_work" => by_size_table(f, "delete", |c| {
+            let checked = c.bf_checked?.median;
+            let over = c.overdeleted?.median;
+            (over > 0.0).then(|| checked / over)
+        }),
         "datasets" => datasets_table(f),
         _ => return None,
     })
@@ -583,11 +589,22 @@ fn datasets_table(f: &Findings) -> String {
 }
 
 /// Scalar figures the prose cites, by name.
-pub fn values(f: &Findings, runs: &[crate::cmd::study::Invocation]) -> BTreeMap<String, String> {
+pub fn values(
+    f: &Findings,
+    rows: &[ReportRow],
+    runs: &[crate::cmd::study::Invocation],
+) -> BTreeMap<String, String> {
     let mut v = BTreeMap::new();
     let mut put = |k: &str, x: String| {
         v.insert(k.to_string(), x);
     };
+    for (engine, (n, rho)) in time_follows_overdeletion(rows) {
+        put(
+            &format!("rho_time_{engine}"),
+            rho.map_or("—".into(), |r| format!("{r:+.2}")),
+        );
+        put("rho_batches", thousands(n as f64));
+    }
     put("cases", thousands(f.cases.len() as f64));
     put("failed", thousands(f.failed.len() as f64));
     put("rows", thousands(f.rows as f64));
@@ -621,6 +638,22 @@ pub fn values(f: &Findings, runs: &[crate::cmd::study::Invocation]) -> BTreeMap<
             put(&format!("od_k{k}_zero"), zero.to_string());
             let above10 = ratios.iter().filter(|&&r| r > 10.0).count();
             put(&format!("od_k{k}_above10"), above10.to_string());
+        }
+    }
+    // Graphs where most nodes lie on cycles against the others, single deletions.
+    for (name, cyclic) in [("cyclic", true), ("acyclic", false)] {
+        let ratios: Vec<f64> = f
+            .of_kind("delete")
+            .filter(|c| c.size == 1)
+            .filter(|c| {
+                f.shape(&c.dataset)
+                    .is_some_and(|s| (s.cyclic_share >= 0.5) == cyclic)
+            })
+            .filter_map(|c| c.overdeletion.map(|o| o.median))
+            .collect();
+        put(&format!("od_k1_{name}_cases"), ratios.len().to_string());
+        if let Some(m) = median(ratios) {
+            put(&format!("od_k1_{name}_median"), cell(Some(m)));
         }
     }
     // bf against dred: cases of every deletion kind where bf's median time is below dred's.
@@ -660,8 +693,71 @@ pub fn values(f: &Findings, runs: &[crate::cmd::study::Invocation]) -> BTreeMap<
                 .count()
                 .to_string(),
         );
+        let between: Vec<f64> = all
+            .iter()
+            .filter_map(|c| match c {
+                Crossover::At(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        put(
+            &format!("cross_{engine}_between"),
+            between.len().to_string(),
+        );
+        if let Some(s) = Spread::of(between) {
+            put(
+                &format!("cross_{engine}_median"),
+                thousands(round_sig(s.median, 2)),
+            );
+            put(
+                &format!("cross_{engine}_min"),
+                thousands(round_sig(s.lo, 2)),
+            );
+            put(
+                &format!("cross_{engine}_max"),
+                thousands(round_sig(s.hi, 2)),
+            );
+        }
     }
     v
+}
+
+/// Per engine, Spearman's ρ between an engine's time and the facts DRed over-deleted, over
+/// every forward batch of every deletion case without an error; with the batch count.
+pub fn time_follows_overdeletion(rows: &[ReportRow]) -> BTreeMap<String, (usize, Option<f64>)> {
+    let mut over: BTreeMap<(&str, &str, &str, usize), usize> = BTreeMap::new();
+    let mut failed: BTreeSet<(&str, &str, &str)> = BTreeSet::new();
+    for r in rows {
+        if r.error.is_some() {
+            failed.insert((&r.dataset, &r.program, &r.stream));
+        }
+        if r.engine == "dred" && forward(&r.stream, r.batch) && r.kind.contains("delete") {
+            if let Some(o) = r.overdeleted {
+                over.insert((&r.dataset, &r.program, &r.stream, r.batch), o);
+            }
+        }
+    }
+    let mut pairs: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in rows {
+        if failed.contains(&(r.dataset.as_str(), r.program.as_str(), r.stream.as_str())) {
+            continue;
+        }
+        if let Some(&o) = over.get(&(
+            r.dataset.as_str(),
+            r.program.as_str(),
+            r.stream.as_str(),
+            r.batch,
+        )) {
+            pairs
+                .entry(r.engine.clone())
+                .or_default()
+                .push((o as f64, r.time_us as f64));
+        }
+    }
+    pairs
+        .into_iter()
+        .map(|(e, p)| (e, (p.len(), spearman(&p))))
+        .collect()
 }
 
 /// Fills `template`'s placeholders: `{{table:NAME}}`, `{{value:NAME}}`, `{{figure:NAME}}`

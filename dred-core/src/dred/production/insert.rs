@@ -25,32 +25,74 @@ use super::rows::RowRef;
 use crate::engine::{Fact, Phase, Round, Work};
 use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
+use crate::record::Recorder;
 use crate::storage::{Insertion, Relation, RowId};
 use crate::value::{Tuple, Value};
 
-/// Runs seeded `plan` on `seed` over the rows `versions` shows and inserts its heads (not
-/// visible before the next round); `buf` is scratch.
-fn insert_seeded(
+/// Where phase 3 records the first derivation of each fact it adds: the recorder, the
+/// level and the round being formed.
+pub(crate) struct Noting<'r> {
+    rec: &'r mut Recorder,
+    level: usize,
+    round: usize,
+}
+
+/// Runs seeded `plan` on `seed` (or, without a seed, `plan` over the rows `versions` shows)
+/// and inserts its heads (not visible before the next round); `buf` is scratch. With
+/// `noting`, each head new to its relation is recorded with the first instance that gave it.
+fn insert_instances(
     relations: &mut [Relation],
     versions: &[Versions],
     work: &WorkCounter,
     plan: &crate::plan::RulePlan,
-    seed: &[Value],
+    seed: Option<&[Value]>,
     buf: &mut Vec<Value>,
+    noting: Option<&mut Noting<'_>>,
 ) {
     buf.clear();
     let mut n = 0;
-    Matcher {
+    let matcher = Matcher {
         relations,
         versions,
         work,
-    }
-    .for_each_seeded(plan, seed, &mut |vars| {
+    };
+    let Some(noting) = noting else {
+        match seed {
+            Some(seed) => matcher.for_each_seeded(plan, seed, &mut |vars| {
+                n += 1;
+                buf.extend(plan.head.iter().map(|o| o.get(vars)));
+            }),
+            None => n = matcher.run(plan, buf),
+        }
+        work.probe(n);
+        insert_flat(&mut relations[plan.head_rel], buf, n);
+        return;
+    };
+    // The bindings beside the heads, so that the instance of each new head is known.
+    let mut bindings: Vec<Value> = Vec::new();
+    let mut emit = |vars: &[Value]| {
         n += 1;
         buf.extend(plan.head.iter().map(|o| o.get(vars)));
-    });
+        bindings.extend_from_slice(vars);
+    };
+    match seed {
+        Some(seed) => matcher.for_each_seeded(plan, seed, &mut emit),
+        None => matcher.for_each(plan, &mut emit),
+    }
     work.probe(n);
-    insert_flat(&mut relations[plan.head_rel], buf, n);
+    let relation = &mut relations[plan.head_rel];
+    let arity = relation.arity();
+    for i in 0..n as usize {
+        let head = &buf[i * arity..(i + 1) * arity];
+        if relation.insert(head) {
+            let vars = &bindings[i * plan.num_vars..(i + 1) * plan.num_vars];
+            let (level, round) = (noting.level, noting.round);
+            let rule = Some(plan.rule);
+            noting
+                .rec
+                .note(level, Phase::Insert, round, plan.head_rel, head, rule, vars);
+        }
+    }
 }
 
 /// True when an atom of `plan` sees no row under `versions`: the plan then finds nothing.
@@ -102,6 +144,7 @@ pub(crate) fn insert(
     plans: &Plans,
     additions: &[Fact],
     trace_facts: bool,
+    rec: Option<&mut Recorder>,
 ) -> Inserted {
     // Nothing to add: no round, and none of the per-relation scratch below (a batch that
     // only deletes would otherwise pay for it, from cold caches, on every batch).
@@ -121,6 +164,7 @@ pub(crate) fn insert(
         by_rel.iter().map(|rows| rows.iter().copied()),
         None,
         trace_facts,
+        rec,
     )
 }
 
@@ -128,7 +172,9 @@ pub(crate) fn insert(
 /// (`additions`, in relation order: A+, or program facts at materialisation), so that a
 /// caller holding them elsewhere (the EDB, at materialisation) lends them instead of copying
 /// them into facts or even listing them (a list of references was 8 bytes a row of the
-/// peak); above level 0, also from the changes below (`below`).
+/// peak); above level 0, also from the changes below (`below`). With `rec`, every fact added
+/// is recorded with the first instance that derived it (the rows given, outright).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn insert_rows<'t, I>(
     program: &Program,
     relations: &mut [Relation],
@@ -137,6 +183,7 @@ pub(crate) fn insert_rows<'t, I>(
     additions: impl IntoIterator<Item = I>,
     below: Option<FromBelow<'_>>,
     trace_facts: bool,
+    mut rec: Option<&mut Recorder>,
 ) -> Inserted
 where
     I: Iterator<Item = &'t Tuple> + Clone,
@@ -171,6 +218,9 @@ where
             first += 1;
             if trace_facts {
                 added.push(Fact::new(rel, row.clone()));
+            }
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.note(level, Phase::Insert, 1, rel, row, None, &[]);
             }
         });
     }
@@ -229,13 +279,27 @@ where
     let mut buf: Vec<Value> = Vec::new();
     let mut seed: Vec<Value> = Vec::new();
     loop {
+        let mut noting = rec.as_deref_mut().map(|rec| Noting {
+            rec,
+            level,
+            round: out.rounds.len() + 1,
+        });
         // Facts lost below, each as the seed of the negated atoms of its relation (once, in
         // the first round); the rest of the body over the same rows as the delta plans'.
         for &(rel, r) in std::mem::take(&mut negated) {
             seed.clear();
             seed.extend_from_slice(relations[rel].row(r));
             for plan in plans.negated(level, rel) {
-                insert_seeded(relations, &versions, &work, plan, &seed, &mut buf);
+                let s = Some(seed.as_slice());
+                insert_instances(
+                    relations,
+                    &versions,
+                    &work,
+                    plan,
+                    s,
+                    &mut buf,
+                    noting.as_mut(),
+                );
             }
         }
         // Round 1's revived facts, each as the seed of every atom of its relation; the other
@@ -244,7 +308,16 @@ where
             seed.clear();
             seed.extend_from_slice(relations[rel].row(r));
             for plan in plans.seeded(level, rel) {
-                insert_seeded(relations, &versions, &work, plan, &seed, &mut buf);
+                let s = Some(seed.as_slice());
+                insert_instances(
+                    relations,
+                    &versions,
+                    &work,
+                    plan,
+                    s,
+                    &mut buf,
+                    noting.as_mut(),
+                );
             }
         }
         for &ri in rules {
@@ -254,15 +327,15 @@ where
                     continue;
                 }
                 // head :- old(b_1..b_{p-1}), delta(b_p), full(b_{p+1}..b_n)
-                buf.clear();
-                let n = Matcher {
+                insert_instances(
                     relations,
-                    versions: &versions,
-                    work: &work,
-                }
-                .run(plan, &mut buf);
-                work.probe(n);
-                insert_flat(&mut relations[plan.head_rel], &buf, n);
+                    &versions,
+                    &work,
+                    plan,
+                    None,
+                    &mut buf,
+                    noting.as_mut(),
+                );
             }
         }
         let mut facts = Vec::new();

@@ -56,6 +56,7 @@ use crate::engine::{
 };
 use crate::exec::{idb_digest, idb_model};
 use crate::program::{Program, RelId};
+use crate::record::{Derivation, Recorder};
 use crate::storage::{Relation, RowId, RowMarks};
 use crate::value::{Tuple, Value};
 use heads::RecentHeads;
@@ -104,6 +105,9 @@ pub struct Dred {
     /// B/F's checks of the last batch, level after level, in the order they began, with their
     /// outcome (kept only while facts are traced).
     last_checks: Vec<(Fact, bool)>,
+    /// The first derivation of each fact of the last batch's rounds, when recording
+    /// ([`Dred::set_recording`]).
+    recorder: Option<Recorder>,
 }
 
 /// The deletion algorithm of the engine: the levels, the insertion phase, the storage and the
@@ -165,6 +169,7 @@ impl Dred {
             checker,
             queued_marks: RowMarks::default(),
             last_checks: Vec::new(),
+            recorder: None,
         }
     }
 
@@ -195,7 +200,8 @@ impl Dred {
             in_d: &mut self.deleted_marks,
             queued: &mut self.queued_marks,
         };
-        let outcome = bf_delete::delete(deletion, &mut self.relations, level, start, reuse);
+        let rec = self.recorder.as_mut();
+        let outcome = bf_delete::delete(deletion, &mut self.relations, level, start, reuse, rec);
         if level == 0 {
             self.last_checks.clear();
         }
@@ -328,6 +334,7 @@ impl Dred {
             &mut self.deleted_marks,
             &mut self.recent_heads,
             reuse,
+            self.recorder.as_mut(),
         );
         if let Some(rel) = over.not_closed {
             let error = EngineError::Invariant {
@@ -361,6 +368,7 @@ impl Dred {
             &over.overdeleted_idb,
             &mut self.pending_marks,
             std::mem::take(&mut self.last_rederived),
+            self.recorder.as_mut(),
         )
     }
 
@@ -380,7 +388,21 @@ impl Dred {
             &over.overdeleted_idb,
             &mut self.pending_marks,
             std::mem::take(&mut self.last_rederived),
+            self.recorder.as_mut(),
         )
+    }
+
+    /// Whether the batches from now on record, for each fact of each round, the first rule
+    /// instance that put it there ([`Dred::last_derivations`]). Off by default: recording
+    /// looks heads up one at a time rather than in batches, and copies each binding.
+    pub fn set_recording(&mut self, on: bool) {
+        self.recorder = on.then(Recorder::default);
+    }
+
+    /// The derivations the last batch recorded, in the order found; `None` when not
+    /// recording.
+    pub fn last_derivations(&self) -> Option<&[Derivation]> {
+        self.recorder.as_ref().map(|r| r.derivations.as_slice())
     }
 
     /// How round 1 of rederivation finds proofs from now on; the default picks per rule by
@@ -405,6 +427,7 @@ impl Dred {
             &self.plans,
             insertions,
             self.trace_facts,
+            self.recorder.as_mut(),
         )
     }
 
@@ -546,6 +569,7 @@ impl Dred {
         old_rows: &[Option<RowRef>],
     ) -> Result<NetChange, EngineError> {
         let work = crate::exec::WorkCounter::default();
+        let mut origins = Vec::new();
         let candidates = bf_delete::candidates_from_lower(
             &self.relations,
             &self.plans,
@@ -553,6 +577,7 @@ impl Dred {
             &changes.removed,
             &changes.added,
             &work,
+            self.recorder.is_some().then_some(&mut origins),
         );
         changes.show_new(&mut self.relations);
         let candidates = match candidates {
@@ -575,6 +600,7 @@ impl Dred {
             .collect();
         let start = bf_delete::Start::Lower {
             candidates,
+            origins,
             aggregate_rows,
         };
         let (mut over, counts) =
@@ -629,6 +655,7 @@ impl Dred {
             additions.iter().map(|rows| rows.iter()),
             Some(below),
             self.trace_facts,
+            self.recorder.as_mut(),
         );
         phase_us[2] += t.elapsed().as_micros() as u64;
         totals.add(over, re, &ins);
@@ -701,6 +728,7 @@ impl Engine for Dred {
                 ..insert::FromBelow::default()
             }),
             self.trace_facts,
+            None,
         );
         for stratum in &program.strata {
             let mut rows: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
@@ -727,6 +755,7 @@ impl Engine for Dred {
                     ..insert::FromBelow::default()
                 }),
                 self.trace_facts,
+                None,
             );
             outcome.work += more.work;
             outcome.rounds.extend(more.rounds);
@@ -756,6 +785,9 @@ impl Engine for Dred {
         }
         self.check_batch(batch)?;
         self.batches += 1;
+        if let Some(rec) = &mut self.recorder {
+            rec.derivations.clear();
+        }
         let mut report = BatchReport::default();
         let levels = self.program.num_levels();
         // Only a program with negation has levels above 0, and only they need the batch's

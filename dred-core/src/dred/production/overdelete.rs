@@ -16,9 +16,10 @@
 use super::heads::{HeadProbes, RecentHeads};
 use super::plans::Plans;
 use super::rows::{RowRef, SpareRows};
-use crate::engine::{Fact, Work};
+use crate::engine::{Fact, Phase, Work};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Program, RelId};
+use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
 
 /// The result of phase 1.
@@ -86,6 +87,8 @@ impl Seeds<'_> {
 /// Runs phase 1 of the seeds' level over `relations` (the old model, all live). `in_d` and `recent` are scratch
 /// kept across batches (reset here): the marks of the facts of D, and the heads found lately.
 /// The result is written into `out` (an earlier batch's, emptied first: its memory is reused).
+/// With `rec`, each fact of D is recorded with the instance that reached it first.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn overdelete(
     program: &Program,
     relations: &[Relation],
@@ -94,6 +97,7 @@ pub(crate) fn overdelete(
     in_d: &mut RowMarks,
     recent: &mut RecentHeads,
     mut out: OverDeleted,
+    mut rec: Option<&mut Recorder>,
 ) -> OverDeleted {
     SpareRows::reuse(&mut out.deleted);
     SpareRows::reuse(&mut out.overdeleted_idb);
@@ -145,6 +149,9 @@ pub(crate) fn overdelete(
             for f in deletions {
                 work.probe(1);
                 heads.push(relations, f.rel, &f.tuple);
+                if let Some(rec) = rec.as_deref_mut() {
+                    rec.note(level, Phase::Overdelete, 1, f.rel, &f.tuple, None, &[]);
+                }
                 if heads.is_full() {
                     reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
                 }
@@ -159,6 +166,10 @@ pub(crate) fn overdelete(
             for &(rel, r) in given {
                 if in_d.insert(rel, r) {
                     frontier.push((rel, r));
+                    if let Some(rec) = rec.as_deref_mut() {
+                        let row = relations[rel].row(r);
+                        rec.note(level, Phase::Overdelete, 1, rel, row, None, &[]);
+                    }
                 }
             }
             // head :- ..., b_i = a lost fact, ... and head :- ..., !n = a gained fact, ...:
@@ -172,6 +183,22 @@ pub(crate) fn overdelete(
                         plans.seeded(level, rel)
                     };
                     for plan in seeded {
+                        if let Some(rec) = rec.as_deref_mut() {
+                            // One head at a time: the instance that reaches a fact first is
+                            // the one at hand when it joins D.
+                            matcher.for_each_seeded(plan, row, &mut |vars| {
+                                work.probe(1);
+                                heads.push_instance(relations, plan, vars);
+                                let before = frontier.len();
+                                reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+                                for &(hrel, h) in &frontier[before..] {
+                                    let head = relations[hrel].row(h);
+                                    let rule = Some(plan.rule);
+                                    rec.note(level, Phase::Overdelete, 1, hrel, head, rule, vars);
+                                }
+                            });
+                            continue;
+                        }
                         matcher.for_each_seeded(plan, row, &mut |vars| {
                             work.probe(1);
                             heads.push_instance_unless_recent(relations, plan, vars, recent);
@@ -190,10 +217,25 @@ pub(crate) fn overdelete(
         out.overdeleted_idb
             .extend(frontier.iter().filter(|(rel, _)| program.is_idb(*rel)));
         let mut next = out.spare.take();
+        let round = out.rounds.len() + 2;
         for (i, &(rel, r)) in frontier.iter().enumerate() {
             prefetch_frontier(&matcher, plans, level, &frontier, i);
             let row = relations[rel].row(r);
             for plan in plans.seeded(level, rel) {
+                if let Some(rec) = rec.as_deref_mut() {
+                    matcher.for_each_seeded(plan, row, &mut |vars| {
+                        work.probe(1);
+                        heads.push_instance(relations, plan, vars);
+                        let before = next.len();
+                        reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
+                        for &(hrel, h) in &next[before..] {
+                            let head = relations[hrel].row(h);
+                            let rule = Some(plan.rule);
+                            rec.note(level, Phase::Overdelete, round, hrel, head, rule, vars);
+                        }
+                    });
+                    continue;
+                }
                 // head :- ..., body_i = the frontier fact, ... (other atoms over old facts)
                 matcher.for_each_seeded(plan, row, &mut |vars| {
                     work.probe(1);

@@ -29,10 +29,11 @@ use super::heads::HeadProbes;
 use super::plans::{bind_head, Plans};
 use super::rederive_cost::{body_rows, OrderStats, RederiveCosts};
 use super::rows::{RowRef, SpareRows};
-use crate::engine::Work;
+use crate::engine::{Phase, Work};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
 use crate::program::{Program, RelId};
+use crate::record::Recorder;
 use crate::storage::{Relation, RowId, RowMarks};
 use crate::value::{Tuple, Value};
 
@@ -136,6 +137,7 @@ pub(crate) fn rederive(
     overdeleted_idb: &[RowRef],
     pending: &mut RowMarks,
     mut out: Rederived,
+    rec: Option<&mut Recorder>,
 ) -> Rederived {
     out.rederived = 0;
     out.spare.keep_all(&mut out.rounds);
@@ -153,6 +155,7 @@ pub(crate) fn rederive(
         pending,
         out,
     );
+    run.rec = rec;
     run.round1(relations, program_facts);
     while run.end_round(relations) {
         run.later_round(relations);
@@ -187,6 +190,8 @@ struct Rederivation<'a> {
     /// No rule skipped: the searches of later rounds.
     no_skip: Vec<bool>,
     out: Rederived,
+    /// Where each restored fact's first proof is recorded, when asked.
+    rec: Option<&'a mut Recorder>,
 }
 
 impl<'a> Rederivation<'a> {
@@ -228,7 +233,31 @@ impl<'a> Rederivation<'a> {
             narrowed: false,
             no_skip: vec![false; program.rules.len()],
             out,
+            rec: None,
         }
+    }
+
+    /// Records the restored fact `(rel, r)` of the running round, proved by `rule` under
+    /// `vars` (`None`: a program fact).
+    fn note(
+        rec: &mut Recorder,
+        program: &Program,
+        relations: &[Relation],
+        round: usize,
+        (rel, r): RowRef,
+        rule: Option<usize>,
+        vars: &[Value],
+    ) {
+        let level = program.level_of(rel);
+        rec.note(
+            level,
+            Phase::Rederive,
+            round,
+            rel,
+            relations[rel].row(r),
+            rule,
+            vars,
+        );
     }
 
     /// Round 1: per rule, a scan of its instances over S or one bounded search per
@@ -270,6 +299,26 @@ impl<'a> Rederivation<'a> {
                 continue;
             };
             let before = self.work.total();
+            if let Some(rec) = self.rec.as_deref_mut() {
+                // One head at a time, so that each restored fact is recorded with the
+                // instance that found it.
+                let program = self.program;
+                matcher.for_each(plan, &mut |vars| {
+                    self.work.probe(1);
+                    heads.push_instance(relations, plan, vars);
+                    let from = self.restored.len();
+                    restore(&mut heads, relations, self.pending, &mut self.restored);
+                    for &f in &self.restored[from..] {
+                        Self::note(rec, program, relations, 1, f, Some(plan.rule), vars);
+                    }
+                });
+                let after = self.work.total();
+                let rows = body_rows(plan, relations);
+                self.costs
+                    .scans
+                    .record_scan(ri, after.probes - before.probes, rows as u64);
+                continue;
+            }
             // head :- body, every atom over the survivors; heads still pending are restored.
             matcher.for_each(plan, &mut |vars| {
                 self.work.probe(1);
@@ -299,6 +348,7 @@ impl<'a> Rederivation<'a> {
             self.overdeleted_idb,
             self.pending,
             &mut self.restored,
+            self.rec.as_deref_mut().map(|r| (r, 1)),
         );
     }
 
@@ -386,6 +436,8 @@ impl<'a> Rederivation<'a> {
             .waiting
             .get_or_insert_with(|| Waiting::new(relations, self.pending, self.overdeleted_idb));
         let mut head: Vec<Value> = Vec::new();
+        let round = self.out.rounds.len() + 1;
+        let program = self.program;
         for &(rel, r) in last {
             let before = self.work.total().probes;
             let row = relations[rel].row(r);
@@ -401,6 +453,18 @@ impl<'a> Rederivation<'a> {
                     if let Some(h) = waiting.take(relations, plan.head_rel, &head) {
                         if self.pending.remove(plan.head_rel, h) {
                             self.restored.push((plan.head_rel, h));
+                            if let Some(rec) = self.rec.as_deref_mut() {
+                                let f = (plan.head_rel, h);
+                                Self::note(
+                                    rec,
+                                    program,
+                                    relations,
+                                    round,
+                                    f,
+                                    Some(plan.rule),
+                                    vars,
+                                );
+                            }
                         }
                     }
                 });
@@ -432,6 +496,7 @@ impl<'a> Rederivation<'a> {
             rules_by_head: &tried,
             skip: &self.no_skip,
         };
+        let round = self.out.rounds.len() + 1;
         search.check(
             &matcher,
             self.costs,
@@ -439,6 +504,7 @@ impl<'a> Rederivation<'a> {
             &self.still_pending,
             self.pending,
             &mut self.restored,
+            self.rec.as_deref_mut().map(|r| (r, round)),
         );
     }
 
@@ -482,6 +548,9 @@ impl<'a> Search<'a> {
     /// program facts (`None` in later rounds): a program fact is restored without a search.
     /// Checks are recorded in `costs`: in the rules' and orders' measurements, in round 1's
     /// ([`RederiveCosts::scans`]) in round 1, and when they fail in the later rounds'.
+    /// With `rec` (the recorder and the round), each restored fact is recorded with the
+    /// instance its check found: the first in the order [`Matcher::exists`] searches.
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &self,
         matcher: &Matcher,
@@ -490,6 +559,7 @@ impl<'a> Search<'a> {
         facts: &[RowRef],
         pending: &mut RowMarks,
         restored: &mut Vec<RowRef>,
+        mut rec: Option<(&mut Recorder, usize)>,
     ) {
         let Search {
             program,
@@ -542,6 +612,9 @@ impl<'a> Search<'a> {
                 if program_facts.contains(&(rel, tuple.to_vec())) {
                     pending.remove(rel, r);
                     restored.push((rel, r));
+                    if let Some((rec, round)) = rec.as_mut() {
+                        Rederivation::note(rec, program, relations, *round, (rel, r), None, &[]);
+                    }
                     continue;
                 }
             }
@@ -558,7 +631,22 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 let before = work.total();
-                let found = matcher.exists(plan, &mut vars);
+                let found = match rec.as_mut() {
+                    None => matcher.exists(plan, &mut vars),
+                    Some((rec, round)) => {
+                        // The same search, stopped at the same first instance, which is kept.
+                        let mut proof = None;
+                        matcher.for_each_bound(plan, &mut vars, &mut |v| {
+                            proof = Some(v.to_vec());
+                            false
+                        });
+                        if let Some(v) = &proof {
+                            let f = (rel, r);
+                            Rederivation::note(rec, program, relations, *round, f, Some(ri), v);
+                        }
+                        proof.is_some()
+                    }
+                };
                 let after = work.total();
                 let probes = after.probes - before.probes;
                 let spent = probes + after.touched - before.touched;
