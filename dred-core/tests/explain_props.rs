@@ -76,8 +76,11 @@ fn explain_every_batch(
         Under::Bf(recording_bf),
         Under::Bf(Bf::new(program.clone())),
     ];
+    // Per engine, its model after every batch: recording must not change what is computed.
+    let mut models: Vec<Vec<dred_core::Model>> = Vec::new();
     for mut under in engines {
         let mut edb = loaded.edb.clone();
+        let mut after = Vec::new();
         under
             .engine()
             .materialise(&edb)
@@ -90,6 +93,7 @@ fn explain_every_batch(
                 .apply(&batch)
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
             let new_model = engine.model();
+            after.push(new_model.clone());
             let name = engine.name().to_string();
             let recorded = under.recorded();
             let name = if recorded.is_some() {
@@ -140,7 +144,11 @@ fn explain_every_batch(
             explained += facts;
             edb.apply(&batch);
         }
+        models.push(after);
     }
+    // Engines 0 and 1 are `dred` with and without recording, 3 and 4 `bf`.
+    prop_assert!(models[0] == models[1], "recording changed dred's models");
+    prop_assert!(models[3] == models[4], "recording changed bf's models");
     Ok((explained, seen))
 }
 
