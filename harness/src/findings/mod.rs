@@ -633,11 +633,20 @@ pub fn values(
         if let Some(s) = Spread::of(ratios.clone()) {
             put(&format!("od_k{k}_cases"), ratios.len().to_string());
             put(&format!("od_k{k}_median"), cell(Some(s.median)));
-            put(&format!("od_k{k}_max"), cell(Some(s.hi)));
+            let max = ratios.iter().copied().fold(0.0, f64::max);
+            put(&format!("od_k{k}_max"), cell(Some(max)));
             let zero = ratios.iter().filter(|&&r| r == 0.0).count();
             put(&format!("od_k{k}_zero"), zero.to_string());
             let above10 = ratios.iter().filter(|&&r| r > 10.0).count();
             put(&format!("od_k{k}_above10"), above10.to_string());
+        }
+        let amp: Vec<f64> = f
+            .of_kind("delete")
+            .filter(|c| c.size == k)
+            .filter_map(|c| c.amplification.map(|o| o.median))
+            .collect();
+        if let Some(m) = median(amp) {
+            put(&format!("amp_k{k}_median"), cell(Some(m)));
         }
     }
     // Graphs where most nodes lie on cycles against the others, single deletions.
@@ -673,11 +682,21 @@ pub fn values(
     }
     // Crossovers: how many (dataset, program) pairs never cross within their sizes.
     for engine in ENGINES {
-        let all: Vec<Crossover> = f
+        let named: Vec<(String, Crossover)> = f
             .pairs("delete")
             .iter()
-            .filter_map(|(d, p)| crossover_of(f, d, p, "delete", engine))
+            .filter_map(|(d, p)| {
+                let c = crossover_of(f, d, p, "delete", engine)?;
+                Some((format!("{} `{p}`", short_dataset(d)), c))
+            })
             .collect();
+        let at1: Vec<&str> = named
+            .iter()
+            .filter(|(_, c)| matches!(c, Crossover::AtOrBelow(_)))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        put(&format!("cross_{engine}_at1_list"), at1.join(", "));
+        let all: Vec<Crossover> = named.into_iter().map(|(_, c)| c).collect();
         put(&format!("cross_{engine}_pairs"), all.len().to_string());
         put(
             &format!("cross_{engine}_never"),
@@ -704,19 +723,14 @@ pub fn values(
             &format!("cross_{engine}_between"),
             between.len().to_string(),
         );
-        if let Some(s) = Spread::of(between) {
-            put(
-                &format!("cross_{engine}_median"),
-                thousands(round_sig(s.median, 2)),
-            );
-            put(
-                &format!("cross_{engine}_min"),
-                thousands(round_sig(s.lo, 2)),
-            );
-            put(
-                &format!("cross_{engine}_max"),
-                thousands(round_sig(s.hi, 2)),
-            );
+        let (lo, hi) = between
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        if let Some(m) = median(between) {
+            let show = |x: f64| thousands(round_sig(x, 2));
+            put(&format!("cross_{engine}_median"), show(m));
+            put(&format!("cross_{engine}_min"), show(lo));
+            put(&format!("cross_{engine}_max"), show(hi));
         }
     }
     v

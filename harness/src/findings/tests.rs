@@ -147,3 +147,65 @@ fn numbers_read_as_a_reader_expects() {
     assert_eq!(short_dataset("gen:layered"), "layered");
     assert_eq!(short_dataset("go-bp"), "go-bp");
 }
+
+/// A random-deletion case of `dataset` and `size` whose one forward batch over-deletes `over`
+/// for `removed`, with `dred` at `dred_t` µs and `recompute` at `rec_t`.
+fn case_rows(
+    dataset: &str,
+    size: usize,
+    over: usize,
+    removed: usize,
+    dred_t: u64,
+    rec_t: u64,
+) -> Vec<ReportRow> {
+    let stream = format!("delete-k{size}-b1-s1");
+    let mut d = row("dred", &stream, 1, dred_t);
+    d.dataset = dataset.into();
+    d.size = Some(size);
+    d.overdeleted = Some(over);
+    d.rederived = Some(over.saturating_sub(removed));
+    d.inserted = Some(0);
+    d.model_removed = removed;
+    let mut r = row(RECOMPUTE, &stream, 1, rec_t);
+    r.dataset = dataset.into();
+    r.size = Some(size);
+    vec![d, r]
+}
+
+#[test]
+fn values_summarise_the_cases() {
+    let mut rows = Vec::new();
+    // A DAG: over-deletes 3 for 1 at k = 1, 10× faster; at k = 100 recomputing is 10× faster.
+    rows.extend(case_rows("dag", 1, 3, 1, 10, 100));
+    rows.extend(case_rows("dag", 100, 300, 100, 1000, 100));
+    // A cyclic graph: over-deletes 400 for nothing at k = 1, and recomputing is as fast.
+    rows.extend(case_rows("cyc", 1, 400, 0, 100, 100));
+    rows.extend(case_rows("cyc", 100, 400, 0, 100, 100));
+    let shape = |name: &str, cyclic: f64| Shape {
+        dataset: name.into(),
+        cyclic_share: cyclic,
+        ..Shape::default()
+    };
+    let f = Findings::of(&rows, vec![shape("dag", 0.0), shape("cyc", 1.0)]);
+    let v = values(&f, &rows, &[]);
+    assert_eq!(v["od_k1_cases"], "2");
+    assert_eq!(v["od_k1_median"], "200");
+    assert_eq!(v["od_k1_max"], "400");
+    assert_eq!(v["od_k1_cyclic_median"], "400");
+    assert_eq!(v["od_k1_acyclic_median"], "3");
+    assert_eq!(v["od_k1_above10"], "1");
+    assert_eq!(v["cross_dred_pairs"], "2");
+    assert_eq!(v["cross_dred_at1"], "1");
+    assert_eq!(v["cross_dred_at1_list"], "cyc `tc`");
+    // 10× at 1 and 0.1× at 100: the crossover is at 10.
+    assert_eq!(v["cross_dred_between"], "1");
+    assert_eq!(v["cross_dred_median"], "10");
+    assert_eq!(v["cases"], "4");
+    // Time follows over-deletion on these batches for dred, not for recompute (constant).
+    assert_eq!(v["rho_batches"], "4");
+    assert!(
+        v["rho_time_dred"].starts_with('+'),
+        "{}",
+        v["rho_time_dred"]
+    );
+}
