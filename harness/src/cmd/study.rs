@@ -44,7 +44,9 @@ pub struct StudyArgs {
     /// to 10,000, random and targeted changes (the plan: `harness/src/full_study.rs`).
     /// Resumable: a case whose rows are already in `<out>/report.csv` is not run again, and
     /// the report is rewritten after every case. Also writes `<out>/datasets.csv`, the
-    /// graphs' shapes. `--batches` and `--with-fetched` do not apply.
+    /// graphs' shapes, and `<out>/runs.csv`, each invocation's wall time; no per-case plots
+    /// (`dredbench findings` draws the findings' own). `--batches` and `--with-fetched` do
+    /// not apply.
     #[arg(long, conflicts_with_all = ["quick", "batches", "with_fetched"])]
     pub full: bool,
 }
@@ -303,13 +305,14 @@ pub struct Invocation {
     pub seconds: f64,
 }
 
-/// Appends this invocation to `<out>/runs.csv` (rewritten atomically).
+/// Appends this invocation to `<out>/runs.csv` (rewritten atomically); returns the seconds
+/// of every invocation so far.
 fn record_invocation(
     out: &std::path::Path,
     git_rev: &str,
     cases_run: usize,
     seconds: f64,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<f64> {
     let path = out.join("runs.csv");
     let mut runs: Vec<Invocation> = if path.exists() {
         csv::Reader::from_path(&path)?
@@ -329,7 +332,8 @@ fn record_invocation(
         w.serialize(r)?;
     }
     dred_core::io::write_atomic(&path, &w.into_inner()?)
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    Ok(runs.iter().map(|r| r.seconds).sum())
 }
 
 /// Runs the study and writes its results.
@@ -397,10 +401,15 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     }
     progress.finish_and_clear();
     write_report(&report, &rows)?;
-    if args.full {
-        record_invocation(&args.out, &git_rev, ran, started.elapsed().as_secs_f64())?;
-    }
-    let plots = if args.no_plots {
+    // A full study's time is that of all its invocations.
+    let seconds = if args.full {
+        record_invocation(&args.out, &git_rev, ran, started.elapsed().as_secs_f64())?
+    } else {
+        started.elapsed().as_secs_f64()
+    };
+    // The full study's plots are the findings' (`dredbench findings`), not one pair of
+    // charts per dataset and program (14 MB of them).
+    let plots = if args.no_plots || args.full {
         Vec::new()
     } else {
         plot_rows(&rows, &args.out.join("plots"), "recompute")?
@@ -427,15 +436,17 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             batches.to_string()
         },
         engines.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
-        started.elapsed().as_secs_f64(),
+        seconds,
         if args.full {
-            " (this invocation; a resumed study ran in parts)"
+            " (every invocation of the resumable study, `runs.csv`)"
         } else {
             ""
         }
     );
     md.push_str(&summary(&rows));
-    md.push_str(if plots.is_empty() {
+    md.push_str(if args.full {
+        "\nPlots: `dredbench findings` draws them, into `plots/`."
+    } else if plots.is_empty() {
         "\nPlots: none (`--no-plots`)."
     } else {
         "\nPlots: "

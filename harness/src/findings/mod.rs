@@ -605,6 +605,22 @@ pub fn values(
         );
         put("rho_batches", thousands(n as f64));
     }
+    // ρ of each property over every program's random-deletion cases, and per program.
+    for (label, n, rhos) in predictors(f) {
+        let key = if label == "all programs" {
+            "all".to_string()
+        } else {
+            label.clone()
+        };
+        put(&format!("rho_{key}_cases"), n.to_string());
+        for ((name, _), r) in PROPERTIES.iter().zip(rhos) {
+            let name = name.replace(' ', "_");
+            put(
+                &format!("rho_{key}_{name}"),
+                r.map_or("—".into(), |r| format!("{r:+.2}")),
+            );
+        }
+    }
     put("cases", thousands(f.cases.len() as f64));
     put("failed", thousands(f.failed.len() as f64));
     put("rows", thousands(f.rows as f64));
@@ -696,6 +712,12 @@ pub fn values(
             .map(|(n, _)| n.as_str())
             .collect();
         put(&format!("cross_{engine}_at1_list"), at1.join(", "));
+        let never: Vec<&str> = named
+            .iter()
+            .filter(|(_, c)| matches!(c, Crossover::Above(_)))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        put(&format!("cross_{engine}_never_list"), never.join(", "));
         let all: Vec<Crossover> = named.into_iter().map(|(_, c)| c).collect();
         put(&format!("cross_{engine}_pairs"), all.len().to_string());
         put(
@@ -774,6 +796,34 @@ pub fn time_follows_overdeletion(rows: &[ReportRow]) -> BTreeMap<String, (usize,
         .collect()
 }
 
+/// `{{case:DATASET|PROGRAM|KIND|SIZE|FIGURE}}`: one figure of one case, the median over its
+/// forward batches — `od` (over-deletion ratio), `amp` (work amplification), `overdeleted`,
+/// `removed`, `speedup_dred`, `speedup_bf`, `speedup_dd`, `bf_over_dred`, `time_ENGINE` (µs).
+pub fn case_value(f: &Findings, spec: &str) -> Option<String> {
+    let parts: Vec<&str> = spec.split('|').collect();
+    let [dataset, program, kind, size, figure] = parts[..] else {
+        return None;
+    };
+    let c = f.case(dataset, program, kind, size.parse().ok()?)?;
+    let spread = match figure {
+        "od" => c.overdeletion,
+        "amp" => c.amplification,
+        "overdeleted" => c.overdeleted,
+        "removed" => c.removed,
+        "bf_over_dred" => c.bf_over_dred,
+        _ => {
+            if let Some(e) = figure.strip_prefix("speedup_") {
+                c.speedup.get(e).copied()
+            } else if let Some(e) = figure.strip_prefix("time_") {
+                c.time.get(e).copied()
+            } else {
+                return None;
+            }
+        }
+    };
+    Some(cell(Some(spread?.median)))
+}
+
 /// Fills `template`'s placeholders: `{{table:NAME}}`, `{{value:NAME}}`, `{{figure:NAME}}`
 /// (the PNG `<plots>/NAME.png`, embedded and linking its SVG). Errors name the first unknown one.
 pub fn render(
@@ -799,6 +849,7 @@ pub fn render(
         match what {
             "table" => out.push_str(&table(f, name).ok_or_else(unknown)?),
             "value" => out.push_str(values.get(name).ok_or_else(unknown)?),
+            "case" => out.push_str(&case_value(f, name).ok_or_else(unknown)?),
             "figure" => {
                 if !figures.contains(name) {
                     return Err(unknown());
