@@ -86,7 +86,9 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
     let ran = match args.engine {
         ExplainEngine::Dred => {
             let mut dred = Dred::new(program.clone());
-            let ran = drive(&mut dred, &inputs, args.batch, |e| e.set_recording(true));
+            let ran = drive(&mut dred, &inputs, args.batch, |e, b| {
+                record_after_timing(e, b, |e| e.set_recording(true))
+            });
             recorded = dred.last_derivations().map(<[Derivation]>::to_vec);
             ran
         }
@@ -94,17 +96,19 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
             &mut Reference::new(program.clone()),
             &inputs,
             args.batch,
-            |_| {},
+            |_, _| None,
         ),
         ExplainEngine::Bf => {
             let mut bf = Bf::new(program.clone());
-            let ran = drive(&mut bf, &inputs, args.batch, |e| e.set_recording(true));
+            let ran = drive(&mut bf, &inputs, args.batch, |e, b| {
+                record_after_timing(e, b, |e| e.set_recording(true))
+            });
             checks = bf.last_checks().to_vec();
             recorded = bf.last_derivations().map(<[Derivation]>::to_vec);
             ran
         }
     };
-    let (edb, batch, old_model, report, new_model) = match ran {
+    let (edb, batch, old_model, report, new_model, times) = match ran {
         Ok(r) => r,
         Err(why) => {
             eprintln!("error: engine `{}`: {why}", engine_name(args.engine));
@@ -142,6 +146,7 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
         batch: args.batch,
         engine: engine_name(args.engine),
         recorded: recorded.is_some(),
+        times,
     };
     let out = match (&fact, args.json) {
         (Some(f), false) => show.fact_text(&header, &x, f, &checks),
@@ -169,16 +174,51 @@ type Driven = (
     dred_core::Model,
     dred_core::BatchReport,
     dred_core::Model,
+    Option<BatchTimes>,
 );
+
+/// The explained batch's time, µs, for an engine that records: on copies of the engine, the
+/// best of two runs without recording and of two with, in the order without, with, with,
+/// without (so that neither goes first only) — what the recording cost.
+#[derive(Clone, Copy, Debug)]
+struct BatchTimes {
+    recording_us: u64,
+    unrecorded_us: u64,
+}
+
+/// For `dred` and `bf`: times `batch` on copies of the engine without and with recording
+/// ([`BatchTimes`]), then turns recording on in the engine itself.
+fn record_after_timing<E: Engine + Clone>(
+    engine: &mut E,
+    batch: &Batch,
+    start: impl Fn(&mut E),
+) -> Option<BatchTimes> {
+    let run = |recording: bool| -> Option<u64> {
+        let mut copy = engine.clone();
+        if recording {
+            start(&mut copy);
+        }
+        let t = std::time::Instant::now();
+        copy.apply(batch).ok()?;
+        Some(t.elapsed().as_micros() as u64)
+    };
+    let (without1, with1, with2, without2) = (run(false)?, run(true)?, run(true)?, run(false)?);
+    start(engine);
+    Some(BatchTimes {
+        recording_us: with1.min(with2),
+        unrecorded_us: without1.min(without2),
+    })
+}
 
 /// Materialises, applies the batches before `batch` (from 1), then `batch`, with facts traced.
 /// Runs `engine` up to batch `batch`, calling `before` just before that batch (to start
-/// recording: the batches before it run as usual).
+/// recording: the batches before it run as usual); `before` returns the batch's times with
+/// and without recording, when it measured them.
 fn drive<E: Engine>(
     engine: &mut E,
     inputs: &crate::inputs::Inputs,
     batch: usize,
-    before: impl FnOnce(&mut E),
+    before: impl FnOnce(&mut E, &Batch) -> Option<BatchTimes>,
 ) -> Result<Driven, String> {
     engine.set_trace_facts(true);
     let mut edb = inputs.edb.clone();
@@ -190,10 +230,10 @@ fn drive<E: Engine>(
     }
     let b = Batch::normalise(&inputs.batches[batch - 1], &edb);
     let old_model = engine.model();
-    before(engine);
+    let times = before(engine, &b);
     let report = engine.apply(&b).map_err(|e| e.to_string())?;
     let new_model = engine.model();
-    Ok((edb, b, old_model, report, new_model))
+    Ok((edb, b, old_model, report, new_model, times))
 }
 
 fn engine_name(e: ExplainEngine) -> &'static str {
@@ -209,9 +249,22 @@ struct Header {
     engine: &'static str,
     /// The instances are those the engine recorded while it ran (else found after).
     recorded: bool,
+    times: Option<BatchTimes>,
 }
 
 impl Header {
+    /// What recording cost the batch, when measured.
+    fn timing(&self) -> String {
+        match self.times {
+            Some(t) => format!(
+                "; the batch took {} µs recording and {} µs without (best of two runs each, on \
+                 copies of the engine)",
+                t.recording_us, t.unrecorded_us
+            ),
+            None => String::new(),
+        }
+    }
+
     /// How the instances shown were obtained.
     fn how(&self) -> &'static str {
         if self.recorded {
@@ -507,7 +560,7 @@ impl Show<'_> {
         let [over, re, ins] = self.counts(x);
         let mut s = format!(
             "batch {}, engine {}: D- {} fact(s), A+ {}; {} {over} derived fact(s), rederived \
-             {re}, inserted {ins}; {} round(s)\n",
+             {re}, inserted {ins}; {} round(s)\ninstances {}{}\n",
             h.batch,
             h.engine,
             batch.deletions.len(),
@@ -517,7 +570,9 @@ impl Show<'_> {
             } else {
                 "over-deleted"
             },
-            report.rounds.len()
+            report.rounds.len(),
+            h.how(),
+            h.timing()
         );
         let groups = x.overdeletion_groups(self.program);
         if groups.is_empty() {
@@ -569,6 +624,8 @@ impl Show<'_> {
             "batch": h.batch,
             "engine": h.engine,
             "recorded": h.recorded,
+            "batch_us_recording": h.times.map(|t| t.recording_us),
+            "batch_us_unrecorded": h.times.map(|t| t.unrecorded_us),
             "deletions": batch.deletions.len(),
             "insertions": batch.insertions.len(),
             "overdeleted": over,
