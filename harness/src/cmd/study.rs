@@ -260,6 +260,21 @@ fn case_key(case: &SweepCase) -> (String, String, String) {
     (labels.dataset, labels.program, labels.stream)
 }
 
+/// The cases none of whose rows are in `rows` (a resumed study runs only these), in order.
+fn not_in_report<'c>(
+    cases: &'c [SweepCase],
+    rows: &[crate::report::ReportRow],
+) -> Vec<&'c SweepCase> {
+    let done: std::collections::HashSet<(String, String, String)> = rows
+        .iter()
+        .map(|r| (r.dataset.clone(), r.program.clone(), r.stream.clone()))
+        .collect();
+    cases
+        .iter()
+        .filter(|c| !done.contains(&case_key(c)))
+        .collect()
+}
+
 /// Installs the fetched datasets the full study uses that are not installed yet.
 fn fetch_missing() -> anyhow::Result<()> {
     let loc = crate::datasets::Locations::from_env();
@@ -362,14 +377,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         fetch_missing()?;
         write_shapes(&cases, &args.out)?;
     }
-    let done: std::collections::HashSet<(String, String, String)> = rows
-        .iter()
-        .map(|r| (r.dataset.clone(), r.program.clone(), r.stream.clone()))
-        .collect();
-    let to_run: Vec<&SweepCase> = cases
-        .iter()
-        .filter(|c| !done.contains(&case_key(c)))
-        .collect();
+    let to_run = not_in_report(&cases, &rows);
     if args.full {
         eprintln!(
             "study --full: {} case(s), {} already in {}, {} to run",
@@ -479,4 +487,41 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Mismatch
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ReportRow;
+
+    /// A resumed study skips exactly the cases whose rows its report holds: rows are matched
+    /// by dataset, program stem and stream label, which names kind, relation, size, batches,
+    /// seed and revert.
+    #[test]
+    fn a_resumed_study_runs_only_the_cases_not_in_its_report() {
+        let cases = crate::full_study::full_cases();
+        let row_of = |c: &SweepCase| {
+            let l = crate::cases::labels_of(c, "r");
+            ReportRow {
+                dataset: l.dataset,
+                program: l.program,
+                stream: l.stream,
+                engine: "dred".into(),
+                ..ReportRow::default()
+            }
+        };
+        // Every other case done (one row is enough).
+        let rows: Vec<ReportRow> = cases.iter().step_by(2).map(row_of).collect();
+        let left = not_in_report(&cases, &rows);
+        assert_eq!(left.len(), cases.len() / 2);
+        assert!(left
+            .iter()
+            .zip(cases.iter().skip(1).step_by(2))
+            .all(|(a, b)| std::ptr::eq(*a, b)));
+        // A row of another size, relation or batch count is another case.
+        let mut other = row_of(&cases[1]);
+        other.stream = other.stream.replace("-b11-", "-b12-");
+        assert_eq!(not_in_report(&cases[1..2], &[other]).len(), 1);
+        assert!(not_in_report(&cases, &cases.iter().map(row_of).collect::<Vec<_>>()).is_empty());
+    }
 }

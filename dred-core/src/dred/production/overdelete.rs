@@ -41,6 +41,15 @@ pub struct OverDeleted {
     pub not_closed: Option<RelId>,
 }
 
+/// Phase 1's per-run scratch that a lookup of heads updates: the heads held, those found
+/// lately, the marks of D, and the first relation found not closed.
+type Scratch<'a> = (
+    &'a mut HeadProbes,
+    &'a mut RecentHeads,
+    &'a mut RowMarks,
+    &'a mut Option<RelId>,
+);
+
 /// What starts phase 1 at one level.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Seeds<'a> {
@@ -144,6 +153,26 @@ pub(crate) fn overdelete(
             }
         });
     };
+    // Recording: seeded `plan` on `row`, each head looked up at once, so that a fact joining
+    // D (in `into`, of round `round`) is recorded with the instance at hand.
+    let reach_recording =
+        |rec: &mut Recorder,
+         plan: &crate::plan::RulePlan,
+         row: &[crate::value::Value],
+         (into, round): (&mut Vec<RowRef>, usize),
+         (heads, recent, in_d, not_closed): Scratch<'_>| {
+            matcher.for_each_seeded(plan, row, &mut |vars| {
+                work.probe(1);
+                heads.push_instance(relations, plan, vars);
+                let before = into.len();
+                reach(heads, recent, in_d, into, not_closed);
+                for &(hrel, h) in &into[before..] {
+                    let head = relations[hrel].row(h);
+                    let rule = Some(plan.rule);
+                    rec.note(level, Phase::Overdelete, round, hrel, head, rule, vars);
+                }
+            });
+        };
     match seeds {
         Seeds::Deleted(deletions) => {
             for f in deletions {
@@ -184,19 +213,9 @@ pub(crate) fn overdelete(
                     };
                     for plan in seeded {
                         if let Some(rec) = rec.as_deref_mut() {
-                            // One head at a time: the instance that reaches a fact first is
-                            // the one at hand when it joins D.
-                            matcher.for_each_seeded(plan, row, &mut |vars| {
-                                work.probe(1);
-                                heads.push_instance(relations, plan, vars);
-                                let before = frontier.len();
-                                reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
-                                for &(hrel, h) in &frontier[before..] {
-                                    let head = relations[hrel].row(h);
-                                    let rule = Some(plan.rule);
-                                    rec.note(level, Phase::Overdelete, 1, hrel, head, rule, vars);
-                                }
-                            });
+                            let into = (&mut frontier, 1);
+                            let scratch = (&mut heads, &mut *recent, &mut *in_d, &mut not_closed);
+                            reach_recording(rec, plan, row, into, scratch);
                             continue;
                         }
                         matcher.for_each_seeded(plan, row, &mut |vars| {
@@ -223,17 +242,9 @@ pub(crate) fn overdelete(
             let row = relations[rel].row(r);
             for plan in plans.seeded(level, rel) {
                 if let Some(rec) = rec.as_deref_mut() {
-                    matcher.for_each_seeded(plan, row, &mut |vars| {
-                        work.probe(1);
-                        heads.push_instance(relations, plan, vars);
-                        let before = next.len();
-                        reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
-                        for &(hrel, h) in &next[before..] {
-                            let head = relations[hrel].row(h);
-                            let rule = Some(plan.rule);
-                            rec.note(level, Phase::Overdelete, round, hrel, head, rule, vars);
-                        }
-                    });
+                    let into = (&mut next, round);
+                    let scratch = (&mut heads, &mut *recent, &mut *in_d, &mut not_closed);
+                    reach_recording(rec, plan, row, into, scratch);
                     continue;
                 }
                 // head :- ..., body_i = the frontier fact, ... (other atoms over old facts)
