@@ -22,18 +22,18 @@
 //! it ([`BatchExplanation::chain`]).
 //!
 //! How, two ways:
-//! - **recorded** ([`BatchStates::recorded`]): `dred` and `bf` record, while they run the batch
-//!   and only when asked ([`crate::Dred::set_recording`]), the first rule instance that put
-//!   each fact into each round — its rule and binding, no instance store ([`crate::record`]).
-//!   The explanation takes that instance (finding values for its wildcards, which bind
-//!   nothing) and places its body facts; a fact without a recorded derivation, or whose
-//!   recorded instance does not put it in its round, is an error.
-//! - **searched** (the reference engine, or any engine's rounds without a recording): per fact,
-//!   the instances of the rules with its head (head-bound plans over the union of the old and
-//!   new facts, wildcards of positive atoms named so that every body fact is known, negated
-//!   atoms checked against the phase's state) are enumerated until one satisfies the phase's
-//!   conditions: *an* instance that puts the fact in its round, not necessarily the first the
-//!   engine met.
+//! - **recorded** ([`BatchStates::recorded`]): the engines record, while they run the batch and
+//!   only when asked ([`crate::Dred::set_recording`], [`crate::Reference::set_recording`]), the
+//!   rule instance that put each fact into each round — its rule and binding
+//!   ([`crate::record`]); `dred` and `bf` record the first instance they met, without an
+//!   instance store. The explanation takes that instance (finding values for its wildcards,
+//!   which bind nothing) and places its body facts; a fact without a recorded derivation, or
+//!   whose recorded instance does not put it in its round, is an error.
+//! - **searched** (an engine's rounds without a recording): per fact, the instances of the
+//!   rules with its head (head-bound plans over the union of the old and new facts, wildcards
+//!   of positive atoms named so that every body fact is known, negated atoms checked against
+//!   the phase's state) are enumerated until one satisfies the phase's conditions: *an*
+//!   instance that puts the fact in its round, not necessarily the first the engine met.
 //!
 //! Either way, [`BatchExplanation::verify`] checks every claim again, independently of how it
 //! was found.

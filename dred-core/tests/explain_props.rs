@@ -2,9 +2,9 @@
 //! fact of every round of every batch gets an explanation, and every explanation passes
 //! [`BatchExplanation::verify`] (the instance's head is the fact, its body facts match the
 //! rule under one binding and stand where it says, in the round stated, and its trigger puts
-//! it in its round) — positive programs and programs with negation and aggregates. `dred` and
-//! `bf` are explained twice: from the derivations they recorded while running each batch,
-//! and by the search after the batch.
+//! it in its round) — positive programs and programs with negation and aggregates. Every
+//! engine is explained twice: from the derivations it recorded while running each batch, and
+//! by the search after the batch.
 
 use dred_core::explain::{BatchExplanation, BatchStates};
 use dred_core::record::Derivation;
@@ -31,7 +31,7 @@ impl Under {
     fn recorded(&self) -> Option<Vec<Derivation>> {
         match self {
             Under::Dred(e) => e.last_derivations().map(<[Derivation]>::to_vec),
-            Under::Reference(_) => None,
+            Under::Reference(e) => e.last_derivations().map(<[Derivation]>::to_vec),
             Under::Bf(e) => e.last_derivations().map(<[Derivation]>::to_vec),
         }
     }
@@ -69,9 +69,15 @@ fn explain_every_batch(
         e.set_recording(true);
         e
     };
+    let recording_reference = {
+        let mut e = Reference::new(program.clone());
+        e.set_recording(true);
+        e
+    };
     let engines = vec![
         Under::Dred(recording_dred),
         Under::Dred(Dred::new(program.clone())),
+        Under::Reference(recording_reference),
         Under::Reference(Reference::new(program.clone())),
         Under::Bf(recording_bf),
         Under::Bf(Bf::new(program.clone())),
@@ -146,9 +152,14 @@ fn explain_every_batch(
         }
         models.push(after);
     }
-    // Engines 0 and 1 are `dred` with and without recording, 3 and 4 `bf`.
+    // Engines 0 and 1 are `dred` with and without recording, 2 and 3 the reference, 4 and 5
+    // `bf`.
     prop_assert!(models[0] == models[1], "recording changed dred's models");
-    prop_assert!(models[3] == models[4], "recording changed bf's models");
+    prop_assert!(
+        models[2] == models[3],
+        "recording changed the reference's models"
+    );
+    prop_assert!(models[4] == models[5], "recording changed bf's models");
     Ok((explained, seen))
 }
 

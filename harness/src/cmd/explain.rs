@@ -80,32 +80,36 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
         None => None,
     };
     let mut checks: Vec<(Fact, bool)> = Vec::new();
-    // `dred` and `bf` record each fact's first derivation while they run the batch; the
-    // reference engine's explanation is found after the batch, over its rounds.
-    let mut recorded: Option<Vec<Derivation>> = None;
-    let ran = match args.engine {
+    // Each engine records, while it runs the batch, the instance that put each fact into
+    // each round; the explanation checks them (`BatchExplanation::verify`).
+    let (ran, recorded): (_, Option<Vec<Derivation>>) = match args.engine {
         ExplainEngine::Dred => {
             let mut dred = Dred::new(program.clone());
             let ran = drive(&mut dred, &inputs, args.batch, |e, b| {
                 record_after_timing(e, b, |e| e.set_recording(true))
             });
-            recorded = dred.last_derivations().map(<[Derivation]>::to_vec);
-            ran
+            (ran, dred.last_derivations().map(<[Derivation]>::to_vec))
         }
-        ExplainEngine::Reference => drive(
-            &mut Reference::new(program.clone()),
-            &inputs,
-            args.batch,
-            |_, _| None,
-        ),
+        ExplainEngine::Reference => {
+            // The reference records from its instance store; it cannot be copied, so the
+            // cost of recording is not measured for it.
+            let mut reference = Reference::new(program.clone());
+            let ran = drive(&mut reference, &inputs, args.batch, |e, _| {
+                e.set_recording(true);
+                None
+            });
+            (
+                ran,
+                reference.last_derivations().map(<[Derivation]>::to_vec),
+            )
+        }
         ExplainEngine::Bf => {
             let mut bf = Bf::new(program.clone());
             let ran = drive(&mut bf, &inputs, args.batch, |e, b| {
                 record_after_timing(e, b, |e| e.set_recording(true))
             });
             checks = bf.last_checks().to_vec();
-            recorded = bf.last_derivations().map(<[Derivation]>::to_vec);
-            ran
+            (ran, bf.last_derivations().map(<[Derivation]>::to_vec))
         }
     };
     let (edb, batch, old_model, report, new_model, times) = match ran {

@@ -20,9 +20,11 @@
 //! Cost: the sum of the matching work of every round — intermediate joins may be far larger
 //! than the facts they add, so this is not O(|A+|) — plus duplicate elimination of heads.
 
+use crate::engine::Phase;
 use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::plan::{plan_rule, RulePlan, Version};
 use crate::program::Program;
+use crate::record::Recorder;
 use crate::storage::{Relation, RowId};
 use crate::value::Value;
 use crate::Fact;
@@ -58,12 +60,14 @@ pub struct Inserted {
 
 /// Runs phase 3: adds `first` to `relations` and propagates semi-naively with `plans` (from
 /// [`insertion_plans`] on the same program). Facts of `first` already present are not added
-/// again and are not part of round 1.
+/// again and are not part of round 1. With `rec` (the recorder and the level), each fact of
+/// round 2 and later is recorded with the first instance that derived it.
 pub fn insert(
     program: &Program,
     plans: &[RulePlan],
     relations: &mut [Relation],
     first: impl IntoIterator<Item = Fact>,
+    mut rec: Option<(&mut Recorder, usize)>,
 ) -> Inserted {
     let mut versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
     let mut result = Inserted::default();
@@ -84,14 +88,36 @@ pub fn insert(
         // Match every rule with its delta atom at each position; heads are new rows.
         for plan in plans {
             out.clear();
-            let n = Matcher {
+            let matcher = Matcher {
                 relations,
                 versions: &versions,
                 // The reference engine reports instance counts, not work.
                 work: &WorkCounter::default(),
+            };
+            let Some((rec, level)) = rec.as_mut() else {
+                let n = matcher.run(plan, &mut out);
+                insert_flat(&mut relations[plan.head_rel], &out, n);
+                continue;
+            };
+            // Recording: each instance's binding beside its head; a head new to its relation
+            // is recorded with the first instance that gave it (the rule's own variables: the
+            // plans' named wildcards come after them).
+            let own = program.rules[plan.rule].num_vars();
+            let mut bindings: Vec<Vec<Value>> = Vec::new();
+            matcher.for_each(plan, &mut |vars| {
+                out.extend(plan.head.iter().map(|o| o.get(vars)));
+                bindings.push(vars[..own].to_vec());
+            });
+            let relation = &mut relations[plan.head_rel];
+            let arity = plan.head.len();
+            let round = result.rounds.len() + 1;
+            for (i, vars) in bindings.iter().enumerate() {
+                let head = &out[i * arity..(i + 1) * arity];
+                if relation.insert(head) {
+                    let (rule, rel) = (Some(plan.rule), plan.head_rel);
+                    rec.note(*level, Phase::Insert, round, rel, head, rule, vars);
+                }
             }
-            .run(plan, &mut out);
-            insert_flat(&mut relations[plan.head_rel], &out, n);
         }
         round = relations
             .iter()

@@ -74,11 +74,12 @@ use std::collections::BTreeSet;
 use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, Phase, Round};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::RulePlan;
-use crate::program::Program;
+use crate::program::{Literal, Program, Term};
+use crate::record::{Derivation, Recorder};
 use crate::storage::Relation;
 use crate::value::Value;
 
-use instances::{FactId, FactTable, InstanceStore, Scope, StoreError};
+use instances::{FactId, FactTable, InstanceId, InstanceStore, Scope, StoreError};
 use overdelete::{overdelete, overdelete_from, Frontier};
 use rederive::{rederive, rederive_pending, Survivors};
 
@@ -96,6 +97,22 @@ impl Reference {
             core: Core::new(program, "reference"),
         }
     }
+
+    /// Whether the batches from now on record, for each fact of each round, the rule
+    /// instance that put it there ([`Reference::last_derivations`]): from the instance store,
+    /// an instance through a fact of the round before (over-deletion), the instance whose
+    /// body held (rederivation), the first instance that derived it (insertion).
+    pub fn set_recording(&mut self, on: bool) {
+        self.core.recorder = on.then(Recorder::default);
+    }
+
+    /// The derivations the last batch recorded; `None` when not recording.
+    pub fn last_derivations(&self) -> Option<&[Derivation]> {
+        self.core
+            .recorder
+            .as_ref()
+            .map(|r| r.derivations.as_slice())
+    }
 }
 
 impl Engine for Reference {
@@ -109,6 +126,9 @@ impl Engine for Reference {
 
     fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
         self.core.check_batch(batch)?;
+        if let Some(rec) = &mut self.core.recorder {
+            rec.derivations.clear();
+        }
         if batch.is_empty() {
             return Ok(Core::unchanged());
         }
@@ -132,8 +152,16 @@ impl Engine for Reference {
         // Phase 2: S = (I ∪ J) \ D, grown by rederivation.
         let start = Instant::now();
         let mut survivors = Survivors::after(&facts, &overdeleted);
-        let rederived = rederive(&store, &facts, &overdeleted, &mut survivors);
+        let recording = core.recorder.is_some();
+        let rederived = rederive(&store, &facts, &overdeleted, &mut survivors, recording);
         let rederive_us = micros(start);
+        if recording {
+            let mut found = core.record_overdeleted(0, &store, &facts, &overdeleted, |_| None);
+            found.extend(core.record_rederived(0, &store, &facts, &rederived));
+            if let Some(rec) = core.recorder.as_mut() {
+                rec.derivations.extend(found);
+            }
+        }
 
         let mut rounds = Vec::new();
         for (i, frontier) in overdeleted.frontiers().iter().enumerate() {
@@ -240,6 +268,8 @@ pub(crate) struct Core {
     /// The current I ∪ J: the EDB and the exact IDB.
     pub(crate) relations: Vec<Relation>,
     materialised: bool,
+    /// The derivations of the last batch, when recording ([`Reference::set_recording`]).
+    pub(crate) recorder: Option<Recorder>,
 }
 
 impl Core {
@@ -264,7 +294,143 @@ impl Core {
             insertion_plans,
             template,
             materialised: false,
+            recorder: None,
         }
+    }
+
+    /// The rule of instance `i` of `store` (over `facts`) and its binding of the rule's own
+    /// variables (the named wildcards, which come after them, dropped); `None` for a
+    /// program fact. With `named`, the whole binding of the named rule instead.
+    fn instance_binding(
+        &self,
+        store: &InstanceStore,
+        facts: &FactTable<'_>,
+        i: InstanceId,
+        named: bool,
+    ) -> Option<(usize, Vec<Value>)> {
+        let r = store.rule(i)?;
+        let rule = &self.named.rules[r];
+        let mut vars = vec![0; rule.num_vars()];
+        let mut bind = |args: &[Term], tuple: &[Value]| {
+            for (t, &v) in args.iter().zip(tuple) {
+                if let Term::Var(x) = *t {
+                    vars[x] = v;
+                }
+            }
+        };
+        bind(&rule.head.args, facts.tuple(store.head(i)));
+        for (atom, &b) in rule.positive_atoms().zip(store.body(i)) {
+            bind(&atom.args, facts.tuple(b));
+        }
+        if !named {
+            vars.truncate(self.program.rules[r].num_vars());
+        }
+        Some((r, vars))
+    }
+
+    /// Records phase 1's rounds at `level`: a fact of round 1 by `first` (the instance that
+    /// put it there, `None` for one that entered outright), a fact of a later round by the
+    /// first instance of the store with a body fact in the round before.
+    fn record_overdeleted(
+        &self,
+        level: usize,
+        store: &InstanceStore,
+        facts: &FactTable<'_>,
+        overdeleted: &overdelete::OverDeleted,
+        first: impl Fn(FactId) -> Option<InstanceId>,
+    ) -> Vec<Derivation> {
+        let mut found = Vec::new();
+        let mut previous: std::collections::HashSet<FactId> = Default::default();
+        for (k, frontier) in overdeleted.frontiers().iter().enumerate() {
+            for &h in &frontier.0 {
+                let instance = if k == 0 {
+                    first(h)
+                } else {
+                    store
+                        .of_head(h)
+                        .find(|&i| store.body(i).iter().any(|b| previous.contains(b)))
+                };
+                found.push((k + 1, h, instance));
+            }
+            previous = frontier.0.iter().copied().collect();
+        }
+        self.derivations(level, Phase::Overdelete, store, facts, found)
+    }
+
+    /// Records phase 2's rounds at `level`: each restored fact by the instance whose body held.
+    fn record_rederived(
+        &self,
+        level: usize,
+        store: &InstanceStore,
+        facts: &FactTable<'_>,
+        rederived: &rederive::Rederived,
+    ) -> Vec<Derivation> {
+        let round_of: std::collections::HashMap<FactId, usize> = rederived
+            .rounds
+            .iter()
+            .enumerate()
+            .flat_map(|(k, r)| r.iter().map(move |&f| (f, k + 1)))
+            .collect();
+        let found = rederived
+            .proofs
+            .iter()
+            .map(|&(h, i)| (round_of[&h], h, i))
+            .collect();
+        self.derivations(level, Phase::Rederive, store, facts, found)
+    }
+
+    /// The derivations of (round, fact, instance) triples of one phase.
+    fn derivations(
+        &self,
+        level: usize,
+        phase: Phase,
+        store: &InstanceStore,
+        facts: &FactTable<'_>,
+        found: Vec<(usize, FactId, Option<InstanceId>)>,
+    ) -> Vec<Derivation> {
+        found
+            .into_iter()
+            .map(|(round, h, i)| {
+                let instance = i.and_then(|i| self.instance_binding(store, facts, i, false));
+                let (rule, binding) = match instance {
+                    Some((r, vars)) => (Some(r), vars),
+                    None => (None, Vec::new()),
+                };
+                Derivation {
+                    stratum: level,
+                    phase,
+                    round,
+                    fact: facts.fact(h),
+                    rule,
+                    binding,
+                }
+            })
+            .collect()
+    }
+
+    /// Whether a negated atom of instance `i` matches one of `added` (facts the levels below
+    /// gained): the instance the batch falsified from below.
+    fn negated_by(
+        &self,
+        store: &InstanceStore,
+        facts: &FactTable<'_>,
+        i: InstanceId,
+        added: &[Fact],
+    ) -> bool {
+        let Some((r, vars)) = self.instance_binding(store, facts, i, true) else {
+            return false;
+        };
+        self.named.rules[r].body.iter().any(|lit| match lit {
+            Literal::Negative(a) => added.iter().any(|f| {
+                f.rel == a.rel
+                    && a.args.iter().zip(&f.tuple).all(|(t, &v)| match *t {
+                        Term::Var(x) => vars[x] == v,
+                        Term::Const(c) => c == v,
+                        Term::Wildcard => true,
+                    })
+            }),
+            _ => false,
+        })
     }
 
     fn misuse(&self, message: String) -> EngineError {
@@ -434,25 +600,37 @@ impl Core {
     /// The heads of the instances of level `level`'s rules over the current relations that
     /// are not facts yet, each once.
     fn absent_heads(&self, level: usize) -> Vec<Fact> {
+        self.absent_heads_by(level).into_keys().collect()
+    }
+
+    /// [`Core::absent_heads`], each with the first instance that gives it: its rule and the
+    /// binding of the rule's own variables.
+    fn absent_heads_by(
+        &self,
+        level: usize,
+    ) -> std::collections::BTreeMap<Fact, (usize, Vec<Value>)> {
         let versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
         let matcher = Matcher {
             relations: &self.relations,
             versions: &versions,
             work: &WorkCounter::default(),
         };
-        let mut heads: BTreeSet<Fact> = BTreeSet::new();
+        let mut heads = std::collections::BTreeMap::new();
         for plan in &self.enumeration_plans {
             if self.program.rule_level(plan.rule) != level {
                 continue;
             }
+            let own = self.program.rules[plan.rule].num_vars();
             matcher.for_each(plan, &mut |vars| {
                 let tuple: Vec<Value> = plan.head.iter().map(|o| o.get(vars)).collect();
                 if !self.relations[plan.head_rel].contains(&tuple) {
-                    heads.insert(Fact::new(plan.head_rel, tuple));
+                    heads
+                        .entry(Fact::new(plan.head_rel, tuple))
+                        .or_insert_with(|| (plan.rule, vars[..own].to_vec()));
                 }
             });
         }
-        heads.into_iter().collect()
+        heads
     }
 
     /// The three phases of level `level` > 0 (see the module's docs), from the relations as
@@ -517,6 +695,39 @@ impl Core {
         first.sort_by(|&a, &b| facts_old.cmp_by_value(a, b));
         first.dedup();
         let overdeleted = overdelete_from(&store, &facts_old, Frontier(first), true);
+        let recording = self.recorder.is_some();
+        if recording {
+            // Round 1: an aggregate row of a touched group entered outright; another fact by
+            // an instance through a fact lost below, or one a gained fact falsifies.
+            let lost: std::collections::HashSet<FactId> = removed
+                .iter()
+                .filter_map(|f| facts_old.id(f.rel, &f.tuple))
+                .collect();
+            let firsts: std::collections::HashMap<FactId, Option<InstanceId>> = overdeleted
+                .frontiers()
+                .first()
+                .map(|f| f.0.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .map(|&h| {
+                    let through_lost = store
+                        .of_head(h)
+                        .find(|&i| store.body(i).iter().any(|b| lost.contains(b)));
+                    let instance = through_lost.or_else(|| {
+                        store
+                            .of_head(h)
+                            .find(|&i| self.negated_by(&store, &facts_old, i, &added))
+                    });
+                    (h, instance)
+                })
+                .collect();
+            let found = self.record_overdeleted(level, &store, &facts_old, &overdeleted, |h| {
+                firsts.get(&h).copied().flatten()
+            });
+            if let Some(rec) = self.recorder.as_mut() {
+                rec.derivations.extend(found);
+            }
+        }
         add(&mut report.overdelete_us, micros(start));
         add(&mut report.overdeleted, overdeleted.idb().len());
         add(&mut report.instances, store.len() as u64);
@@ -571,7 +782,20 @@ impl Core {
                 (_, None) => {}
             }
         }
-        let rederived = rederive_pending(&now_store, &facts_now, pending, &stays, &mut survivors);
+        let rederived = rederive_pending(
+            &now_store,
+            &facts_now,
+            pending,
+            &stays,
+            &mut survivors,
+            recording,
+        );
+        if recording {
+            let found = self.record_rederived(level, &now_store, &facts_now, &rederived);
+            if let Some(rec) = self.recorder.as_mut() {
+                rec.derivations.extend(found);
+            }
+        }
         add(&mut report.rederive_us, micros(start));
         add(&mut report.rederived, rederived.len());
         add(&mut report.membership_tests, rederived.membership_tests);
@@ -588,10 +812,11 @@ impl Core {
         drop(now_store);
         drop(facts_now);
         self.relations = next;
-        let mut first = self.absent_heads(level);
+        let absent = self.absent_heads_by(level);
+        let mut first: Vec<Fact> = absent.keys().cloned().collect();
         first.extend(changed);
         let mut level_report = BatchReport::default();
-        self.insert_phase(level, first, &mut level_report, start);
+        self.insert_phase_by(level, first, &absent, &mut level_report, start);
         add(&mut report.insert_us, level_report.insert_us.unwrap_or(0));
         add(&mut report.inserted, level_report.inserted.unwrap_or(0));
         report.rounds.extend(level_report.rounds);
@@ -608,12 +833,37 @@ impl Core {
         report: &mut BatchReport,
         start: Instant,
     ) {
+        let none = std::collections::BTreeMap::new();
+        self.insert_phase_by(level, first, &none, report, start);
+    }
+
+    /// [`Core::insert_phase`]; when recording, a fact of round 1 is recorded with its
+    /// instance in `origins` (the heads the changes below make true), or as entering
+    /// outright (A+, an aggregate's new row).
+    fn insert_phase_by(
+        &mut self,
+        level: usize,
+        first: impl IntoIterator<Item = Fact>,
+        origins: &std::collections::BTreeMap<Fact, (usize, Vec<Value>)>,
+        report: &mut BatchReport,
+        start: Instant,
+    ) {
         let inserted = insert::insert(
             &self.program,
             &self.insertion_plans[level],
             &mut self.relations,
             first,
+            self.recorder.as_mut().map(|r| (r, level)),
         );
+        if let (Some(rec), Some(round1)) = (self.recorder.as_mut(), inserted.rounds.first()) {
+            for f in round1 {
+                let (rule, vars) = match origins.get(f) {
+                    Some((r, vars)) => (Some(*r), vars.as_slice()),
+                    None => (None, &[][..]),
+                };
+                rec.note(level, Phase::Insert, 1, f.rel, &f.tuple, rule, vars);
+            }
+        }
         report.insert_us = Some(micros(start));
         report.inserted = Some(inserted.idb_added);
         for (i, facts) in inserted.rounds.into_iter().enumerate() {

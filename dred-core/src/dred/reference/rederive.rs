@@ -25,7 +25,7 @@
 //! all. Membership tests are counted as made: body facts in order, stopping at the first one
 //! not in S, and no further instance of a head once it is restored in the round.
 
-use super::instances::{FactId, FactTable, InstanceStore};
+use super::instances::{FactId, FactTable, InstanceId, InstanceStore};
 use super::overdelete::OverDeleted;
 
 /// S: the facts of the old I ∪ J that currently hold — initially (I ∪ J) \ D, growing as
@@ -83,6 +83,9 @@ pub struct Rederived {
     pub rounds: Vec<Vec<FactId>>,
     /// Body-membership tests made.
     pub membership_tests: u64,
+    /// Per fact restored, in the order restored: the instance whose body held (`None`: a
+    /// fact of `given`). Empty unless asked ([`rederive_pending`]'s `proofs`).
+    pub proofs: Vec<(FactId, Option<InstanceId>)>,
 }
 
 impl Rederived {
@@ -97,26 +100,37 @@ impl Rederived {
     }
 }
 
-/// Runs phase 2: restores into `survivors` every fact of D ∩ J that the survivors rederive.
+/// Runs phase 2: restores into `survivors` every fact of D ∩ J that the survivors rederive
+/// (with `proofs`, keeping the instance that restored each, [`Rederived::proofs`]).
 pub fn rederive(
     store: &InstanceStore,
     facts: &FactTable<'_>,
     overdeleted: &OverDeleted,
     survivors: &mut Survivors,
+    proofs: bool,
 ) -> Rederived {
-    rederive_pending(store, facts, overdeleted.idb().to_vec(), &[], survivors)
+    rederive_pending(
+        store,
+        facts,
+        overdeleted.idb().to_vec(),
+        &[],
+        survivors,
+        proofs,
+    )
 }
 
 /// [`rederive`] of the facts `pending` (ids of `facts`, none of them in `survivors`): at a
 /// level above 0, the level's over-deleted facts, with `store` the instances over the new
 /// relations below and the level's old facts. The facts of `given` (aggregate rows whose
-/// group kept its value) are restored in round 1 without an instance.
+/// group kept its value) are restored in round 1 without an instance. With `proofs`, the
+/// instance that restored each fact is kept ([`Rederived::proofs`]).
 pub fn rederive_pending(
     store: &InstanceStore,
     facts: &FactTable<'_>,
     mut pending: Vec<FactId>,
     given: &[FactId],
     survivors: &mut Survivors,
+    proofs: bool,
 ) -> Rederived {
     pending.sort_by(|&a, &b| facts.cmp_by_value(a, b));
     let mut result = Rederived::default();
@@ -126,6 +140,7 @@ pub fn rederive_pending(
         let round1 = result.rounds.is_empty();
         for &h in &pending {
             let mut back = round1 && given.contains(&h);
+            let mut proof = None;
             for i in store.of_head(h).filter(|_| !back) {
                 // h :- b1, …, bn: back when every bi is in S (as at the start of the round).
                 let mut holds = true;
@@ -138,11 +153,15 @@ pub fn rederive_pending(
                 }
                 if holds {
                     back = true;
+                    proof = Some(i);
                     break;
                 }
             }
             if back {
                 restored.push(h);
+                if proofs {
+                    result.proofs.push((h, proof));
+                }
             } else {
                 still.push(h);
             }
