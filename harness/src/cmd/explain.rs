@@ -271,10 +271,12 @@ impl Header {
 
     /// How the instances shown were obtained.
     fn how(&self) -> &'static str {
-        if self.recorded {
-            "recorded: the first instance the engine found, while it ran the batch"
-        } else {
-            "searched: an instance found after the batch (this engine records none)"
+        match (self.recorded, self.engine) {
+            (true, "reference") => {
+                "recorded: an instance of the engine's instance store, while it ran the batch"
+            }
+            (true, _) => "recorded: the first instance the engine found, while it ran the batch",
+            (false, _) => "searched: an instance found after the batch (this engine records none)",
         }
     }
 }
