@@ -948,55 +948,20 @@ mod tests {
     /// is refused.
     #[test]
     fn a_wrong_recorded_derivation_is_refused() {
-        let (program, mut symbols, edb) =
-            crate::dred::seed_setup(include_str!("../../datasets/seed/path.dl"));
-        let edge = program.relation_id("edge").expect("edge");
-        let path = program.relation_id("path").expect("path");
-        let id = |symbols: &mut crate::value::Symbols, n: &str| symbols.intern(n);
-        let (a, b, c, d) = (
-            id(&mut symbols, "a"),
-            id(&mut symbols, "b"),
-            id(&mut symbols, "c"),
-            id(&mut symbols, "d"),
-        );
-        let ab = Fact::new(edge, vec![a, b]);
-        let batch = Batch::normalise(
-            &RequestedBatch {
-                deletions: vec![ab.clone()],
-                insertions: vec![],
-            },
-            &edb,
-        );
-        let mut dred = crate::Dred::new(program.clone());
-        dred.materialise(&edb).expect("materialise");
-        dred.set_recording(true);
-        let old_model = dred.model();
-        let report = dred.apply(&batch).expect("apply");
-        let new_model = dred.model();
-        let recorded = dred.last_derivations().expect("recording").to_vec();
-        let ad = Fact::new(path, vec![a, d]);
+        let run = SeedRun::new(true);
+        let recorded = run.recorded.clone().expect("recording");
         let at = recorded
             .iter()
-            .position(|r| r.fact == ad && r.phase == Phase::Overdelete)
+            .position(|r| r.fact == run.path("a", "d") && r.phase == Phase::Overdelete)
             .expect("recorded");
         assert_eq!(recorded[at].round, 3);
-        let explain = |recorded: &[Derivation]| {
-            BatchExplanation::of(&BatchStates {
-                program: &program,
-                old_edb: &edb,
-                batch: &batch,
-                old_model: &old_model,
-                new_model: &new_model,
-                rounds: &report.rounds,
-                recorded: Some(recorded),
-            })
-        };
+        let explain = |recorded: &[Derivation]| run.explain(Some(recorded));
         assert!(explain(&recorded).is_ok());
         let rule = recorded[at].rule.expect("an instance");
-        let names = &program.rules[rule].var_names;
+        let names = &run.program.rules[rule].var_names;
         let y = names.iter().position(|n| n == "y").expect("y");
         let mut through_c = recorded.clone();
-        through_c[at].binding[y] = c;
+        through_c[at].binding[y] = run.symbols.get("c").expect("c");
         let err = explain(&through_c).expect_err("path(a, c) is not in round 2");
         assert!(err.contains("does not put"), "{err}");
         let mut short = recorded.clone();
@@ -1009,45 +974,83 @@ mod tests {
         // The update itself is recorded as entering outright.
         assert!(recorded
             .iter()
-            .any(|r| r.fact == ab && r.rule.is_none() && r.round == 1));
+            .any(|r| r.fact == run.ab && r.rule.is_none() && r.round == 1));
+    }
+
+    /// The seed's batch (edge(a, b) deleted) run by `dred`, recording or not.
+    struct SeedRun {
+        program: std::sync::Arc<Program>,
+        symbols: crate::value::Symbols,
+        edb: Edb,
+        ab: Fact,
+        batch: Batch,
+        old_model: Model,
+        new_model: Model,
+        report: crate::engine::BatchReport,
+        recorded: Option<Vec<Derivation>>,
+    }
+
+    impl SeedRun {
+        fn new(record: bool) -> SeedRun {
+            let (program, mut symbols, edb) =
+                crate::dred::seed_setup(include_str!("../../datasets/seed/path.dl"));
+            let edge = program.relation_id("edge").expect("edge");
+            let ab = Fact::new(edge, vec![symbols.intern("a"), symbols.intern("b")]);
+            let batch = Batch::normalise(
+                &RequestedBatch {
+                    deletions: vec![ab.clone()],
+                    insertions: vec![],
+                },
+                &edb,
+            );
+            let mut dred = crate::Dred::new(program.clone());
+            dred.materialise(&edb).expect("materialise");
+            dred.set_recording(record);
+            let old_model = dred.model();
+            let report = dred.apply(&batch).expect("apply");
+            let new_model = dred.model();
+            let recorded = dred.last_derivations().map(<[Derivation]>::to_vec);
+            SeedRun {
+                program,
+                symbols,
+                edb,
+                ab,
+                batch,
+                old_model,
+                new_model,
+                report,
+                recorded,
+            }
+        }
+
+        /// The batch explained from `recorded` (`None`: searched).
+        fn explain(&self, recorded: Option<&[Derivation]>) -> Result<BatchExplanation, String> {
+            BatchExplanation::of(&BatchStates {
+                program: &self.program,
+                old_edb: &self.edb,
+                batch: &self.batch,
+                old_model: &self.old_model,
+                new_model: &self.new_model,
+                rounds: &self.report.rounds,
+                recorded,
+            })
+        }
+
+        /// path(x, y) of two seed constants.
+        fn path(&self, a: &str, b: &str) -> Fact {
+            let path = self.program.relation_id("path").expect("path");
+            let id = |n: &str| self.symbols.get(n).expect("a seed constant");
+            Fact::new(path, vec![id(a), id(b)])
+        }
     }
 
     fn seed_explained(record: bool) {
-        let (program, mut symbols, edb) =
-            crate::dred::seed_setup(include_str!("../../datasets/seed/path.dl"));
-        let edge = program.relation_id("edge").expect("edge");
-        let ab = Fact::new(edge, vec![symbols.intern("a"), symbols.intern("b")]);
-        let batch = Batch::normalise(
-            &RequestedBatch {
-                deletions: vec![ab.clone()],
-                insertions: vec![],
-            },
-            &edb,
-        );
-        let mut dred = crate::Dred::new(program.clone());
-        dred.materialise(&edb).expect("materialise");
-        dred.set_recording(record);
-        let old_model = dred.model();
-        let report = dred.apply(&batch).expect("apply");
-        let new_model = dred.model();
-        let recorded = dred.last_derivations();
-        assert_eq!(recorded.is_some(), record);
-        let x = BatchExplanation::of(&BatchStates {
-            program: &program,
-            old_edb: &edb,
-            batch: &batch,
-            old_model: &old_model,
-            new_model: &new_model,
-            rounds: &report.rounds,
-            recorded,
-        })
-        .expect("explained");
-        x.verify(&program, &batch).expect("verified");
-        let path = program.relation_id("path").expect("path");
-        let p = |a: &str, b: &str| {
-            let id = |n: &str| symbols.get(n).expect("a seed constant");
-            Fact::new(path, vec![id(a), id(b)])
-        };
+        let run = SeedRun::new(record);
+        assert_eq!(run.recorded.is_some(), record);
+        let (program, batch, ab) = (&run.program, &run.batch, run.ab.clone());
+        let x = run.explain(run.recorded.as_deref()).expect("explained");
+        x.verify(program, batch).expect("verified");
+        let p = |a: &str, b: &str| run.path(a, b);
         let entries = x.of_fact(&p("a", "d"));
         assert_eq!(entries.len(), 2, "{entries:?}");
         let (over, re) = (&entries[0], &entries[1]);
@@ -1082,7 +1085,7 @@ mod tests {
         );
         assert_eq!(i.trigger, None);
         // Everything over-deleted goes back to edge(a, b).
-        let groups = x.overdeletion_groups(&program);
+        let groups = x.overdeletion_groups(program);
         assert_eq!(groups.len(), 1);
         assert_eq!(groups[0].0, ab);
         assert_eq!(groups[0].1, vec![p("a", "b"), p("a", "c"), p("a", "d")]);
@@ -1095,7 +1098,7 @@ mod tests {
             i.body[0].fact = p("a", "c");
             i.body[1].fact = p("c", "d");
         }
-        let why = wrong.verify(&program, &batch).expect_err("a wrong claim");
+        let why = wrong.verify(program, batch).expect_err("a wrong claim");
         assert!(why.contains("not in the phase's state"), "{why}");
         // ... and on a trigger in the wrong round.
         let mut wrong = x.clone();
@@ -1104,6 +1107,6 @@ mod tests {
             i.body[0].place = Place::Round(1);
             i.trigger.as_mut().expect("a trigger").place = Place::Round(1);
         }
-        assert!(wrong.verify(&program, &batch).is_err());
+        assert!(wrong.verify(program, batch).is_err());
     }
 }

@@ -460,12 +460,24 @@ fn delete_in_largest_scc(
         })
         .map(|(i, _)| i)
         .collect();
-    let take = k.min(candidates.len());
-    let mut note = format!(
+    let note = format!(
         "largest strongly connected component: {} nodes, {} edges inside",
         size[best],
         candidates.len()
     );
+    Ok(delete_sample(state, rng, &candidates, k, note))
+}
+
+/// Deletes `k` of the facts at `candidates` (indices into the state's facts), drawn
+/// uniformly, or all of them when there are fewer; `note` then says so.
+fn delete_sample(
+    state: &mut State,
+    rng: &mut SplitMix64,
+    candidates: &[usize],
+    k: usize,
+    mut note: String,
+) -> (Vec<Tuple>, String) {
+    let take = k.min(candidates.len());
     if take < k {
         let _ = write!(
             note,
@@ -476,7 +488,7 @@ fn delete_in_largest_scc(
         .into_iter()
         .map(|i| candidates[i])
         .collect();
-    Ok((state.remove_indices(idx), note))
+    (state.remove_indices(idx), note)
 }
 
 fn delete_bridges(
@@ -563,26 +575,15 @@ fn delete_at_hubs(
         )));
     }
     let pool: Vec<usize> = pool.into_iter().collect();
-    let take = k.min(pool.len());
     let first = hubs[0];
-    let mut note = format!(
+    let note = format!(
         "{} hub(s), the first {} of degree {}; {} edges at them",
         hubs.len(),
         symbols.name(g.nodes[first]).unwrap_or("?"),
         degree[first],
         pool.len()
     );
-    if take < k {
-        let _ = write!(
-            note,
-            "; only {take} of the {k} deletions asked for are possible"
-        );
-    }
-    let idx: Vec<usize> = sample_indices(rng, pool.len(), take)
-        .into_iter()
-        .map(|i| pool[i])
-        .collect();
-    Ok((state.remove_indices(idx), note))
+    Ok(delete_sample(state, rng, &pool, k, note))
 }
 
 /// Renders a stream in the update-stream format of SPEC §2: `header` lines as `#` comments,
