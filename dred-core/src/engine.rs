@@ -375,12 +375,12 @@ pub struct BatchReport {
     pub rederived: Option<usize>,
     /// IDB facts newly derived in phase 3.
     pub inserted: Option<usize>,
-    /// Phase 1 wall time in microseconds.
-    pub overdelete_us: Option<u64>,
-    /// Phase 2 wall time in microseconds.
-    pub rederive_us: Option<u64>,
-    /// Phase 3 wall time in microseconds.
-    pub insert_us: Option<u64>,
+    /// Phase 1 wall time in nanoseconds.
+    pub overdelete_ns: Option<u64>,
+    /// Phase 2 wall time in nanoseconds.
+    pub rederive_ns: Option<u64>,
+    /// Phase 3 wall time in nanoseconds.
+    pub insert_ns: Option<u64>,
     /// G: old successful ground instances enumerated.
     pub instances: Option<u64>,
     /// B: total body length of those instances.

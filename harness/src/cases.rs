@@ -11,10 +11,10 @@ use dred_core::RequestedBatch;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::datasets;
-use crate::engines::EngineKind;
+use crate::engines::{EngineKind, EngineSpec};
 use crate::inputs::{read_inputs, stem};
 use crate::report::ReportRow;
-use crate::runner::{run_case, Case, Labels};
+use crate::runner::{run_case, Case, EngineOrder, Labels, OrderMode};
 use crate::updates::{generate_stream, StreamSpec};
 
 /// One planned case of a sweep.
@@ -55,10 +55,12 @@ pub fn labels_of(case: &SweepCase, git_rev: &str) -> Labels {
     }
 }
 
-/// Runs one case; never fails: problems become rows with `error` set.
+/// Runs one case, the engines in `order` on each batch; never fails: problems become rows
+/// with `error` set.
 pub fn run_one(
     case: &SweepCase,
-    engines: &[EngineKind],
+    engines: &[EngineSpec],
+    order: OrderMode,
     workers: usize,
     git_rev: &str,
     progress: &ProgressBar,
@@ -98,6 +100,7 @@ pub fn run_one(
         batches: &batches,
         labels: labels.clone(),
         check: crate::runner::Check::Digest,
+        order: EngineOrder::for_case(order, &labels),
     };
     let program = inputs.program.clone();
     let cluster = dd_baseline::Cluster::single();

@@ -343,7 +343,7 @@ pub fn deletion_cost(rows: &[&ReportRow]) -> Vec<Series> {
             per_engine
                 .entry(&r.engine)
                 .or_default()
-                .push((o as f64 + 1.0, r.time_us.max(1) as f64));
+                .push((o as f64 + 1.0, r.time_us().max(1e-3)));
         }
     }
     per_engine
@@ -407,7 +407,7 @@ pub fn plot_rows(rows: &[ReportRow], out: &Path, recompute: &str) -> anyhow::Res
             .iter()
             .filter(|r| r.dataset == dataset && r.program == program)
             .collect();
-        let time = series_by(&case_rows, |r| r.engine.clone(), |r| Some(r.time_us as f64));
+        let time = series_by(&case_rows, |r| r.engine.clone(), |r| Some(r.time_us()));
         if time.is_empty() {
             continue;
         }
@@ -492,7 +492,7 @@ mod tests {
                     eff_del: del,
                     eff_ins: 1 - del,
                     overdeleted: over,
-                    time_us: t,
+                    time_ns: t * 1000,
                     ..ReportRow::default()
                 }
             };
@@ -568,7 +568,7 @@ mod tests {
                     size: Some(size),
                     overdeleted: (engine == "reference").then_some(over),
                     model_removed: 2,
-                    time_us: if engine == "recompute" { 500 } else { t },
+                    time_ns: 1000 * if engine == "recompute" { 500 } else { t },
                     ..ReportRow::default()
                 });
             }
@@ -588,7 +588,7 @@ mod tests {
         assert!(crossover.contains("seed,path,reference,100"), "{crossover}");
         let spread = std::fs::read_to_string(tmp.path().join("spread.csv")).expect("csv");
         assert!(
-            spread.contains("seed,path,,10,reference,1,90,90,90,min-max,false"),
+            spread.contains("seed,path,,10,reference,1,90000,90000,90000,min-max,false"),
             "{spread}"
         );
     }

@@ -123,3 +123,127 @@ impl std::fmt::Display for EngineKind {
         f.write_str(self.name())
     }
 }
+
+/// One engine of a run as `--engines` names it: an engine kind and which independent
+/// instance of it. `dred@2` is a second `dred`, built and fed apart from the first, so that
+/// the two read the same batches side by side: the A/A check of the instrument (their time
+/// ratio must read 1 within the noise). A name given twice (`dred,dred`) means the same as
+/// `dred,dred@2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EngineSpec {
+    /// What is built.
+    pub kind: EngineKind,
+    /// Which instance, from 1; reports name instance 1 by the kind alone.
+    pub instance: u8,
+}
+
+impl EngineSpec {
+    /// The first (usually the only) instance of `kind`.
+    pub const fn of(kind: EngineKind) -> Self {
+        EngineSpec { kind, instance: 1 }
+    }
+
+    /// The name in reports and messages: `dred`, or `dred@2` for a second instance.
+    pub fn name(&self) -> String {
+        if self.instance <= 1 {
+            self.kind.name().to_string()
+        } else {
+            format!("{}@{}", self.kind.name(), self.instance)
+        }
+    }
+
+    /// `engines` with every repeated entry made the next instance of its kind not yet named,
+    /// so that `dred,dred` runs two instances (`dred`, `dred@2`).
+    pub fn distinct(engines: &[EngineSpec]) -> Vec<EngineSpec> {
+        let mut out: Vec<EngineSpec> = Vec::with_capacity(engines.len());
+        for &e in engines {
+            let mut e = e;
+            while out.contains(&e) {
+                e.instance = e.instance.saturating_add(1);
+            }
+            out.push(e);
+        }
+        out
+    }
+
+    /// The specs of engine kinds, one instance each.
+    pub fn of_kinds(kinds: &[EngineKind]) -> Vec<EngineSpec> {
+        kinds.iter().map(|&k| EngineSpec::of(k)).collect()
+    }
+}
+
+impl From<EngineKind> for EngineSpec {
+    fn from(kind: EngineKind) -> Self {
+        EngineSpec::of(kind)
+    }
+}
+
+impl std::fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl std::str::FromStr for EngineSpec {
+    type Err = String;
+
+    /// `NAME` or `NAME@K` (K from 1 to 255), NAME one of the engines' names.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (name, instance) = match s.split_once('@') {
+            Some((name, k)) => {
+                let k: u8 =
+                    k.parse().ok().filter(|&k| k >= 1).ok_or_else(|| {
+                        format!("`{s}`: after `@`, an instance number from 1 to 255")
+                    })?;
+                (name, k)
+            }
+            None => (s, 1),
+        };
+        let kind = EngineKind::from_str(name, false).map_err(|_| {
+            let names: Vec<&str> = EngineKind::value_variants()
+                .iter()
+                .map(|k| k.name())
+                .collect();
+            format!(
+                "`{name}` is not an engine; engines: {} (`NAME@2` for a second instance)",
+                names.join(", ")
+            )
+        })?;
+        Ok(EngineSpec { kind, instance })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_instance_is_spelled_with_at_or_by_repeating_the_name() {
+        let dred2: EngineSpec = "dred@2".parse().expect("dred@2");
+        assert_eq!(dred2.kind, EngineKind::Dred);
+        assert_eq!(dred2.name(), "dred@2");
+        let plain: EngineSpec = "wrong-support".parse().expect("a plain name");
+        assert_eq!(plain.name(), "wrong-support");
+        assert_eq!(
+            "dred@1".parse::<EngineSpec>().map(|e| e.name()),
+            Ok("dred".into())
+        );
+        let repeated = EngineSpec::distinct(&[
+            EngineSpec::of(EngineKind::Dred),
+            EngineSpec::of(EngineKind::Recompute),
+            EngineSpec::of(EngineKind::Dred),
+            dred2,
+        ]);
+        let names: Vec<String> = repeated.iter().map(|e| e.name()).collect();
+        assert_eq!(names, ["dred", "recompute", "dred@2", "dred@3"]);
+    }
+
+    #[test]
+    fn a_bad_engine_name_or_instance_is_refused_with_the_names() {
+        let err = "dredd".parse::<EngineSpec>().expect_err("not an engine");
+        assert!(err.contains("engines: dred, bf"), "{err}");
+        for bad in ["dred@0", "dred@", "dred@x", "dred@256"] {
+            assert!(bad.parse::<EngineSpec>().is_err(), "{bad} accepted");
+        }
+    }
+}

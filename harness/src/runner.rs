@@ -14,7 +14,8 @@ use dred_core::{
 };
 
 use crate::compare::describe_difference;
-use crate::engines::EngineKind;
+use crate::datasets::rng::SplitMix64;
+use crate::engines::{EngineKind, EngineSpec};
 use crate::memory::Footprint;
 use crate::report::{ReportRow, TraceLine};
 
@@ -54,6 +55,8 @@ pub struct Case<'a> {
     pub labels: Labels,
     /// What is compared after the batches between the first and the last.
     pub check: Check,
+    /// The order of the engines on each batch.
+    pub order: EngineOrder,
 }
 
 /// What [`run_case`] compares after each batch. Whole models are always compared after
@@ -126,17 +129,84 @@ pub struct CaseOutcome {
 }
 
 struct Running {
-    kind: EngineKind,
+    spec: EngineSpec,
     workers: usize,
     engine: Box<dyn Engine>,
 }
 
-/// Which engine applies batch `batch_no` first; the others follow in their order, wrapping
-/// around. Each engine runs after whatever the one before it left in the caches and the
-/// allocator (after `recompute`, little of anyone's data is still cached), so a fixed order
-/// would favour or handicap one engine on every batch. A hash of the batch number rather than
-/// a plain rotation, so that no period of the stream (deletions and insertions alternate
-/// under `--revert`) lines up with the order.
+/// How the order in which the engines process a batch is chosen. Each engine runs after
+/// whatever the one before it left in the caches and the allocator (after `recompute`, little
+/// of anyone's data is still cached), so on batches of a few µs the same code read 0.4× when
+/// it ran second and 2.2× when it ran first after `recompute` (`results/bf/README.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderMode {
+    /// A seeded random permutation per batch: every engine is equally likely at every place
+    /// and after every other engine, so the order's effect becomes noise shared by all
+    /// engines instead of a bias against one.
+    #[default]
+    Shuffle,
+    /// The listed order, rotated so that the first engine changes from batch to batch (a
+    /// hash of the batch number); the others follow in their cyclic order, so the engine
+    /// listed after `recompute` always runs right after it. The revisions before the
+    /// calibrated clock ran this.
+    Rotate,
+    /// Always the listed order.
+    Listed,
+}
+
+/// The order of the engines on each batch: a mode and the seed of its permutations. The
+/// report records each engine's place (`position`), so a reader can check the order's
+/// balance and condition on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineOrder {
+    /// How the order is chosen.
+    pub mode: OrderMode,
+    /// Seed of the permutations of [`OrderMode::Shuffle`].
+    pub seed: u64,
+}
+
+impl EngineOrder {
+    /// The order of a case labelled `labels`: its seed a hash (FNV-1a) of dataset, program
+    /// and stream, so that cases differ in their orders (the materialisation's included:
+    /// which instance of an A/A pair is built first varies from case to case), while the
+    /// same case, rerun or run by every process of a cluster, has the same.
+    pub fn for_case(mode: OrderMode, labels: &Labels) -> Self {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for part in [&labels.dataset, &labels.program, &labels.stream] {
+            for b in part.bytes().chain([0xff]) {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        EngineOrder { mode, seed: h }
+    }
+
+    /// The indices of `engines` engines in the order in which they process batch `batch_no`
+    /// (0 is the materialisation): a permutation of `0..engines`, the same for the same seed,
+    /// batch and count.
+    pub fn of_batch(&self, batch_no: usize, engines: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..engines).collect();
+        match self.mode {
+            OrderMode::Listed => {}
+            OrderMode::Rotate => order.rotate_left(first_engine(batch_no, engines)),
+            OrderMode::Shuffle => {
+                // One generator per batch, so that a batch's order does not depend on how
+                // many batches came before (a resumed or shortened run keeps its orders).
+                let mut rng = SplitMix64::new(
+                    self.seed
+                        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                        .wrapping_add(batch_no as u64),
+                );
+                rng.shuffle(&mut order);
+            }
+        }
+        order
+    }
+}
+
+/// Which engine applies batch `batch_no` first under [`OrderMode::Rotate`]. A hash of the
+/// batch number rather than a plain rotation, so that no period of the stream (deletions and
+/// insertions alternate under `--revert`) lines up with the order.
 fn first_engine(batch_no: usize, engines: usize) -> usize {
     let mut z = (batch_no as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -158,7 +228,7 @@ fn first_engine(batch_no: usize, engines: usize) -> usize {
 /// engine's model.
 pub fn run_case(
     case: &Case<'_>,
-    engines: &[EngineKind],
+    engines: &[EngineSpec],
     workers: usize,
     build: &mut dyn FnMut(EngineKind) -> Box<dyn Engine>,
     trace_facts: bool,
@@ -168,9 +238,9 @@ pub fn run_case(
     let mut rows: Vec<ReportRow> = Vec::new();
     let mut trace: Vec<TraceLine> = Vec::new();
     let mut running: Vec<Running> = Vec::new();
-    let fail = |kind: EngineKind, batch: usize, e: dred_core::EngineError, rows: &[ReportRow]| {
+    let fail = |spec: EngineSpec, batch: usize, e: dred_core::EngineError, rows: &[ReportRow]| {
         EngineFailure {
-            engine: kind.name().to_string(),
+            engine: spec.name(),
             batch,
             unsupported: e.is_unsupported(),
             message: match e {
@@ -190,51 +260,69 @@ pub fn run_case(
     let mut edb = case.edb.clone();
     let footprint = Footprint::start();
     let alone = engines.len() == 1;
-    for &kind in engines {
+    let planted = planted_slowdown_switch();
+    // Materialised in the order of batch 0, but kept (and reported) in the listed order.
+    let mut built: Vec<Option<(Running, ReportRow, Option<Model>)>> =
+        (0..engines.len()).map(|_| None).collect();
+    for (place, e) in case
+        .order
+        .of_batch(0, engines.len())
+        .into_iter()
+        .enumerate()
+    {
+        let spec = engines[e];
+        let kind = spec.kind;
         let mut engine = build(kind);
         engine.set_trace_facts(trace_facts);
         let t = Instant::now();
-        let rep = guarded(|| engine.materialise(case.edb)).map_err(|e| fail(kind, 0, e, &rows))?;
-        let time_us = t.elapsed().as_micros() as u64;
-        guarded(|| engine.settle()).map_err(|e| fail(kind, 0, e, &rows))?;
-        let size = if alone && engine.net_change().is_some() {
-            engine.digest().len()
+        let rep = guarded(|| engine.materialise(case.edb)).map_err(|e| fail(spec, 0, e, &rows))?;
+        let time_ns = elapsed_ns(t);
+        guarded(|| engine.settle()).map_err(|e| fail(spec, 0, e, &rows))?;
+        let (size, model) = if alone && engine.net_change().is_some() {
+            (engine.digest().len(), None)
         } else {
             let model = engine.model();
-            let size = model.len();
-            models.push(model);
-            size
+            (model.len(), Some(model))
         };
         let w = kind.workers(workers);
         let change = NetChange {
             removed: 0,
             added: size,
         };
-        rows.push(row(
-            &case.labels,
-            kind,
-            w,
-            0,
-            &Batch::default(),
-            &rep,
-            change,
-            size,
-            time_us,
-        ));
+        let row = ReportRow {
+            position: Some(place + 1),
+            ..row(
+                &case.labels,
+                spec,
+                w,
+                0,
+                &Batch::default(),
+                &rep,
+                change,
+                size,
+                time_ns,
+            )
+        };
         collect_trace(
             &mut trace,
             program,
             case.symbols,
-            kind,
+            spec,
             0,
             &rep,
             trace_facts,
         );
-        running.push(Running {
-            kind,
+        let running = Running {
+            spec,
             workers: w,
             engine,
-        });
+        };
+        built[e] = Some((running, row, model));
+    }
+    for (r, row, model) in built.into_iter().flatten() {
+        running.push(r);
+        rows.push(row);
+        models.extend(model);
     }
     let peak = footprint.and_then(|f| f.peak_growth_kb());
     for r in &mut rows {
@@ -254,11 +342,10 @@ pub fn run_case(
             let batch = Batch::normalise(requested, &edb);
             edb.apply(&batch);
             let n = running.len();
-            let mut done: Vec<Option<(BatchReport, u64)>> = vec![None; n];
+            let mut done: Vec<Option<(BatchReport, u64, usize)>> = vec![None; n];
             let mut digests: Vec<ModelDigest> = vec![ModelDigest::default(); n];
             let mut changes: Vec<Option<NetChange>> = vec![None; n];
-            for k in 0..n {
-                let e = (first_engine(batch_no, n) + k) % n;
+            for (place, e) in case.order.of_batch(batch_no, n).into_iter().enumerate() {
                 let r = &mut running[e];
                 // Whatever was freed since the last timed call is consolidated by one
                 // allocation here rather than inside the timed call (measured: a no-op dd
@@ -266,14 +353,17 @@ pub fn run_case(
                 std::hint::black_box(Vec::<u8>::with_capacity(1 << 16));
                 let t = Instant::now();
                 let rep = guarded(|| r.engine.apply(&batch))
-                    .map_err(|e| fail(r.kind, batch_no, e, &rows))?;
-                let time_us = t.elapsed().as_micros() as u64;
-                guarded(|| r.engine.settle()).map_err(|e| fail(r.kind, batch_no, e, &rows))?;
+                    .map_err(|e| fail(r.spec, batch_no, e, &rows))?;
+                if let Some(factor) = planted.filter(|(k, _)| *k == r.spec.kind).map(|p| p.1) {
+                    planted_slowdown(t, factor);
+                }
+                let time_ns = elapsed_ns(t);
+                guarded(|| r.engine.settle()).map_err(|e| fail(r.spec, batch_no, e, &rows))?;
                 digests[e] = r.engine.digest();
                 changes[e] = r.engine.net_change();
-                done[e] = Some((rep, time_us));
+                done[e] = Some((rep, time_ns, place + 1));
             }
-            let done: Vec<(BatchReport, u64)> = done.into_iter().flatten().collect();
+            let done: Vec<(BatchReport, u64, usize)> = done.into_iter().flatten().collect();
             last_run = batch_no;
             let change = match previous.take() {
                 Some(before) => {
@@ -286,26 +376,27 @@ pub fn run_case(
             };
             let size = digests[0].len();
             let peak = footprint.and_then(|f| f.peak_growth_kb());
-            for (r, (rep, time_us)) in running.iter().zip(&done) {
+            for (r, (rep, time_ns, place)) in running.iter().zip(&done) {
                 rows.push(ReportRow {
                     peak_rss_kb: peak,
+                    position: Some(*place),
                     ..row(
                         &case.labels,
-                        r.kind,
+                        r.spec,
                         r.workers,
                         batch_no,
                         &batch,
                         rep,
                         change,
                         size,
-                        *time_us,
+                        *time_ns,
                     )
                 });
                 collect_trace(
                     &mut trace,
                     program,
                     case.symbols,
-                    r.kind,
+                    r.spec,
                     batch_no,
                     rep,
                     trace_facts,
@@ -328,7 +419,7 @@ pub fn run_case(
                         let names: Vec<String> = running
                             .iter()
                             .zip(&changes)
-                            .map(|(r, c)| format!("{}: {c:?}", r.kind.name()))
+                            .map(|(r, c)| format!("{}: {c:?}", r.spec.name()))
                             .collect();
                         Some(format!(
                             "models differ after batch {batch_no}: equal models, but net changes \
@@ -381,15 +472,15 @@ fn disagreement(
         if let Some(diff) = describe_difference(
             program,
             symbols,
-            first.kind.name(),
+            &first.spec.name(),
             &models[0],
-            other.kind.name(),
+            &other.spec.name(),
             model,
         ) {
             out.push_str(&format!(
                 "models differ after batch {batch}: engines `{}` and `{}` disagree\n{diff}",
-                first.kind.name(),
-                other.kind.name()
+                &first.spec.name(),
+                &other.spec.name()
             ));
         }
     }
@@ -399,19 +490,19 @@ fn disagreement(
 #[allow(clippy::too_many_arguments)]
 fn row(
     labels: &Labels,
-    kind: EngineKind,
+    spec: EngineSpec,
     workers: usize,
     batch_no: usize,
     batch: &Batch,
     rep: &BatchReport,
     change: NetChange,
     model_size: usize,
-    time_us: u64,
+    time_ns: u64,
 ) -> ReportRow {
     ReportRow {
         dataset: labels.dataset.clone(),
         program: labels.program.clone(),
-        engine: kind.name().to_string(),
+        engine: spec.name(),
         workers,
         batch: batch_no,
         req_del: batch.requested_deletions,
@@ -424,10 +515,10 @@ fn row(
         model_removed: change.removed,
         model_added: change.added,
         model_size,
-        time_us,
-        overdelete_us: rep.overdelete_us,
-        rederive_us: rep.rederive_us,
-        insert_us: rep.insert_us,
+        time_ns,
+        overdelete_ns: rep.overdelete_ns,
+        rederive_ns: rep.rederive_ns,
+        insert_ns: rep.insert_ns,
         instances: rep.instances,
         body_len: rep.body_len,
         membership_tests: rep.membership_tests,
@@ -448,21 +539,58 @@ fn row(
         size: labels.size,
         seed: labels.seed,
         error: None,
+        ..ReportRow::default()
     }
+}
+
+/// The environment variable of the test-only switch that slows one engine down on purpose:
+/// `dred:1.5` makes every batch of every `dred` instance take 1.5 times its time. It exists to
+/// prove that `regress` catches a slowdown of that size; no measurement is made with it.
+pub const PLANTED_SLOWDOWN_VAR: &str = "DREDBENCH_PLANTED_SLOWDOWN";
+
+/// The engine and factor [`PLANTED_SLOWDOWN_VAR`] names, if it is set and well formed (a
+/// malformed value is ignored with a warning rather than failing a measurement).
+fn planted_slowdown_switch() -> Option<(EngineKind, f64)> {
+    let value = std::env::var(PLANTED_SLOWDOWN_VAR).ok()?;
+    let parsed = value.split_once(':').and_then(|(engine, factor)| {
+        let kind = <EngineKind as clap::ValueEnum>::from_str(engine, false).ok()?;
+        let factor: f64 = factor.parse().ok().filter(|f: &f64| *f >= 1.0)?;
+        Some((kind, factor))
+    });
+    if parsed.is_none() {
+        eprintln!(
+            "warning: {PLANTED_SLOWDOWN_VAR}={value} ignored (expected ENGINE:FACTOR, FACTOR >= 1)"
+        );
+    }
+    parsed
+}
+
+/// Spins until `factor` times the time since `t` has passed: a slowdown proportional to the
+/// work just done, exact at any scale (a sleep cannot wait a few µs).
+fn planted_slowdown(t: Instant, factor: f64) {
+    let until = t.elapsed().mul_f64(factor);
+    while t.elapsed() < until {
+        std::hint::spin_loop();
+    }
+}
+
+/// Nanoseconds since `t`, saturating (a u64 of nanoseconds lasts 584 years).
+fn elapsed_ns(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 fn collect_trace(
     trace: &mut Vec<TraceLine>,
     program: &Program,
     symbols: &Symbols,
-    kind: EngineKind,
+    spec: EngineSpec,
     batch: usize,
     rep: &BatchReport,
     with_facts: bool,
 ) {
     for round in &rep.rounds {
         trace.push(TraceLine {
-            engine: kind.name().to_string(),
+            engine: spec.name(),
             batch,
             stratum: round.stratum,
             phase: round.phase.name(),
@@ -485,12 +613,16 @@ mod tests {
 
     #[test]
     fn every_engine_goes_first_about_equally_on_deletions_and_on_insertions() {
+        let rotate = EngineOrder {
+            mode: OrderMode::Rotate,
+            seed: 0,
+        };
         for engines in 1..=5 {
             for parity in 0..2 {
                 let mut first = vec![0usize; engines];
                 let batches: Vec<usize> = (1..=1200).filter(|b| b % 2 == parity).collect();
                 for &b in &batches {
-                    first[first_engine(b, engines)] += 1;
+                    first[rotate.of_batch(b, engines)[0]] += 1;
                 }
                 let fair = batches.len() / engines;
                 for (e, &count) in first.iter().enumerate() {
@@ -504,6 +636,128 @@ mod tests {
             }
         }
     }
+
+    /// The bias the shuffle removes: under rotation the engine listed after `recompute` runs
+    /// right after it on every batch where neither is first; shuffled, every engine follows
+    /// every other about equally, and holds every place about equally.
+    #[test]
+    fn shuffled_every_engine_follows_every_other_and_holds_every_place_about_equally() {
+        let n = 4;
+        let batches = 4_000;
+        let count = |order: EngineOrder| {
+            let mut follows = vec![vec![0usize; n]; n];
+            let mut place = vec![vec![0usize; n]; n];
+            for b in 1..=batches {
+                let o = order.of_batch(b, n);
+                let mut sorted = o.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "a permutation");
+                for (k, &e) in o.iter().enumerate() {
+                    place[e][k] += 1;
+                    if k > 0 {
+                        follows[o[k - 1]][e] += 1;
+                    }
+                }
+            }
+            (follows, place)
+        };
+        let shuffle = EngineOrder {
+            mode: OrderMode::Shuffle,
+            seed: 7,
+        };
+        let (follows, place) = count(shuffle);
+        // Each ordered pair is adjacent in (n - 1) / (n (n - 1)) = 1/n of the batches.
+        let fair_pair = batches / n;
+        let fair_place = batches / n;
+        for a in 0..n {
+            for b in (0..n).filter(|&b| b != a) {
+                let c = follows[a][b];
+                assert!(
+                    c * 10 >= fair_pair * 8 && c * 10 <= fair_pair * 12,
+                    "{b} after {a}: {c} of {batches}"
+                );
+            }
+            for (k, &c) in place[a].iter().enumerate() {
+                assert!(
+                    c * 10 >= fair_place * 8 && c * 10 <= fair_place * 12,
+                    "engine {a} at place {k}: {c} of {batches}"
+                );
+            }
+        }
+        // The same seed gives the same orders; another seed, others.
+        let again: Vec<Vec<usize>> = (0..50).map(|b| shuffle.of_batch(b, n)).collect();
+        let same: Vec<Vec<usize>> = (0..50).map(|b| shuffle.of_batch(b, n)).collect();
+        assert_eq!(again, same);
+        let other = EngineOrder { seed: 8, ..shuffle };
+        assert_ne!(
+            again,
+            (0..50).map(|b| other.of_batch(b, n)).collect::<Vec<_>>()
+        );
+        // Under rotation, engine 1 follows engine 0 on every batch where 0 is not last.
+        let (rotated, _) = count(EngineOrder {
+            mode: OrderMode::Rotate,
+            seed: 0,
+        });
+        assert_eq!(
+            rotated[0][2] + rotated[0][3],
+            0,
+            "rotation never puts 2 or 3 after 0"
+        );
+        assert!(rotated[0][1] * 10 >= batches * 7, "{:?}", rotated[0]);
+    }
+
+    #[test]
+    fn the_report_records_each_engines_place_in_every_batch() {
+        let chain = Chain::new(
+            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+            0..5,
+            10..14,
+        );
+        let program = &chain.program;
+        let mut build = |kind: EngineKind| kind_engine(kind, program);
+        let engines = EngineSpec::distinct(&EngineSpec::of_kinds(&[
+            EngineKind::Dred,
+            EngineKind::Dred,
+            EngineKind::Recompute,
+        ]));
+        let order = EngineOrder {
+            mode: OrderMode::Shuffle,
+            seed: 3,
+        };
+        let case = Case {
+            program: &chain.program,
+            symbols: &chain.symbols,
+            edb: &chain.edb,
+            batches: &chain.batches,
+            labels: Labels::default(),
+            check: Check::Full,
+            order,
+        };
+        let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
+        assert!(out.mismatch.is_none(), "{:?}", out.mismatch);
+        for batch in 0..=chain.batches.len() {
+            let rows: Vec<&ReportRow> = out.rows.iter().filter(|r| r.batch == batch).collect();
+            let names: Vec<&str> = rows.iter().map(|r| r.engine.as_str()).collect();
+            assert_eq!(
+                names,
+                ["dred", "dred@2", "recompute"],
+                "listed order in the report"
+            );
+            let expected = order.of_batch(batch, 3);
+            for (place, &e) in expected.iter().enumerate() {
+                assert_eq!(rows[e].position, Some(place + 1), "batch {batch}");
+            }
+            assert!(rows.iter().all(|r| r.time_ns > 0));
+        }
+    }
+
+    fn kind_engine(kind: EngineKind, program: &Arc<Program>) -> Box<dyn Engine> {
+        match kind {
+            EngineKind::Dred => Box::new(dred_core::Dred::new(program.clone())),
+            _ => Box::new(Recompute::new(program.clone())),
+        }
+    }
+
     use dred_core::{load_program, EngineError, Fact, Recompute, SourceFile};
 
     /// `recompute`, except that from batch 2 on one derived fact is missing from its model.
@@ -586,8 +840,16 @@ mod tests {
                 batches: &self.batches,
                 labels: Labels::default(),
                 check,
+                order: EngineOrder::default(),
             };
-            run_case(&case, &kinds, 1, build, false, |_| {})
+            run_case(
+                &case,
+                &EngineSpec::of_kinds(&kinds),
+                1,
+                build,
+                false,
+                |_| {},
+            )
         }
     }
 

@@ -64,7 +64,7 @@ impl Spread {
         self.n >= PERCENTILES_FROM
     }
 
-    /// `hi / lo` beyond [`BIMODAL_RATIO`] (a `lo` below 1 counts as 1: times are whole µs).
+    /// `hi / lo` beyond [`BIMODAL_RATIO`] (a `lo` below 1 counts as 1).
     pub fn bimodal(&self) -> bool {
         self.hi / self.lo.max(1.0) > BIMODAL_RATIO
     }
@@ -80,6 +80,78 @@ impl Spread {
             decimals,
             self.hi,
             if self.bimodal() { " ‼" } else { "" }
+        )
+    }
+}
+
+/// The A/A median's bounds: a case whose two instances of one engine read further apart
+/// than this, on the median of their per-batch ratios, is one on which the instrument cannot
+/// tell engines apart by less, and every ratio of the case is flagged unreliable.
+pub const AA_RELIABLE: (f64, f64) = (0.9, 1.1);
+
+/// The A/A check of one case: per batch, the time of a second, independent instance of an
+/// engine divided by the first's, on the same batch in the same run. Identical code on
+/// identical data: the median must read 1, and the spread is the noise of a single
+/// per-batch ratio of this case.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AaCheck {
+    /// Median of the per-batch ratios ([`median_of_sorted`]).
+    pub median: f64,
+    /// p10 by nearest rank (rank ⌈0.1 n⌉, from 1), whatever the count: of 11 batches, the
+    /// second smallest.
+    pub p10: f64,
+    /// p90 by nearest rank (rank ⌈0.9 n⌉): of 11 batches, the second largest.
+    pub p90: f64,
+    /// Batches with both times.
+    pub n: usize,
+}
+
+impl AaCheck {
+    /// The check from each instance's time per batch (any unit; batches missing from either
+    /// are skipped; a time of 0 counts as 1); `None` without a common batch.
+    pub fn of(
+        second: &std::collections::BTreeMap<usize, u64>,
+        first: &std::collections::BTreeMap<usize, u64>,
+    ) -> Option<AaCheck> {
+        let mut v: Vec<f64> = second
+            .iter()
+            .filter_map(|(b, &t2)| Some(t2.max(1) as f64 / (*first.get(b)?).max(1) as f64))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = median_of_sorted(&v)?;
+        let rank = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Some(AaCheck {
+            median,
+            p10: rank(0.1),
+            p90: rank(0.9),
+            n,
+        })
+    }
+
+    /// Whether the median lies within [`AA_RELIABLE`].
+    pub fn reliable(&self) -> bool {
+        self.median >= AA_RELIABLE.0 && self.median <= AA_RELIABLE.1
+    }
+
+    /// The noise of one per-batch log ratio, as a standard deviation estimated robustly from
+    /// p10 and p90 (a normal distribution's are 2.563 standard deviations apart).
+    pub fn log_sd(&self) -> f64 {
+        (self.p90.max(f64::MIN_POSITIVE).ln() - self.p10.max(f64::MIN_POSITIVE).ln()).abs() / 2.563
+    }
+
+    /// `median [p10–p90]` with two decimals, and ` ⚠ unreliable` outside [`AA_RELIABLE`].
+    pub fn render(&self) -> String {
+        format!(
+            "{:.2} [{:.2}–{:.2}]{}",
+            self.median,
+            self.p10,
+            self.p90,
+            if self.reliable() {
+                ""
+            } else {
+                " ⚠ unreliable"
+            }
         )
     }
 }
@@ -125,5 +197,28 @@ mod tests {
         assert!(!Spread::of(vec![100.0, 900.0]).expect("values").bimodal());
         assert!(Spread::of(vec![0.0, 11.0]).expect("values").bimodal());
         assert_eq!(Spread::of(Vec::new()), None);
+    }
+
+    #[test]
+    fn an_aa_check_reads_the_ratio_of_the_second_instance_to_the_first() {
+        use std::collections::BTreeMap;
+        let first: BTreeMap<usize, u64> = (1..=11).map(|b| (b, 1_000)).collect();
+        // Ratios 0.5, 0.9, 1.0 (×7), 1.1, 2.0; batch 12 has no partner.
+        let mut second: BTreeMap<usize, u64> = (1..=11).map(|b| (b, 1_000)).collect();
+        second.insert(1, 500);
+        second.insert(2, 900);
+        second.insert(3, 1_100);
+        second.insert(4, 2_000);
+        second.insert(12, 7);
+        let c = AaCheck::of(&second, &first).expect("common batches");
+        assert_eq!((c.n, c.median, c.p10, c.p90), (11, 1.0, 0.9, 1.1));
+        assert!(c.reliable());
+        assert_eq!(c.render(), "1.00 [0.90–1.10]");
+        assert!((c.log_sd() - (1.1f64.ln() - 0.9f64.ln()) / 2.563).abs() < 1e-12);
+        let slow: BTreeMap<usize, u64> = (1..=11).map(|b| (b, 1_200)).collect();
+        let c = AaCheck::of(&slow, &first).expect("common batches");
+        assert!(!c.reliable());
+        assert!(c.render().ends_with("⚠ unreliable"), "{}", c.render());
+        assert_eq!(AaCheck::of(&BTreeMap::new(), &first), None);
     }
 }

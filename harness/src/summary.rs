@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::report::ReportRow;
-use crate::stats::Spread;
+use crate::stats::{AaCheck, Spread};
 
 /// The key table as Markdown: per case, over-deleted / removed for each DRed engine, each
 /// engine's time per batch, and the per-batch ratio of recomputation's time to it on the same
@@ -31,7 +31,19 @@ pub fn summary(rows: &[ReportRow]) -> String {
     let mut engines: Vec<String> = rows.iter().map(|r| r.engine.clone()).collect();
     engines.sort();
     engines.dedup();
-    engines.retain(|e| e != "recompute" && !e.is_empty());
+    // A second instance (`dred@2`) is the A/A check: its ratio to the first gets a column of
+    // its own, not a column of times.
+    let aa_pairs: Vec<(String, String)> = engines
+        .iter()
+        .filter_map(|e| {
+            let (first, _) = e.split_once('@')?;
+            engines
+                .iter()
+                .any(|f| f == first)
+                .then(|| (e.clone(), first.to_string()))
+        })
+        .collect();
+    engines.retain(|e| e != "recompute" && !e.is_empty() && !e.contains('@'));
     let with_bf = engines.iter().any(|e| e == "bf");
     let mut s = String::new();
     let _ = write!(
@@ -44,8 +56,15 @@ pub fn summary(rows: &[ReportRow]) -> String {
     for e in &engines {
         let _ = write!(s, " {e} µs | recompute / {e}, per batch |");
     }
-    s.push_str(" recompute µs |\n|---|---|---|---|---|---|---|");
+    s.push_str(" recompute µs |");
+    for (second, first) in &aa_pairs {
+        let _ = write!(s, " A/A {second} / {first} |");
+    }
+    s.push_str("\n|---|---|---|---|---|---|---|");
     if with_bf {
+        s.push_str("---|");
+    }
+    for _ in &aa_pairs {
         s.push_str("---|");
     }
     for _ in &engines {
@@ -82,7 +101,7 @@ pub fn summary(rows: &[ReportRow]) -> String {
         let time_of = |engine: &str| -> BTreeMap<usize, u64> {
             case.iter()
                 .filter(|r| r.engine == engine)
-                .map(|r| (r.batch, r.time_us))
+                .map(|r| (r.batch, r.time_ns))
                 .collect()
         };
         let recompute = time_of("recompute");
@@ -96,16 +115,25 @@ pub fn summary(rows: &[ReportRow]) -> String {
         }
         for e in &engines {
             let t = time_of(e);
-            let times = Spread::of(t.values().map(|&v| v as f64).collect());
+            let times = Spread::of(t.values().map(|&v| v as f64 / 1e3).collect());
             let speedup = Spread::of(
                 t.iter()
                     .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
                     .collect(),
             );
-            let _ = write!(s, " {} | {} |", cell(times, 0, ""), cell(speedup, 1, "×"));
+            let _ = write!(s, " {} | {} |", cell(times, 1, ""), cell(speedup, 1, "×"));
         }
-        let times = Spread::of(recompute.values().map(|&v| v as f64).collect());
-        let _ = writeln!(s, " {} |", cell(times, 0, ""));
+        let times = Spread::of(recompute.values().map(|&v| v as f64 / 1e3).collect());
+        let _ = write!(s, " {} |", cell(times, 1, ""));
+        for (second, first) in &aa_pairs {
+            let (a, b) = (time_of(second), time_of(first));
+            let _ = write!(
+                s,
+                " {} |",
+                AaCheck::of(&a, &b).map_or("–".into(), |c| c.render())
+            );
+        }
+        s.push('\n');
     }
     s
 }
@@ -127,10 +155,10 @@ pub fn spread_table(rows: &[ReportRow]) -> String {
                 r.engine.clone(),
             ))
             .or_default()
-            .push(r.time_us as f64);
+            .push(r.time_ns as f64);
     }
     let mut csv = String::from(
-        "dataset,program,kind,size,engine,batches,time_median_us,time_lo_us,time_hi_us,spread,bimodal\n",
+        "dataset,program,kind,size,engine,batches,time_median_ns,time_lo_ns,time_hi_ns,spread,bimodal\n",
     );
     for ((dataset, program, kind, size, engine), v) in times {
         let Some(s) = Spread::of(v) else { continue };
@@ -182,7 +210,7 @@ mod tests {
             batch,
             overdeleted: Some(over),
             model_removed: removed,
-            time_us: 10,
+            time_ns: 10_000,
             ..ReportRow::default()
         };
         let mut rows = Vec::new();
@@ -223,7 +251,7 @@ mod tests {
                     kind: "delete".into(),
                     size: Some(1),
                     batch,
-                    time_us: t,
+                    time_ns: t * 1000,
                     ..ReportRow::default()
                 });
             }
@@ -231,12 +259,12 @@ mod tests {
         let table = spread_table(&rows);
         assert!(
             table.contains(
-                "\"gen:rmat?n=4,m=8\",reach_root,delete,1,dred,21,5681,62,5681,p10-p90,true"
+                "\"gen:rmat?n=4,m=8\",reach_root,delete,1,dred,21,5681000,62000,5681000,p10-p90,true"
             ),
             "{table}"
         );
         assert!(
-            table.contains(",dd,21,300,300,300,p10-p90,false"),
+            table.contains(",dd,21,300000,300000,300000,p10-p90,false"),
             "{table}"
         );
     }

@@ -66,7 +66,7 @@ fn dd_agrees_on_the_seed_example_and_fills_the_report() {
         assert_eq!(&r[col("workers")], "2");
         let expected = if &r[col("batch")] == "0" { "20" } else { "18" };
         assert_eq!(&r[col("model_size")], expected);
-        assert!(r[col("time_us")].parse::<u64>().is_ok());
+        assert!(r[col("time_ns")].parse::<u64>().is_ok());
         // DRed-only figures stay empty.
         for c in ["overdeleted", "rederived", "inserted", "instances"] {
             assert_eq!(&r[col(c)], "", "{c}");

@@ -109,7 +109,7 @@ fn seed_path_figures() {
     ] {
         assert_eq!(field(&row, name), value, "{name}");
     }
-    for name in ["overdelete_us", "rederive_us", "insert_us"] {
+    for name in ["overdelete_ns", "rederive_ns", "insert_ns"] {
         assert!(field(&row, name).parse::<u64>().is_ok(), "{name} filled");
     }
     let p = |phase: &str, round: u64, f: &[&str]| (phase.to_string(), round, facts(f));

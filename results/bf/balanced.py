@@ -18,7 +18,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_times import positive_ns  # noqa: E402
 from table import ENGINES, fmt_ratio, nodes_of, quantiles, target  # noqa: E402
 
 RATIOS = (("bf/dd", "bf", "dd"), ("recompute/bf", "recompute", "bf"), ("bf/dred", "bf", "dred"))
@@ -50,7 +52,7 @@ def main():
                 batches = sorted(x for x in common if x[1] > 0 and (x[1] % 2 == 1) == deleting)
                 if not batches:
                     continue
-                t = lambda run, e, x: max(1, int(run[e][x]["time_us"]))
+                t = lambda run, e, x: positive_ns(run[e][x])
                 row = {"case": case, "kind": "delete" if deleting else "re-insert",
                        "batches": len(batches)}
                 for name, num, den in RATIOS:

@@ -10,8 +10,12 @@ and the median net removal. Prints the N cases (default 6) where bf gains most a
 it loses most, and how many cases fall on either side of 1.
 """
 import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import micros, positive_ns, time_ns  # noqa: E402
 
 
 def main(path, n):
@@ -27,10 +31,10 @@ def main(path, n):
             continue
         common = sorted(set(e["bf"]) & set(e["dred"]))
         med = lambda eng, col: statistics.median(int(e[eng][b][col] or 0) for b in common)
+        med_us = lambda eng: statistics.median(micros(e[eng][b]) or 0 for b in common)
         rows.append((
-            statistics.median(int(e["bf"][b]["time_us"]) / max(1, int(e["dred"][b]["time_us"]))
-                              for b in common),
-            key, med("bf", "time_us"), med("dred", "time_us"), med("dred", "overdeleted"),
+            statistics.median(time_ns(e["bf"][b]) / positive_ns(e["dred"][b]) for b in common),
+            key, med_us("bf"), med_us("dred"), med("dred", "overdeleted"),
             med("dred", "rederived"), med("bf", "overdeleted"), med("bf", "checked"),
             med("bf", "backward_instances"), med("bf", "model_removed"),
         ))

@@ -13,8 +13,12 @@ recompute / bf and bf / dred (each batch measured side by side). The last column
 target of the issue the row is for and whether the median meets it.
 """
 import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import micros, positive_micros  # noqa: E402
 
 ENGINES = ("dred", "bf", "dd", "recompute")
 
@@ -79,9 +83,11 @@ def rows_of(paths):
             batches = sorted(b for b in common if b[1] > 0 and (b[1] % 2 == 1) == deleting)
             if not batches:
                 continue
-            t = {e: [int(engines[e][b]["time_us"]) for b in batches] for e in ENGINES}
+            t = {e: [micros(engines[e][b]) for b in batches] for e in ENGINES}
+            # Divisors: a time of 0 counts as 1 µs (max(1, time_us) on old reports).
+            d = {e: [positive_micros(engines[e][b]) for b in batches] for e in ENGINES}
             field = lambda e, f: [int(engines[e][b][f] or 0) for b in batches]
-            ratio = lambda a, b: [x / max(1, y) for x, y in zip(t[a], t[b])]
+            ratio = lambda a, b: [x / y for x, y in zip(t[a], d[b])]
             row = {
                 "dataset": dataset, "program": program, "size": size,
                 "kind": "delete" if deleting else "re-insert", "batches": len(batches),

@@ -17,9 +17,13 @@ the two groups meet; the bins show each group on its own. The work ratio bounds 
 over recomputation at equal cost per unit of work.
 """
 import csv
+import os
 import signal
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import positive_ns, time_ns  # noqa: E402
 
 BINS = [(0, 10), (10, 100), (100, 1000), (1000, None)]
 WORK = ("overdelete_probes", "overdelete_touched", "rederive_probes", "rederive_touched",
@@ -59,7 +63,7 @@ def main(argv):
                       and (hi is None or int(e["dred"]["overdeleted"]) < hi)]
             if not inside:
                 continue
-            ratios = [int(e["dred"]["time_us"]) / max(1, int(e["dd"]["time_us"])) for e in inside]
+            ratios = [time_ns(e["dred"]) / positive_ns(e["dd"]) for e in inside]
             label = f"{lo:,}–{hi - 1:,}" if hi else f"{lo:,} and more"
             print(f"| {key[0]} | {key[1]} | {label} | {len(inside)} "
                   f"| {statistics.median(ratios):.2f} | {sum(r <= 0.5 for r in ratios)} |")
@@ -75,13 +79,14 @@ def main(argv):
             med = statistics.median
             wd = [work(e["dred"]) for e in batches]
             wr = [work(e["recompute"]) for e in batches]
-            td = [int(e["dred"]["time_us"]) for e in batches]
-            tr = [int(e["recompute"]["time_us"]) for e in batches]
+            td = [time_ns(e["dred"]) for e in batches]
+            tr = [time_ns(e["recompute"]) for e in batches]
+            pd = [positive_ns(e["dred"]) for e in batches]
             print(f"| {key[0]} | {key[1]} | {path.split('/')[-1]} | {med(wr):,.0f} | {med(wd):,.0f} "
                   f"| {med(r / max(1, d) for r, d in zip(wr, wd)):.1f} "
-                  f"| {med(r / max(1, d) for r, d in zip(tr, td)):.1f} "
-                  f"| {med(1000 * t / w for t, w in zip(tr, wr) if w):.1f} "
-                  f"| {med(1000 * t / w for t, w in zip(td, wd) if w):.1f} |")
+                  f"| {med(r / d for r, d in zip(tr, pd)):.1f} "
+                  f"| {med(t / w for t, w in zip(tr, wr) if w):.1f} "
+                  f"| {med(t / w for t, w in zip(td, wd) if w):.1f} |")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@ runs. Printed per (dataset, program, size) and for deleting and inserting batche
 median of the per-batch ratios after / before, the number of pairs, and the medians of the
 two times. Batch 0 (materialisation) is reported on its own line.
 
---column: another time column of the report (overdelete_us, rederive_us, insert_us).
+--column: the time compared: time (the default), overdelete, rederive or insert, read from
+the report's `<column>_ns`, or `<column>_us` in reports written before times were taken in
+nanoseconds (old and new reports mix). A suffix `_us` or `_ns` picks the unit printed, µs
+without one: `time_us` (the default) and `time` print µs, `time_ns` ns.
 --by-run: the k-th run of one build is paired with the k-th of the other (the runs having
 alternated, each pair shares the machine's load), and the median is over every (run, batch)
 pair rather than over batches of medians.
@@ -20,26 +23,43 @@ the same run (side by side), after / before: load that slows both engines cancel
 """
 
 import csv
+import os
 import statistics
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import time_ns  # noqa: E402
+
+# Nanoseconds per unit of the figure printed, by the suffix of --column.
+UNITS = {"_us": ("µs", 1000), "_ns": ("ns", 1)}
+
+
+def split_column(column):
+    """--column -> (the column without its unit, (unit printed, ns per unit))."""
+    for suffix, unit in UNITS.items():
+        if column.endswith(suffix):
+            return column[: -len(suffix)], unit
+    return column, UNITS["_us"]
+
 
 def load(paths, engine, column="time_us", against=None):
     """(run, dataset, program, kind, size, seed, batch) -> (figure, deleting), where run is
-    the file's position in `paths`, and figure the engine's `column`, or its ratio to
-    `against`'s in the same batch."""
+    the file's position in `paths`, and figure the engine's `column` (in the unit its suffix
+    names, µs without one), or its ratio to `against`'s in the same batch."""
+    name, (_, per_unit) = split_column(column)
     runs = {}
     for run, path in enumerate(paths.split(",")):
         times = defaultdict(dict)
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
-                if row["error"] or not row[column]:
+                t = None if row["error"] else time_ns(row, name)
+                if t is None:
                     continue
                 key = (run, row["dataset"], row["program"], row["kind"], row["size"],
                        row["seed"], int(row["batch"]))
                 deleting = int(row["eff_del"] or 0) > 0
-                times[key][row["engine"]] = (float(row[column]), deleting)
+                times[key][row["engine"]] = (t / per_unit, deleting)
         for key, by_engine in times.items():
             if engine not in by_engine:
                 continue
@@ -96,7 +116,7 @@ def main():
     before = load(args[0], engine, column, against)
     after = load(args[1], engine, column, against)
     groups = pairs_of(before, after, by_run)
-    unit = f"/ {against}" if against else "µs"
+    unit = f"/ {against}" if against else split_column(column)[1][0]
     print(f"| dataset | program | K | batches | pairs | after / before | before {unit} | "
           f"after {unit} |")
     print("|---|---|---:|---|---:|---:|---:|---:|")

@@ -12,8 +12,12 @@ ratios dred / dd and recompute / dred (each batch measured side by side); and, p
 the deletions, dred's time and work (probes plus rows touched) per over-deleted fact.
 """
 import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import micros, positive_micros, time_ns  # noqa: E402
 
 
 def median(xs):
@@ -37,13 +41,15 @@ def row_of(path):
     if not deletions:
         sys.exit(f"{path}: no deleting batch run by all three engines")
     model = int(next(r for b, r in dred.items() if b[1] == 0)["model_size"])
-    t = lambda eng, b: int(eng[b]["time_us"])
+    t = lambda eng, b: micros(eng[b])
+    # A divisor: a time of 0 counts as 1 µs (max(1, time_us) on old reports).
+    d = lambda eng, b: positive_micros(eng[b])
     over = [int(dred[b]["overdeleted"]) for b in deletions]
     net = [int(dred[b]["model_removed"]) - int(dred[b]["model_added"]) for b in deletions]
     work_cols = ("overdelete_probes", "overdelete_touched", "rederive_probes",
                  "rederive_touched", "insert_probes", "insert_touched")
     work = sum(int(dred[b][c] or 0) for b in deletions for c in work_cols)
-    dred_time = sum(t(dred, b) for b in deletions)
+    dred_ns = sum(time_ns(dred[b]) for b in deletions)
     return {
         "dataset": dataset,
         "program": program,
@@ -55,9 +61,9 @@ def row_of(path):
         "dred": median([t(dred, b) for b in deletions]),
         "dd": median([t(dd, b) for b in deletions]),
         "recompute": median([t(rc, b) for b in deletions]),
-        "dred/dd": median([t(dred, b) / max(1, t(dd, b)) for b in deletions]),
-        "recompute/dred": median([t(rc, b) / max(1, t(dred, b)) for b in deletions]),
-        "ns/over": 1000 * dred_time / max(1, sum(over)),
+        "dred/dd": median([t(dred, b) / d(dd, b) for b in deletions]),
+        "recompute/dred": median([t(rc, b) / d(dred, b) for b in deletions]),
+        "ns/over": dred_ns / max(1, sum(over)),
         "work/over": work / max(1, sum(over)),
     }
 

@@ -11,8 +11,12 @@ Several target reports (e.g. one per change size) are pooled; batches of differe
 seeds are pooled too, so a point's median is over every batch of every seed.
 """
 import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import micros, positive_ns, time_ns  # noqa: E402
 
 
 def med(xs):
@@ -65,10 +69,10 @@ def targets(paths):
         e = cases[key]
         dred, dd, rc = e.get("dred", {}), e.get("dd", {}), e.get("recompute", {})
         batches = sorted(set(dred) & set(dd) & set(rc))
-        t = lambda eng: med([int(eng[b]["time_us"]) for b in batches])
+        t = lambda eng: med([micros(eng[b]) for b in batches])
         # Ratios are medians of per-batch ratios: each batch measured side by side.
-        r_dd = [int(dred[b]["time_us"]) / max(1, int(dd[b]["time_us"])) for b in batches]
-        r_rc = [int(rc[b]["time_us"]) / max(1, int(dred[b]["time_us"])) for b in batches]
+        r_dd = [time_ns(dred[b]) / positive_ns(dd[b]) for b in batches]
+        r_rc = [time_ns(rc[b]) / positive_ns(dred[b]) for b in batches]
         over = med([num(dred[b]["overdeleted"]) for b in batches])
         removed = med([int(dred[b]["model_removed"]) for b in batches])
         probes = med([sum(num(dred[b][c]) or 0 for c in
@@ -96,15 +100,15 @@ def adversarial(path):
     for key in sorted(cases):
         e = cases[key]
         d = e.get("dred", [])
-        t = lambda eng: med([int(r["time_us"]) for r in e.get(eng, [])])
+        t = lambda eng: med([micros(r) for r in e.get(eng, [])])
         ds, prog, kind, k = key
         print(f"| {ds} | {prog} | {kind} | {k} | {fmt(t('dred'))} | {fmt(t('dd'))} "
               f"| {fmt(t('recompute'))} | {fmt(med([num(r['overdeleted']) for r in d]))} "
               f"| {fmt(med([num(r['rederived']) for r in d]))} "
               f"| {fmt(med([int(r['model_removed']) for r in d]))} "
               f"| {fmt(med([int(r['model_size']) for r in d]))} "
-              f"| {fmt(med([num(r['overdelete_us']) for r in d]))} "
-              f"| {fmt(med([num(r['rederive_us']) for r in d]))} |")
+              f"| {fmt(med([micros(r, 'overdelete') for r in d]))} "
+              f"| {fmt(med([micros(r, 'rederive') for r in d]))} |")
     print(f"\n{len(rows)} rows, {sum(1 for r in rows if r.get('error'))} with an error.")
 
 

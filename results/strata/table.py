@@ -17,6 +17,9 @@ import statistics
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import micros, positive_micros  # noqa: E402
+
 
 def fmt_us(us):
     if us >= 1e6:
@@ -54,9 +57,9 @@ def main(folder):
                 continue
             if 0 in by_engine.get(e, {}):
                 materialise.setdefault(key[:2], {}).setdefault(e, []).append(
-                    int(by_engine[e][0]["time_us"]))
-            times = [int(r["time_us"]) for r in batches.values()]
-            ratios = [int(rec[b]["time_us"]) / max(int(r["time_us"]), 1)
+                    micros(by_engine[e][0]))
+            times = [micros(r) for r in batches.values()]
+            ratios = [micros(rec[b]) / positive_micros(r)
                       for b, r in batches.items() if b in rec]
             med = lambda col: (statistics.median(int(r[col]) for r in batches.values())
                                if all(r[col] for r in batches.values()) else None)

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use crate::dred::reference::instances::{FactId, FactTable, InstanceStore};
 use crate::dred::reference::rederive::Survivors;
-use crate::dred::reference::{micros, Core};
+use crate::dred::reference::{nanos, Core};
 use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model};
 use crate::program::Program;
 
@@ -58,7 +58,7 @@ impl Engine for WrongSupport {
         self.core.check_batch(batch)?;
         let mut report = BatchReport {
             inserted: Some(0),
-            insert_us: Some(0),
+            insert_ns: Some(0),
             instances: Some(0),
             body_len: Some(0),
             ..BatchReport::default()
@@ -104,7 +104,7 @@ impl Engine for WrongSupport {
         drop(facts);
         core.relations = next;
         core.insert_phase(0, batch.insertions.iter().cloned(), &mut report, start);
-        report.insert_us = Some(micros(start));
+        report.insert_ns = Some(nanos(start));
         Ok(report)
     }
 

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::regression::{aggregate_change, find_regressions, time_ratios, Tolerances};
+use crate::regression::{
+    aggregate_change, find_regressions, time_ratios, timed_cases, Timing, Tolerances, Untimed,
+};
 use crate::report::read_report;
 use crate::Outcome;
 
@@ -26,12 +28,19 @@ pub struct RegressArgs {
     /// The engine times are divided by.
     #[arg(long, default_value = "recompute")]
     pub reference_engine: String,
-    /// Cases whose reference engine takes less than this many microseconds a batch (median)
-    /// are left out of time ratios: at that scale timer noise dominates. A case is kept or
-    /// left out whole: keeping only its batches above the bound would compare the batches
-    /// that the reference happened to run slowly.
+    /// For cases without an A/A pair (a second instance such as `dred@2`) in either report:
+    /// those whose reference engine takes less than this many microseconds a batch (median)
+    /// are left out of time ratios. A case is kept or left out whole: keeping only its
+    /// batches above the bound would compare the batches that the reference happened to run
+    /// slowly. Cases with an A/A pair are judged by it, whatever their times: left out when
+    /// its median leaves [0.9, 1.1], else with a tolerance widened to their measured noise.
     #[arg(long, default_value_t = 200)]
     pub min_time_us: u64,
+    /// How many standard deviations of a case's A/A-measured noise its median time ratio
+    /// may worsen by, where that is more than `--tolerance` (and likewise for the geometric
+    /// mean against `--aggregate-tolerance`).
+    #[arg(long, default_value_t = 4.0)]
+    pub noise_z: f64,
     /// Allowed relative growth of an engine's total work (probes plus rows touched, summed
     /// over a case's batches).
     #[arg(long, default_value_t = 0.1)]
@@ -55,24 +64,58 @@ pub fn run(args: &RegressArgs) -> anyhow::Result<Outcome> {
         tolerance: args.tolerance,
         reference_engine: args.reference_engine.clone(),
         min_time_us: args.min_time_us,
+        noise_z: args.noise_z,
         work_tolerance: args.work_tolerance,
         aggregate_tolerance: args.aggregate_tolerance,
     };
     let problems = find_regressions(&baseline, &report, &tolerances);
+    let timed = timed_cases(&baseline, &report, &tolerances);
+    let by_aa = timed
+        .values()
+        .filter(|t| matches!(t, Ok(Timing::Noise(_))))
+        .count();
+    let by_floor = timed
+        .values()
+        .filter(|t| matches!(t, Ok(Timing::Floor)))
+        .count();
+    let unreliable: Vec<String> = timed
+        .iter()
+        .filter_map(|(case, t)| match t {
+            Err(Untimed::Unreliable(m)) => Some(format!("{} (A/A median {m:.2})", case.describe())),
+            _ => None,
+        })
+        .collect();
+    let below = timed
+        .values()
+        .filter(|t| matches!(t, Err(Untimed::BelowFloor)))
+        .count();
+    eprintln!(
+        "regress: time ratios judged on {} of {} case(s): {by_aa} by their A/A noise, \
+         {by_floor} by the {} µs floor; left out: {} with an unreliable A/A pair, {below} \
+         without one below the floor",
+        by_aa + by_floor,
+        timed.len(),
+        args.min_time_us,
+        unreliable.len()
+    );
+    for u in &unreliable {
+        eprintln!("  unreliable: {u}");
+    }
     if problems.is_empty() {
-        let old = time_ratios(&baseline, &args.reference_engine, args.min_time_us);
-        let new = time_ratios(&report, &args.reference_engine, args.min_time_us);
-        let overall: Vec<String> = aggregate_change(&old, &new)
-            .into_iter()
-            .map(|(e, (f, n))| format!("{e} {f:.2} over {n} case(s)"))
-            .collect();
+        let old = time_ratios(&baseline, &args.reference_engine);
+        let new = time_ratios(&report, &args.reference_engine);
+        let overall: Vec<String> =
+            aggregate_change(&old, &new, &timed, args.aggregate_tolerance, args.noise_z)
+                .into_iter()
+                .map(|(e, (f, n, allowed))| {
+                    format!("{e} {f:.2} over {n} case(s), allowed {allowed:.2}")
+                })
+                .collect();
         eprintln!(
             "regress: {} baseline row(s) matched; deterministic figures equal; time ratios within \
-             {:.0}% per case and {:.0}% overall (new / old, geometric mean: {})",
+             their allowance per case and overall (new / old, geometric mean: {})",
             baseline.len(),
-            args.tolerance * 100.0,
-            args.aggregate_tolerance * 100.0,
-            overall.join(", ")
+            overall.join("; ")
         );
         Ok(Outcome::Agree)
     } else {

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use clap::Args;
 use dred_core::io;
 
-use crate::engines::EngineKind;
+use crate::engines::{EngineKind, EngineSpec};
 use crate::inputs::{dataset_name, read_inputs, stem};
 use crate::report::write_report;
-use crate::runner::{run_case, Case, Check, Labels};
+use crate::runner::{run_case, Case, Check, EngineOrder, Labels, OrderMode};
 use crate::{BadInput, Outcome};
 
 /// Arguments of `dredbench run`.
@@ -27,8 +27,15 @@ pub struct RunArgs {
     /// Engines to run, comma-separated; the first one's model is written by `--out`.
     /// Default: every engine that supports the program, the slow `reference` and `oracle`
     /// only on small EDBs.
+    /// `dred@2` (or `dred` twice) adds a second, independent `dred`: the A/A check.
     #[arg(long, value_delimiter = ',')]
-    pub engines: Vec<EngineKind>,
+    pub engines: Vec<EngineSpec>,
+    /// The order of the engines on each batch: `shuffle` (a seeded random permutation per
+    /// batch, the default), `rotate` (the listed order, rotated) or `listed`; the report's
+    /// `position` column records it.
+    #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
+    pub order: OrderMode,
+
     /// Write the final model of each `.output` relation as `<relation>.csv` here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -85,17 +92,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         args.hostfile.as_deref(),
     )
     .map_err(|e| BadInput::Other(e.to_string()))?;
-    let mut kinds = Vec::new();
-    let requested = if args.engines.is_empty() {
-        EngineKind::default_for(&inputs.program, inputs.edb.len())
+    let kinds = if args.engines.is_empty() {
+        EngineSpec::of_kinds(&EngineKind::default_for(&inputs.program, inputs.edb.len()))
     } else {
-        args.engines.clone()
+        EngineSpec::distinct(&args.engines)
     };
-    for k in requested {
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
     if kinds.is_empty() {
         return Err(BadInput::Other("--engines names no engine".into()).into());
     }
@@ -115,6 +116,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         symbols: &inputs.symbols,
         edb: &inputs.edb,
         batches: &inputs.batches,
+        order: EngineOrder::for_case(args.order, &labels),
         labels,
         check: args.check,
     };
@@ -172,7 +174,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
             m.answers(&outcome.model).len()
         );
     }
-    let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+    let names: Vec<String> = kinds.iter().map(|k| k.name()).collect();
     eprintln!(
         "{} batch(es); engines {} agree after every batch; final IDB has {} fact(s)",
         inputs.batches.len(),

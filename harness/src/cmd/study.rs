@@ -9,8 +9,9 @@ use clap::Args;
 
 use crate::cases::{progress_bar, run_one, SweepCase};
 use crate::charts::plot_rows;
-use crate::engines::EngineKind;
+use crate::engines::{EngineKind, EngineSpec};
 use crate::report::write_report;
+use crate::runner::OrderMode;
 use crate::stats::{BIMODAL_RATIO, PERCENTILES_FROM};
 use crate::summary::summary;
 use crate::updates::{StreamSpec, UpdateKind};
@@ -32,7 +33,16 @@ pub struct StudyArgs {
     pub with_fetched: bool,
     /// Engines compared; recomputation is always included as the line to beat.
     #[arg(long, value_delimiter = ',', default_value = "dred,bf,dd,recompute")]
-    pub engines: Vec<EngineKind>,
+    pub engines: Vec<EngineSpec>,
+    /// Run no A/A pair. By default a second, independent `dred` (`dred@2`) runs beside the
+    /// engines on every case (in `--full`, on the cases of 1 and 10 facts a batch), and the
+    /// summary gives the ratio of the two per case: what the instrument reads when it
+    /// compares a thing with itself, against which every other ratio is read.
+    #[arg(long)]
+    pub no_aa: bool,
+    /// The order of the engines on each batch (`shuffle`, `rotate` or `listed`; see `run`).
+    #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
+    pub order: OrderMode,
     /// Smaller study for CI: fewer datasets, sizes and batches.
     #[arg(long)]
     pub quick: bool,
@@ -230,7 +240,8 @@ fn planned_cases(args: &StudyArgs, batches: usize) -> Vec<SweepCase> {
                     // Random insertions accumulate: 21 batches of 100 random edges close
                     // cycles across an ontology and grow its closure past 4 GB (GO CC, seen);
                     // 10 batches of 100 (the study before 21 batches) or 21 of 10 stay small.
-                    if matches!(kind, UpdateKind::Insert | UpdateKind::Mixed)
+                    if !args.quick
+                        && matches!(kind, UpdateKind::Insert | UpdateKind::Mixed)
                         && size * batches > 1000
                     {
                         continue;
@@ -244,7 +255,10 @@ fn planned_cases(args: &StudyArgs, batches: usize) -> Vec<SweepCase> {
                             batches,
                             seed: 1,
                             relation: relation.clone(),
-                            revert: false,
+                            // The quick study's streams are reverted: every batch starts
+                            // from the original EDB, so a small dataset gives as many
+                            // batches as the A/A check and the gate need.
+                            revert: args.quick,
                         },
                     });
                 }
@@ -351,14 +365,35 @@ fn record_invocation(
     Ok(runs.iter().map(|r| r.seconds).sum())
 }
 
+/// The second instance the study runs beside the engines: `dred@2`, the A/A check.
+pub const AA_PAIR: EngineSpec = EngineSpec {
+    kind: EngineKind::Dred,
+    instance: 2,
+};
+
+/// Whether the study runs the A/A pair on `case`: on every case, but in the full study only
+/// on changes of 1 and 10 facts (the batches of a few µs, where the order of the engines
+/// weighed most, at a quarter of `dred`'s time in the study).
+fn has_aa_pair(case: &SweepCase, full: bool) -> bool {
+    !full || case.spec.size <= 10
+}
+
 /// Runs the study and writes its results.
 pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let started = std::time::Instant::now();
-    let mut engines = args.engines.clone();
-    if !engines.contains(&EngineKind::Recompute) {
-        engines.push(EngineKind::Recompute);
+    let mut engines = EngineSpec::distinct(&args.engines);
+    if !engines.iter().any(|e| e.kind == EngineKind::Recompute) {
+        engines.push(EngineSpec::of(EngineKind::Recompute));
     }
-    let batches = args.batches.unwrap_or(if args.quick { 11 } else { 21 });
+    // The A/A pair: unless asked for none, or the engines hold a second instance already.
+    let with_aa = {
+        let mut v = engines.clone();
+        if !args.no_aa && !engines.iter().any(|e| e.instance > 1) {
+            v.push(AA_PAIR);
+        }
+        v
+    };
+    let batches = args.batches.unwrap_or(if args.quick { 25 } else { 21 });
     let cases = if args.full {
         crate::full_study::full_cases()
     } else {
@@ -402,7 +437,19 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             case.spec.kind.name(),
             case.spec.size
         ));
-        rows.extend(run_one(case, &engines, 1, &git_rev, &progress));
+        let case_engines = if has_aa_pair(case, args.full) {
+            &with_aa
+        } else {
+            &engines
+        };
+        rows.extend(run_one(
+            case,
+            case_engines,
+            args.order,
+            1,
+            &git_rev,
+            &progress,
+        ));
         if args.full {
             write_report(&report, &rows)?;
         }

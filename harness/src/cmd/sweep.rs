@@ -11,9 +11,10 @@ use clap::Args;
 use indicatif::ProgressBar;
 
 use crate::cases::{progress_bar, run_one, SweepCase};
-use crate::engines::EngineKind;
+use crate::engines::EngineSpec;
 use crate::inputs::stem;
 use crate::report::{write_report, ReportRow};
+use crate::runner::OrderMode;
 use crate::updates::{StreamSpec, UpdateKind};
 use crate::Outcome;
 
@@ -39,8 +40,15 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 20)]
     pub batches: usize,
     /// Engines, comma-separated; the first is the one the others are compared with.
+    /// `dred@2` (or `dred` twice) adds a second, independent `dred`: the A/A check.
     #[arg(long, value_delimiter = ',', default_value = "dred,bf,dd,recompute")]
-    pub engines: Vec<EngineKind>,
+    pub engines: Vec<EngineSpec>,
+    /// The order of the engines on each batch: `shuffle` (a seeded random permutation per
+    /// batch, the default), `rotate` (the listed order, rotated) or `listed`; the report's
+    /// `position` column records it.
+    #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
+    pub order: OrderMode,
+
     /// Worker threads for engines that use them.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
@@ -98,7 +106,8 @@ pub fn sweep(args: &SweepArgs, progress: &ProgressBar) -> Vec<ReportRow> {
         ));
         rows.extend(run_one(
             &case,
-            &args.engines,
+            &EngineSpec::distinct(&args.engines),
+            args.order,
             args.workers,
             &git_rev,
             progress,

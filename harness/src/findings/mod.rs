@@ -199,9 +199,7 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
             removed.push(d.model_removed as f64);
         }
         for (e, r) in engines {
-            time.entry(e.to_string())
-                .or_default()
-                .push(r.time_us as f64);
+            time.entry(e.to_string()).or_default().push(r.time_us());
         }
         if let Some(base) = engines.get(RECOMPUTE) {
             for (e, r) in engines {
@@ -209,12 +207,12 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
                     speedup
                         .entry(e.to_string())
                         .or_default()
-                        .push(base.time_us.max(1) as f64 / r.time_us.max(1) as f64);
+                        .push(base.time_ns.max(1) as f64 / r.time_ns.max(1) as f64);
                 }
             }
         }
         if let (Some(b), Some(d)) = (engines.get("bf"), engines.get("dred")) {
-            bf_over_dred.push(b.time_us.max(1) as f64 / d.time_us.max(1) as f64);
+            bf_over_dred.push(b.time_ns.max(1) as f64 / d.time_ns.max(1) as f64);
             if let Some(c) = b.checked {
                 bf_checked.push(c as f64);
             }
@@ -787,7 +785,7 @@ pub fn time_follows_overdeletion(rows: &[ReportRow]) -> BTreeMap<String, (usize,
             pairs
                 .entry(r.engine.clone())
                 .or_default()
-                .push((o as f64, r.time_us as f64));
+                .push((o as f64, r.time_ns as f64));
         }
     }
     pairs

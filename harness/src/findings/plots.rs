@@ -402,7 +402,7 @@ pub fn time_against_overdeletion(rows: &[ReportRow]) -> Figure {
                     continue;
                 };
                 if let Some(i) = programs.iter().position(|p| *p == r.program) {
-                    series[i].1.push((o as f64, r.time_us.max(1) as f64));
+                    series[i].1.push((o as f64, r.time_us().max(1e-3)));
                 }
             }
             series.retain(|s| !s.1.is_empty());

@@ -9,7 +9,7 @@ fn row(engine: &str, stream: &str, batch: usize, time: u64) -> ReportRow {
         stream: stream.into(),
         kind: "delete".into(),
         size: Some(1),
-        time_us: time,
+        time_ns: time * 1000,
         git_rev: "abc".into(),
         ..ReportRow::default()
     }

@@ -458,7 +458,7 @@ impl Dred {
         changes: &mut LowerChanges,
         totals: &mut LevelTotals,
         rounds: &mut Vec<Round>,
-        phase_us: &mut [u64; 3],
+        phase_ns: &mut [u64; 3],
     ) -> Result<NetChange, EngineError> {
         let t = Instant::now();
         // The level's aggregate groups that the changes below touched: their old rows are
@@ -477,7 +477,7 @@ impl Dred {
             .collect();
         if self.maintenance == Maintenance::BackwardForward {
             return self.maintain_level_bf(
-                level, changes, totals, rounds, phase_us, t, &touched, &old_rows,
+                level, changes, totals, rounds, phase_ns, t, &touched, &old_rows,
             );
         }
         let given: Vec<RowRef> = old_rows.iter().flatten().copied().collect();
@@ -491,7 +491,7 @@ impl Dred {
         changes.show_new(&mut self.relations);
         let mut over = over?;
         self.remove_overdeleted(&mut over);
-        phase_us[0] += t.elapsed().as_micros() as u64;
+        phase_ns[0] += t.elapsed().as_nanos() as u64;
         for (i, rows) in over.rounds.iter().enumerate() {
             rounds.push(self.round(level, Phase::Overdelete, i + 1, rows));
         }
@@ -513,13 +513,13 @@ impl Dred {
             given.extend(stays);
             self.rederive_given(&over, &given)
         };
-        phase_us[1] += t.elapsed().as_micros() as u64;
+        phase_ns[1] += t.elapsed().as_nanos() as u64;
         for (i, rows) in re.rounds.iter().enumerate() {
             rounds.push(self.round(level, Phase::Rederive, i + 1, rows));
         }
 
         self.insert_level(
-            level, changes, totals, rounds, phase_us, &over, &re, &additions,
+            level, changes, totals, rounds, phase_ns, &over, &re, &additions,
         )
     }
 
@@ -563,7 +563,7 @@ impl Dred {
         changes: &mut LowerChanges,
         totals: &mut LevelTotals,
         rounds: &mut Vec<Round>,
-        phase_us: &mut [u64; 3],
+        phase_ns: &mut [u64; 3],
         t: Instant,
         touched: &[(plans::AggregatePlan, Tuple)],
         old_rows: &[Option<RowRef>],
@@ -606,14 +606,14 @@ impl Dred {
         let (mut over, counts) =
             self.delete_unproved(level, start, overdelete::OverDeleted::default())?;
         over.work += work.total();
-        phase_us[0] += t.elapsed().as_micros() as u64;
+        phase_ns[0] += t.elapsed().as_nanos() as u64;
         for (i, rows) in over.rounds.iter().enumerate() {
             rounds.push(self.round(level, Phase::Delete, i + 1, rows));
         }
         totals.checks += counts;
         let re = rederive::Rederived::default();
         self.insert_level(
-            level, changes, totals, rounds, phase_us, &over, &re, &additions,
+            level, changes, totals, rounds, phase_ns, &over, &re, &additions,
         )
     }
 
@@ -625,7 +625,7 @@ impl Dred {
         changes: &mut LowerChanges,
         totals: &mut LevelTotals,
         rounds: &mut Vec<Round>,
-        phase_us: &mut [u64; 3],
+        phase_ns: &mut [u64; 3],
         over: &overdelete::OverDeleted,
         re: &rederive::Rederived,
         additions: &[Vec<Tuple>],
@@ -657,7 +657,7 @@ impl Dred {
             self.trace_facts,
             self.recorder.as_mut(),
         );
-        phase_us[2] += t.elapsed().as_micros() as u64;
+        phase_ns[2] += t.elapsed().as_nanos() as u64;
         totals.add(over, re, &ins);
         rounds.extend(ins.rounds);
 
@@ -766,7 +766,7 @@ impl Engine for Dred {
         };
         // As the reference, batch 0 leaves `inserted` empty: the model's size says it all.
         Ok(BatchReport {
-            insert_us: Some(t.elapsed().as_micros() as u64),
+            insert_ns: Some(t.elapsed().as_nanos() as u64),
             insert_work: Some(outcome.work),
             rounds: outcome.rounds,
             ..BatchReport::default()
@@ -809,7 +809,7 @@ impl Engine for Dred {
             self.remove_overdeleted(&mut over);
             over
         };
-        let mut phase_us = [t.elapsed().as_micros() as u64, 0, 0];
+        let mut phase_ns = [t.elapsed().as_nanos() as u64, 0, 0];
         let phase = if bf { Phase::Delete } else { Phase::Overdelete };
         let mut rounds: Vec<Round> = over
             .rounds
@@ -824,7 +824,7 @@ impl Engine for Dred {
         } else {
             self.rederive(&over)
         };
-        phase_us[1] += t.elapsed().as_micros() as u64;
+        phase_ns[1] += t.elapsed().as_nanos() as u64;
         for (i, rows) in re.rounds.iter().enumerate() {
             rounds.push(self.round(0, Phase::Rederive, i + 1, rows));
         }
@@ -835,7 +835,7 @@ impl Engine for Dred {
         };
         let t = Instant::now();
         let ins = self.insert(&batch.insertions);
-        phase_us[2] += t.elapsed().as_micros() as u64;
+        phase_ns[2] += t.elapsed().as_nanos() as u64;
         totals.add(&over, &re, &ins);
         rounds.extend(ins.rounds);
 
@@ -853,20 +853,20 @@ impl Engine for Dred {
             changes.record_revived(&self.relations, &batch.insertions, &insert_start);
             for level in 1..levels {
                 let level_net =
-                    self.maintain_level(level, changes, &mut totals, &mut rounds, &mut phase_us)?;
+                    self.maintain_level(level, changes, &mut totals, &mut rounds, &mut phase_ns)?;
                 net.removed += level_net.removed;
                 net.added += level_net.added;
             }
         }
         self.last_change = net;
-        report.overdelete_us = Some(phase_us[0]);
-        report.rederive_us = Some(phase_us[1]);
+        report.overdelete_ns = Some(phase_ns[0]);
+        report.rederive_ns = Some(phase_ns[1]);
         if bf {
             report.checked = Some(totals.checks.checked);
             report.disproved = Some(totals.checks.disproved);
             report.backward_instances = Some(totals.checks.backward_instances);
         }
-        report.insert_us = Some(phase_us[2]);
+        report.insert_ns = Some(phase_ns[2]);
         report.overdeleted = Some(totals.overdeleted);
         report.rederived = Some(totals.rederived);
         report.inserted = Some(totals.inserted);

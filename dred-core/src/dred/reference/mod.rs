@@ -147,14 +147,14 @@ impl Engine for Reference {
             InstanceStore::enumerate_level(&core.named, &core.enumeration_plans, &facts, level0)
                 .map_err(|e| core.store_error(e))?;
         let overdeleted = overdelete(&store, &facts, core.deletions(&facts, batch)?);
-        let overdelete_us = micros(start);
+        let overdelete_ns = nanos(start);
 
         // Phase 2: S = (I ∪ J) \ D, grown by rederivation.
         let start = Instant::now();
         let mut survivors = Survivors::after(&facts, &overdeleted);
         let recording = core.recorder.is_some();
         let rederived = rederive(&store, &facts, &overdeleted, &mut survivors, recording);
-        let rederive_us = micros(start);
+        let rederive_ns = nanos(start);
         if recording {
             let mut found = core.record_overdeleted(0, &store, &facts, &overdeleted, |_| None);
             found.extend(core.record_rederived(0, &store, &facts, &rederived));
@@ -184,8 +184,8 @@ impl Engine for Reference {
             instances: Some(store.len() as u64),
             body_len: Some(store.body_len() as u64),
             membership_tests: Some(rederived.membership_tests),
-            overdelete_us: Some(overdelete_us),
-            rederive_us: Some(rederive_us),
+            overdelete_ns: Some(overdelete_ns),
+            rederive_ns: Some(rederive_ns),
             rounds,
             ..BatchReport::default()
         };
@@ -245,8 +245,8 @@ fn add<T: std::ops::Add<Output = T> + Default>(figure: &mut Option<T>, x: T) {
 }
 
 /// Microseconds since `start`.
-pub(crate) fn micros(start: Instant) -> u64 {
-    u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
+pub(crate) fn nanos(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// What the reference and the wrong-support control share: the program with wildcards named,
@@ -548,9 +548,9 @@ impl Core {
             overdeleted: Some(0),
             rederived: Some(0),
             inserted: Some(0),
-            overdelete_us: Some(0),
-            rederive_us: Some(0),
-            insert_us: Some(0),
+            overdelete_ns: Some(0),
+            rederive_ns: Some(0),
+            insert_ns: Some(0),
             instances: Some(0),
             body_len: Some(0),
             membership_tests: Some(0),
@@ -728,7 +728,7 @@ impl Core {
                 rec.derivations.extend(found);
             }
         }
-        add(&mut report.overdelete_us, micros(start));
+        add(&mut report.overdelete_ns, nanos(start));
         add(&mut report.overdeleted, overdeleted.idb().len());
         add(&mut report.instances, store.len() as u64);
         add(&mut report.body_len, store.body_len() as u64);
@@ -796,7 +796,7 @@ impl Core {
                 rec.derivations.extend(found);
             }
         }
-        add(&mut report.rederive_us, micros(start));
+        add(&mut report.rederive_ns, nanos(start));
         add(&mut report.rederived, rederived.len());
         add(&mut report.membership_tests, rederived.membership_tests);
         for (i, restored) in rederived.rounds.iter().enumerate() {
@@ -817,7 +817,7 @@ impl Core {
         first.extend(changed);
         let mut level_report = BatchReport::default();
         self.insert_phase_by(level, first, &absent, &mut level_report, start);
-        add(&mut report.insert_us, level_report.insert_us.unwrap_or(0));
+        add(&mut report.insert_ns, level_report.insert_ns.unwrap_or(0));
         add(&mut report.inserted, level_report.inserted.unwrap_or(0));
         report.rounds.extend(level_report.rounds);
         Ok(())
@@ -864,7 +864,7 @@ impl Core {
                 rec.note(level, Phase::Insert, 1, f.rel, &f.tuple, rule, vars);
             }
         }
-        report.insert_us = Some(micros(start));
+        report.insert_ns = Some(nanos(start));
         report.inserted = Some(inserted.idb_added);
         for (i, facts) in inserted.rounds.into_iter().enumerate() {
             report

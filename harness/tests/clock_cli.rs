@@ -1,0 +1,120 @@
+//! End-to-end tests of the calibrated clock in `dredbench`: nanosecond times, each engine's
+//! place in the order of every batch, the A/A pair (`dred@2`), the study's A/A column, and
+//! `regress` judging microsecond cases by their A/A noise.
+
+mod common;
+use common::{dredbench, stderr};
+
+use std::collections::BTreeMap;
+
+/// `run --engines dred,dred@2,recompute`: three engines agree, each row says where its
+/// engine ran in its batch, every batch's places are 1, 2 and 3, and the times are
+/// nanoseconds.
+#[test]
+fn an_aa_pair_runs_beside_the_engines_and_every_batch_records_the_order() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("report.csv");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        "datasets/seed/path.dl",
+        "--facts",
+        "datasets/seed/facts",
+        "--updates",
+        "datasets/seed/delete-ab.updates",
+        "--engines",
+        "dred,dred@2,recompute",
+        "--report",
+        report.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("engines dred, dred@2, recompute agree"),
+        "{}",
+        stderr(&o)
+    );
+    let mut rdr = csv::Reader::from_path(&report).expect("report");
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    assert!(headers.iter().all(|h| h != "time_us"), "{headers:?}");
+    let mut places: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in rdr.records() {
+        let r = r.expect("row");
+        assert!(r[col("time_ns")].parse::<u64>().expect("ns") > 0);
+        places
+            .entry(r[col("batch")].to_string())
+            .or_default()
+            .push(r[col("position")].to_string());
+        if &r[col("batch")] == "1" && r[col("engine")].starts_with("dred") {
+            assert_eq!(
+                &r[col("overdeleted")],
+                "3",
+                "both instances over-delete the same 3"
+            );
+        }
+    }
+    assert_eq!(places.len(), 2, "batches 0 and 1");
+    for (batch, mut p) in places {
+        p.sort();
+        assert_eq!(p, ["1", "2", "3"], "batch {batch}");
+    }
+}
+
+/// A misspelt engine or instance is bad input, exit 2, with the engines' names.
+#[test]
+fn a_bad_engine_instance_is_refused() {
+    for bad in ["dred@0", "dredd"] {
+        let o = dredbench(&[
+            "run",
+            "--program",
+            "datasets/seed/path.dl",
+            "--facts",
+            "datasets/seed/facts",
+            "--engines",
+            &format!("recompute,{bad}"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("dred"), "{bad}: {}", stderr(&o));
+    }
+}
+
+/// `sweep` with the A/A pair, then `regress` of the report against itself: every case is
+/// judged by its A/A noise, and the same report passes.
+#[test]
+fn regress_judges_a_sweep_by_its_aa_pairs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("sweep.csv");
+    let o = dredbench(&[
+        "sweep",
+        "--datasets",
+        "seed",
+        "--programs",
+        "datasets/programs/tc_linear.dl",
+        "--kinds",
+        "insert",
+        "--sizes",
+        "1",
+        "--batches",
+        "15",
+        "--revert",
+        "--engines",
+        "dred,dred,recompute",
+        "--report",
+        report.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert!(
+        text.contains(",dred@2,"),
+        "a repeated name is a second instance"
+    );
+    let r = report.to_str().expect("utf-8");
+    let o = dredbench(&["regress", "--baseline", r, "--report", r]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("judged on 1 of 1 case(s): 1 by their A/A noise")
+            || err.contains("left out: 1 with an unreliable A/A pair"),
+        "{err}"
+    );
+}
