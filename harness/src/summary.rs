@@ -105,6 +105,16 @@ pub fn summary(rows: &[ReportRow]) -> String {
                 .collect()
         };
         let recompute = time_of("recompute");
+        // The case's A/A checks; an unreliable one flags every time ratio of the row.
+        let checks: Vec<AaCheck> = aa_pairs
+            .iter()
+            .filter_map(|(second, first)| AaCheck::of(&time_of(second), &time_of(first)))
+            .collect();
+        let flag = if checks.iter().any(|c| !c.reliable()) {
+            " ⚠"
+        } else {
+            ""
+        };
         let _ = write!(
             s,
             "| {dataset} | {program} | {kind} | {size} | {batches} | {model} | {} |",
@@ -121,7 +131,12 @@ pub fn summary(rows: &[ReportRow]) -> String {
                     .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
                     .collect(),
             );
-            let _ = write!(s, " {} | {} |", cell(times, 1, ""), cell(speedup, 1, "×"));
+            let _ = write!(
+                s,
+                " {} | {}{flag} |",
+                cell(times, 1, ""),
+                cell(speedup, 1, "×")
+            );
         }
         let times = Spread::of(recompute.values().map(|&v| v as f64 / 1e3).collect());
         let _ = write!(s, " {} |", cell(times, 1, ""));

@@ -115,6 +115,10 @@ fn write_cases(f: &Findings, path: &Path) -> anyhow::Result<()> {
         "speedup_dred",
         "speedup_bf",
         "speedup_dd",
+        "aa_median",
+        "aa_p10",
+        "aa_p90",
+        "aa_unreliable",
     ])?;
     let m = |s: Option<crate::stats::Spread>| s.map_or(String::new(), |s| format!("{}", s.median));
     for c in &f.cases {
@@ -140,6 +144,10 @@ fn write_cases(f: &Findings, path: &Path) -> anyhow::Result<()> {
             sp("dred"),
             sp("bf"),
             sp("dd"),
+            c.aa.map_or(String::new(), |a| a.median.to_string()),
+            c.aa.map_or(String::new(), |a| a.p10.to_string()),
+            c.aa.map_or(String::new(), |a| a.p90.to_string()),
+            c.aa.map_or(String::new(), |a| (!a.reliable()).to_string()),
         ])?;
     }
     dred_core::io::write_atomic(path, &w.into_inner()?)

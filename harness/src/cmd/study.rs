@@ -470,6 +470,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         plot_rows(&rows, &args.out.join("plots"), "recompute")?
     };
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
+    let order = format!("{:?}", args.order).to_lowercase();
     let mut md =
         format!(
         "# dredbench study\n\nRevision `{git_rev}`, {} case(s), {} batch(es) each, engines {}; \
@@ -483,10 +484,17 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
          by X's on the same batch (a median of per-batch ratios, not a ratio of medians). \
          `over-deleted / removed` is DRed's over-deleted IDB facts divided by the IDB facts the \
          batch really removed (a batch that removed nothing counts as 1); `bf deleted / \
-         removed` the same for the facts Backward/Forward deleted.\n\n",
+         removed` the same for the facts Backward/Forward deleted. The engines process every \
+         batch in the order `--order {order}` gives (`shuffle`, the default: a seeded random \
+         permutation per batch; the report's `position` column says where each ran). `A/A dred@2 / dred` is the A/A check: a second, independent `dred` \
+         beside the first, the median over batches of its time divided by the first's with \
+         p10 and p90 by nearest rank; ⚠ marks a case whose A/A median leaves [0.9, 1.1] (the \
+         instrument does not resolve that case's ratios), and its ratio cells with it.\n\n",
         cases.len(),
         if args.full {
             "5 or 11 (reverted)".to_string()
+        } else if args.quick {
+            format!("{batches} forward, each followed by its inverse,")
         } else {
             batches.to_string()
         },

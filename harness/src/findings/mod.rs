@@ -10,7 +10,10 @@
 //! - the crossover: the change size at which recomputing becomes as cheap as an engine,
 //!   interpolated log–log between the two measured sizes around it ([`crossover`]);
 //! - which graph properties predict a large over-deletion: Spearman's rank correlation over
-//!   the random-deletion cases ([`spearman`]).
+//!   the random-deletion cases ([`spearman`]);
+//! - the A/A check of the cases that ran a second `dred` (`dred@2`): per batch, its time over
+//!   the first's, over all the case's batches; a case whose median leaves [0.9, 1.1] has its
+//!   time ratios marked ⚠ (unreliable) in every table.
 //!
 //! [`render`] fills a template with these figures: `{{table:NAME}}`, `{{value:NAME}}` and
 //! `{{figure:NAME}}` placeholders; an unknown name is an error, so no figure is silently
@@ -23,7 +26,7 @@ use std::fmt::Write as _;
 
 use crate::datasets::shape::Shape;
 use crate::report::ReportRow;
-use crate::stats::{median, Spread};
+use crate::stats::{median, AaCheck, Spread};
 
 /// The engines the findings compare, in table order; recomputation is the line to beat.
 pub const ENGINES: [&str; 3] = ["dred", "bf", "dd"];
@@ -61,6 +64,16 @@ pub struct CaseFigures {
     pub bf_over_dred: Option<Spread>,
     /// Facts `bf` checked per batch.
     pub bf_checked: Option<Spread>,
+    /// The A/A check (`dred@2` / `dred`, every batch after materialisation), if the case ran
+    /// the pair.
+    pub aa: Option<AaCheck>,
+}
+
+impl CaseFigures {
+    /// Whether the case's time ratios are flagged: its A/A pair reads outside [0.9, 1.1].
+    pub fn unreliable(&self) -> bool {
+        self.aa.is_some_and(|a| !a.reliable())
+    }
 }
 
 /// A study's report, grouped into cases.
@@ -167,9 +180,16 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
     let first = rows[0];
     let mut by_batch: BTreeMap<usize, BTreeMap<&str, &ReportRow>> = BTreeMap::new();
     let mut model_size = 0;
+    let mut aa_times: BTreeMap<&str, BTreeMap<usize, u64>> = BTreeMap::new();
     for r in rows {
         if r.batch == 0 && r.engine == RECOMPUTE {
             model_size = r.model_size;
+        }
+        if r.batch > 0 && (r.engine == "dred" || r.engine == "dred@2") {
+            aa_times
+                .entry(r.engine.as_str())
+                .or_default()
+                .insert(r.batch, r.time_ns);
         }
         if forward(&r.stream, r.batch) {
             by_batch
@@ -238,6 +258,10 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
         speedup: spreads(speedup),
         bf_over_dred: Spread::of(bf_over_dred),
         bf_checked: Spread::of(bf_checked),
+        aa: match (aa_times.get("dred@2"), aa_times.get("dred")) {
+            (Some(second), Some(first)) => AaCheck::of(second, first),
+            _ => None,
+        },
     }
 }
 
@@ -365,7 +389,8 @@ pub fn short_dataset(name: &str) -> String {
 }
 
 /// The named tables.
-pub const TABLES: [&str; 8] = [
+pub const TABLES: [&str; 9] = [
+    "aa",
     "overdeletion",
     "bf_work",
     "amplification",
@@ -384,7 +409,8 @@ pub fn table(f: &Findings, name: &str) -> Option<String> {
         "targeted" => targeted_table(f),
         "crossover" => crossover_table(f),
         "predictors" => predictors_table(f),
-        "bf" => by_size_table(f, "delete", |c| c.bf_over_dred.map(|s| s.median)),
+        "bf" => timed_table(f, "delete", |c| c.bf_over_dred.map(|s| s.median)),
+        "aa" => aa_table(f),
         "bf_work" => by_size_table(f, "delete", |c| {
             let checked = c.bf_checked?.median;
             let over = c.overdeleted?.median;
@@ -405,6 +431,16 @@ fn cell(v: Option<f64>) -> String {
 
 /// Rows (dataset, program) of `kind`, columns its sizes, cells `value` of the case.
 fn by_size_table(f: &Findings, kind: &str, value: impl Fn(&CaseFigures) -> Option<f64>) -> String {
+    marked_table(f, kind, value, |_| false)
+}
+
+/// [`by_size_table`] with the cells of the cases `mark` picks followed by ⚠.
+fn marked_table(
+    f: &Findings,
+    kind: &str,
+    value: impl Fn(&CaseFigures) -> Option<f64>,
+    mark: impl Fn(&CaseFigures) -> bool,
+) -> String {
     let sizes = f.sizes(kind);
     let mut s = String::from("| dataset | program |");
     for k in &sizes {
@@ -416,7 +452,53 @@ fn by_size_table(f: &Findings, kind: &str, value: impl Fn(&CaseFigures) -> Optio
     for (d, p) in f.pairs(kind) {
         let _ = write!(s, "| {} | {} |", short_dataset(&d), p);
         for &k in &sizes {
-            let _ = write!(s, " {} |", cell(f.case(&d, &p, kind, k).and_then(&value)));
+            let case = f.case(&d, &p, kind, k);
+            let flag = if case.is_some_and(&mark) { " ⚠" } else { "" };
+            let _ = write!(s, " {}{flag} |", cell(case.and_then(&value)));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// [`by_size_table`] of a time ratio: the cell of a case whose A/A pair is unreliable is
+/// marked ⚠.
+fn timed_table(f: &Findings, kind: &str, value: impl Fn(&CaseFigures) -> Option<f64>) -> String {
+    marked_table(f, kind, value, CaseFigures::unreliable)
+}
+
+/// The A/A check of every case that ran the pair: rows (dataset, program, kind), columns the
+/// change sizes, cells the median of `dred@2` / `dred` per batch with p10 and p90, ⚠ outside
+/// [0.9, 1.1].
+fn aa_table(f: &Findings) -> String {
+    let with_aa: Vec<&CaseFigures> = f.cases.iter().filter(|c| c.aa.is_some()).collect();
+    let sizes: BTreeSet<usize> = with_aa.iter().map(|c| c.size).collect();
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    for c in &with_aa {
+        let key = (c.dataset.clone(), c.program.clone(), c.kind.clone());
+        if !rows.contains(&key) {
+            rows.push(key);
+        }
+    }
+    let mut s = String::from("| dataset | program | change |");
+    for k in &sizes {
+        let _ = write!(s, " {} | dred µs |", thousands(*k as f64));
+    }
+    s.push_str("\n|---|---|---|");
+    s.push_str(&"---:|---:|".repeat(sizes.len()));
+    s.push('\n');
+    for (d, p, kind) in rows {
+        let _ = write!(s, "| {} | {} | {} |", short_dataset(&d), p, kind);
+        for &k in &sizes {
+            let case = f.case(&d, &p, &kind, k);
+            let check = case.and_then(|c| c.aa);
+            let time = case.and_then(|c| c.time.get("dred")).map(|t| t.median);
+            let _ = write!(
+                s,
+                " {} | {} |",
+                check.map_or("—".into(), |a| a.render().replace(" unreliable", "")),
+                cell(time)
+            );
         }
         s.push('\n');
     }
@@ -490,7 +572,13 @@ fn crossover_table(f: &Findings) -> String {
             ("insert", "dd"),
         ] {
             let c = crossover_of(f, &d, &p, kind, engine);
-            let _ = write!(s, " {} |", c.map_or("—".into(), |c| c.render()));
+            // Interpolated from the case's sizes: flagged if any of them is.
+            let flagged = f
+                .sizes(kind)
+                .into_iter()
+                .any(|k| f.case(&d, &p, kind, k).is_some_and(CaseFigures::unreliable));
+            let flag = if flagged && c.is_some() { " ⚠" } else { "" };
+            let _ = write!(s, " {}{flag} |", c.map_or("—".into(), |c| c.render()));
         }
         s.push('\n');
     }
@@ -618,6 +706,50 @@ pub fn values(
                 r.map_or("—".into(), |r| format!("{r:+.2}")),
             );
         }
+    }
+    // The A/A check: how many cases ran it, how many read unreliable, the range of medians.
+    let aa: Vec<(AaCheck, f64)> = f
+        .cases
+        .iter()
+        .filter_map(|c| Some((c.aa?, c.time.get("dred")?.median)))
+        .collect();
+    put("aa_cases", aa.len().to_string());
+    put(
+        "aa_unreliable",
+        aa.iter().filter(|(a, _)| !a.reliable()).count().to_string(),
+    );
+    let medians: Vec<f64> = aa.iter().map(|(a, _)| a.median).collect();
+    let (lo, hi) = medians
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    if !medians.is_empty() {
+        put("aa_median_min", format!("{lo:.2}"));
+        put("aa_median_max", format!("{hi:.2}"));
+    }
+    for (name, big) in [("ge20", true), ("lt20", false)] {
+        let part: Vec<&AaCheck> = aa
+            .iter()
+            .filter(|(_, t)| (*t >= 20.0) == big)
+            .map(|(a, _)| a)
+            .collect();
+        put(&format!("aa_{name}_cases"), part.len().to_string());
+        let within = |lo: f64, hi: f64| {
+            part.iter()
+                .filter(|a| a.median >= lo && a.median <= hi)
+                .count()
+        };
+        put(
+            &format!("aa_{name}_within5"),
+            within(0.95, 1.05).to_string(),
+        );
+        put(&format!("aa_{name}_within10"), within(0.9, 1.1).to_string());
+        put(
+            &format!("aa_{name}_spread_ok"),
+            part.iter()
+                .filter(|a| a.p10 >= 0.8 && a.p90 <= 1.25)
+                .count()
+                .to_string(),
+        );
     }
     put("cases", thousands(f.cases.len() as f64));
     put("failed", thousands(f.failed.len() as f64));

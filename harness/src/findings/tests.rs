@@ -209,3 +209,55 @@ fn values_summarise_the_cases() {
         v["rho_time_dred"]
     );
 }
+
+/// A case with `dred@2` beside `dred` gets its A/A check over every batch; a pair reading
+/// 1.3 makes the case unreliable, and the time-ratio tables mark its cells with ⚠ while the
+/// over-deletion table does not.
+#[test]
+fn the_aa_pair_gives_each_case_its_check_and_flags_unreliable_ratios() {
+    let stream = "delete-k1-b3-s1-revert";
+    let mut rows = Vec::new();
+    for (size, bias) in [(1usize, 1.0), (10, 1.3)] {
+        for batch in 0..=6 {
+            for (engine, t) in [
+                ("recompute", 100),
+                ("dred", 10),
+                ("bf", 5),
+                ("dred@2", (10.0 * bias) as u64),
+            ] {
+                rows.push(ReportRow {
+                    size: Some(size),
+                    stream: stream.replace("k1", &format!("k{size}")),
+                    overdeleted: engine.starts_with("dred").then_some(2),
+                    rederived: engine.starts_with("dred").then_some(1),
+                    inserted: engine.starts_with("dred").then_some(0),
+                    model_removed: 1,
+                    ..row(engine, stream, batch, t)
+                });
+            }
+        }
+    }
+    let f = Findings::of(&rows, Vec::new());
+    let reliable = f.case("g", "tc", "delete", 1).expect("k1");
+    let aa = reliable.aa.expect("a pair");
+    assert_eq!(
+        (aa.median, aa.n),
+        (1.0, 6),
+        "every batch after materialisation"
+    );
+    assert!(!reliable.unreliable());
+    let biased = f.case("g", "tc", "delete", 10).expect("k10");
+    assert!(biased.unreliable(), "{:?}", biased.aa);
+    let bf = table(&f, "bf").expect("bf table");
+    let line = bf.lines().nth(2).expect("a row");
+    assert_eq!(line, "| g | tc | 0.50 | 0.50 ⚠ |", "{bf}");
+    let over = table(&f, "overdeletion").expect("table");
+    assert!(!over.contains('⚠'), "{over}");
+    let aa_table = table(&f, "aa").expect("aa table");
+    assert!(aa_table.contains("1.00 [1.00–1.00]"), "{aa_table}");
+    assert!(aa_table.contains("1.30 [1.30–1.30] ⚠"), "{aa_table}");
+    let v = values(&f, &rows, &[]);
+    assert_eq!(v["aa_cases"], "2");
+    assert_eq!(v["aa_unreliable"], "1");
+    assert_eq!(v["aa_lt20_within10"], "1");
+}
