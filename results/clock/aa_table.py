@@ -3,7 +3,7 @@
 batch (`dred@2` / `dred`), median [p10, p90] by nearest rank, for one or more reports side by
 side (e.g. the same study run with `--order rotate` and `--order shuffle`).
 
-    python3 results/clock/aa_table.py LABEL=report.csv [LABEL=report.csv ...] [--pair dred@2/dred]
+    python3 results/clock/aa_table.py LABEL=report.csv[.gz] [LABEL=report.csv ...] [--pair dred@2/dred]
 
 A case is marked ⚠ when its median leaves [0.9, 1.1] (the study flags its ratios as
 unreliable). The last lines check the issue's targets per report: cases whose first instance
@@ -11,6 +11,7 @@ takes >= 20 µs a batch (median): median within [0.95, 1.05] and p10/p90 within 
 cases below: median within [0.9, 1.1].
 """
 import csv
+import gzip
 import math
 import os
 import statistics
@@ -27,11 +28,13 @@ def rank(v, q):
 
 def aa(path, second, first):
     times = defaultdict(dict)
-    for r in csv.DictReader(open(path)):
+    opener = gzip.open if path.endswith(".gz") else open
+    for r in csv.DictReader(opener(path, "rt")):
         if int(r["batch"]) == 0 or r.get("error"):
             continue
         key = (r["dataset"], r["program"], r["kind"], r["size"])
-        times[key].setdefault(r["engine"], {})[int(r["batch"])] = time_ns(r)
+        # Batches of several seeds (streams) pool into one case.
+        times[key].setdefault(r["engine"], {})[(r["stream"], r.get("seed"), int(r["batch"]))] = time_ns(r)
     out = {}
     for key, engines in times.items():
         if second not in engines or first not in engines:
