@@ -84,8 +84,8 @@ fn summary_and_json() {
     assert_eq!(j["groups"][0]["count"], 3);
     assert_eq!(j["recorded"], true);
     // What recording cost the batch, measured on copies of the engine.
-    assert!(j["batch_us_recording"].is_u64(), "{j:#}");
-    assert!(j["batch_us_unrecorded"].is_u64(), "{j:#}");
+    assert!(j["batch_ns_recording"].is_u64(), "{j:#}");
+    assert!(j["batch_ns_unrecorded"].is_u64(), "{j:#}");
     let o = explain(&["--batch", "1", "--fact", "path(\"a\", \"d\")", "--json"]);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     let chain = &j["entries"][0]["chain"];

@@ -181,13 +181,13 @@ type Driven = (
     Option<BatchTimes>,
 );
 
-/// The explained batch's time, µs, for an engine that records: on copies of the engine, the
+/// The explained batch's time, ns, for an engine that records: on copies of the engine, the
 /// best of two runs without recording and of two with, in the order without, with, with,
 /// without (so that neither goes first only) — what the recording cost.
 #[derive(Clone, Copy, Debug)]
 struct BatchTimes {
-    recording_us: u64,
-    unrecorded_us: u64,
+    recording_ns: u64,
+    unrecorded_ns: u64,
 }
 
 /// For `dred` and `bf`: times `batch` on copies of the engine without and with recording
@@ -204,13 +204,13 @@ fn record_after_timing<E: Engine + Clone>(
         }
         let t = std::time::Instant::now();
         copy.apply(batch).ok()?;
-        Some(t.elapsed().as_micros() as u64)
+        Some(u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX))
     };
     let (without1, with1, with2, without2) = (run(false)?, run(true)?, run(true)?, run(false)?);
     start(engine);
     Some(BatchTimes {
-        recording_us: with1.min(with2),
-        unrecorded_us: without1.min(without2),
+        recording_ns: with1.min(with2),
+        unrecorded_ns: without1.min(without2),
     })
 }
 
@@ -261,9 +261,10 @@ impl Header {
     fn timing(&self) -> String {
         match self.times {
             Some(t) => format!(
-                "; the batch took {} µs recording and {} µs without (best of two runs each, on \
-                 copies of the engine)",
-                t.recording_us, t.unrecorded_us
+                "; the batch took {:.1} µs recording and {:.1} µs without (best of two runs \
+                 each, on copies of the engine)",
+                t.recording_ns as f64 / 1e3,
+                t.unrecorded_ns as f64 / 1e3
             ),
             None => String::new(),
         }
@@ -630,8 +631,8 @@ impl Show<'_> {
             "batch": h.batch,
             "engine": h.engine,
             "recorded": h.recorded,
-            "batch_us_recording": h.times.map(|t| t.recording_us),
-            "batch_us_unrecorded": h.times.map(|t| t.unrecorded_us),
+            "batch_ns_recording": h.times.map(|t| t.recording_ns),
+            "batch_ns_unrecorded": h.times.map(|t| t.unrecorded_ns),
             "deletions": batch.deletions.len(),
             "insertions": batch.insertions.len(),
             "overdeleted": over,
