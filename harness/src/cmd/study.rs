@@ -471,6 +471,12 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     };
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let order = format!("{:?}", args.order).to_lowercase();
+    // The full study draws no per-case plots: `dredbench findings` draws its own.
+    let plots_hint = if args.full {
+        "`dredbench findings`: `results/findings/plots/`"
+    } else {
+        "`deletion_cost_*`"
+    };
     let mut md =
         format!(
         "# dredbench study\n\nRevision `{git_rev}`, {} case(s), {} batch(es) each, engines {}; \
@@ -479,15 +485,15 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
          p10 and p90 when the case has at least {PERCENTILES_FROM} batches, else the minimum \
          and the maximum. ‼ marks a bimodal case (the bracket's ends more than \
          {BIMODAL_RATIO:.0}× apart): its median may match no batch, so look at its per-batch \
-         plot (`deletion_cost_*`). Times are µs per batch, measured side by side in one run. \
+         plot ({plots_hint}). Times are µs per batch, measured side by side in one run. \
          `recompute / X, per batch` is the median over batches of recomputation's time divided \
          by X's on the same batch (a median of per-batch ratios, not a ratio of medians). \
          `over-deleted / removed` is DRed's over-deleted IDB facts divided by the IDB facts the \
          batch really removed (a batch that removed nothing counts as 1); `bf deleted / \
          removed` the same for the facts Backward/Forward deleted. The engines process every \
          batch in the order `--order {order}` gives (`shuffle`, the default: a seeded random \
-         permutation per batch; the report's `position` column says where each ran). `A/A dred@2 / dred` is the A/A check: a second, independent `dred` \
-         beside the first, the median over batches of its time divided by the first's with \
+         permutation per batch; the report's `position` column says where each ran). \
+         `A/A dred@2 / dred` is the A/A check: a second, independent `dred` beside the first, the median over batches of its time divided by the first's with \
          p10 and p90 by nearest rank; ⚠ marks a case whose A/A median leaves [0.9, 1.1] (the \
          instrument does not resolve that case's ratios), and its ratio cells with it.\n\n",
         cases.len(),
