@@ -28,10 +28,11 @@ pub enum DatasetsAction {
     List,
     /// Install datasets from Debian packages into the cache (`apt-get download`, `dpkg-deb
     /// -x`, converted to `.facts`; nothing is installed system-wide). `all` fetches every
-    /// dataset that is not shipped.
+    /// dataset that is not shipped. `rust-nll:CRATE[@VERSION]` compiles a crate of the local
+    /// cargo registry with `rustc -Znll-facts` and installs its borrow-check facts.
     Fetch {
         /// Catalogue names (`go-bp`, `wordnet`, `debian-deps`, `celegans`; `go-cc` and
-        /// `go-mf` regenerate the shipped copies), or `all`.
+        /// `go-mf` regenerate the shipped copies), `rust-nll:CRATE[@VERSION]`, or `all`.
         #[arg(required = true)]
         names: Vec<String>,
         /// Write the dataset directory here instead of `<cache>/<name>` (one name only).
@@ -121,6 +122,16 @@ pub fn run(args: &DatasetsArgs) -> anyhow::Result<Outcome> {
             for name in &names {
                 eprintln!("fetching {name}");
                 let t = std::time::Instant::now();
+                if datasets::nll::is_nll_name(name) {
+                    let w = datasets::nll::fetch(name, &loc, out.as_deref()).map_err(bad)?;
+                    eprintln!("  done in {:.1} s", t.elapsed().as_secs_f64());
+                    eprintln!(
+                        "{}: {} functions, {} facts; dataset hash {}",
+                        w.name, w.functions, w.total_facts, w.dataset_hash
+                    );
+                    println!("{}", w.facts.display());
+                    continue;
+                }
                 let w = datasets::fetch(name, &loc, out.as_deref()).map_err(bad)?;
                 eprintln!("  done in {:.1} s", t.elapsed().as_secs_f64());
                 report(&w);
@@ -193,6 +204,35 @@ fn list(loc: &Locations) -> anyhow::Result<Outcome> {
         );
     }
     println!("  install with: dredbench datasets fetch NAME (or `all`)");
+    println!();
+    let home = datasets::nll::cargo_home();
+    println!(
+        "Borrow-check facts of Rust crates (rust-nll:CRATE[@VERSION]; compiled from {} by rustc \
+         -Znll-facts: {} crates there)",
+        home.join("registry").join("src").display(),
+        datasets::nll::registry_crate_count(&home)
+    );
+    let installed = datasets::nll::installed(loc);
+    for i in &installed {
+        let p = &i.provenance;
+        println!(
+            "{:<34} {:<10} {:>6} functions {:>9} facts  {}",
+            i.name,
+            "installed",
+            p.get("functions").unwrap_or("?"),
+            p.get("facts").unwrap_or("?"),
+            p.get("rustc_version")
+                .and_then(|v| v.split(';').next())
+                .unwrap_or("")
+        );
+    }
+    if installed.is_empty() {
+        println!("  (none installed)");
+    }
+    println!(
+        "  install with: dredbench datasets fetch rust-nll:CRATE[@VERSION] \
+         (e.g. rust-nll:regex-syntax@0.8.x)"
+    );
     println!();
     println!(
         "Generators (name a graph as gen:KIND?key=value&…; generated into the cache on first use)"

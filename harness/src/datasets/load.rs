@@ -129,7 +129,7 @@ impl Provenance {
         p
     }
 
-    fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut s = String::from("# Where this dataset came from (written by dredbench).\n");
         for (k, v) in &self.entries {
             let _ = writeln!(s, "{k}: {v}");

@@ -31,6 +31,7 @@
 //! | `go-bp`, `wordnet`, `debian-deps`, `celegans` | fetched by `dredbench datasets fetch NAME` | `<cache>/<name>/facts` |
 //! | `gen:KIND?key=value&…` | generated on first use, deterministic by seed ([`GenSpec`]) | `<cache>/generated/<spec>/facts` |
 //! | `snap:PATH` | a SNAP-style edge list, converted on first use | `<cache>/imported/<stem>-<hash>/facts` |
+//! | `rust-nll:CRATE[@VERSION]` | borrow-check facts of a crate of the local cargo registry, by `dredbench datasets fetch` ([`nll`]; not a graph) | `<cache>/rust-nll/<crate>-<version>/facts` |
 //! | a directory | used as is (its `facts/` subdirectory if it has one) | — |
 //!
 //! The cache is `$DREDBENCH_CACHE`, else `$XDG_CACHE_HOME/dredbench`, else
@@ -43,6 +44,7 @@ pub mod fetch;
 pub mod generate;
 pub mod graph;
 pub mod load;
+pub mod nll;
 pub mod rng;
 pub mod shape;
 pub mod sqlite;
@@ -72,7 +74,7 @@ pub enum DatasetError {
     #[error(transparent)]
     Line(#[from] LineError),
     /// The name is none of the forms [`resolve`] accepts.
-    #[error("unknown dataset `{0}`: not a catalogue name ({names}), a `gen:` spec, `snap:PATH` or a directory", names = catalogue_names())]
+    #[error("unknown dataset `{0}`: not a catalogue name ({names}), a `gen:` spec, `snap:PATH`, `rust-nll:CRATE` or a directory", names = catalogue_names())]
     Unknown(String),
     /// A fetchable dataset that is not in the cache yet.
     #[error("dataset `{name}` is not installed in {cache}: run `dredbench datasets fetch {name}`")]
@@ -321,6 +323,9 @@ pub fn resolve_in(name: &str, loc: &Locations) -> Result<PathBuf, DatasetError> 
             name: name.to_string(),
             cache: loc.cache.display().to_string(),
         });
+    }
+    if nll::is_nll_name(name) {
+        return nll::resolve_installed(name, loc);
     }
     if name.starts_with("gen:") {
         let spec = GenSpec::parse(name).map_err(DatasetError::Spec)?;
