@@ -82,11 +82,36 @@ pub fn stem(p: &Path) -> String {
 /// parent's for a directory called `facts` (`datasets/seed/facts` is `seed`).
 pub fn dataset_name(facts: &Path) -> String {
     let canonical = facts.canonicalize().unwrap_or_else(|_| facts.to_path_buf());
-    let name = stem(&canonical);
+    // A directory's whole name: `same-file-1.0.6` is not a file `same-file-1.0` with an
+    // extension.
+    let whole = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    let name = whole(&canonical);
     // `datasets/seed/facts` is named after `seed`, not after `facts`.
     if name == "facts" {
-        canonical.parent().map(stem).unwrap_or(name)
+        canonical.parent().map(whole).unwrap_or(name)
     } else {
         name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dataset_is_named_after_its_whole_directory_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let facts = dir.path().join("same-file-1.0.6").join("facts");
+        std::fs::create_dir_all(&facts).expect("mkdir");
+        assert_eq!(dataset_name(&facts), "same-file-1.0.6");
+        assert_eq!(
+            dataset_name(facts.parent().expect("parent")),
+            "same-file-1.0.6"
+        );
+        assert_eq!(dataset_name(Path::new("datasets/seed/facts")), "seed");
     }
 }
