@@ -1,5 +1,7 @@
 //! Update streams generated from a dataset: random or targeted changes of one EDB relation,
-//! in batches, seeded and reproducible (the protocol is in `results/METHODOLOGY.md`).
+//! or edits of whole functions across every EDB relation of a program-analysis dataset
+//! ([`UpdateKind::FunctionEdit`]), in batches, seeded and reproducible (the protocol is in
+//! `results/METHODOLOGY.md`).
 //!
 //! The generator keeps the current EDB as the stream goes: batch *i* is drawn from the state
 //! after batches 1 … *i*−1, so every requested deletion names a present fact and every
@@ -8,11 +10,12 @@
 //! each odd batch starts from the original EDB.
 //!
 //! Reproducibility: the facts of the relation are first put in output order (column by
-//! column, symbols by text, numbers numerically), never in hash or interning order, and all
-//! draws come from [`SplitMix64`] seeded with the stream's seed. The same `.facts` files and
-//! the same [`StreamSpec`] therefore give the same stream, byte for byte, on every platform.
+//! column, symbols by text, numbers numerically; functions by name), never in hash or
+//! interning order, and all draws come from [`SplitMix64`] seeded with the stream's seed. The
+//! same `.facts` files and the same [`StreamSpec`] therefore give the same stream, byte for
+//! byte, on every platform.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use clap::ValueEnum;
@@ -48,6 +51,17 @@ pub enum UpdateKind {
     /// that order until the edges at them number at least `size`. A hub's edges carry many
     /// paths, so DRed's over-deletion from each is large.
     HubDelete,
+    /// An edit of `size` functions of a program-analysis dataset: each batch deletes every
+    /// fact of `size` functions drawn uniformly without replacement, across every `.input`
+    /// relation of the program (or only the one named by [`StreamSpec::relation`]). A fact
+    /// belongs to function `F` when the value of its first `symbol` column is `F::…` (`F`
+    /// non-empty, up to the first `::`), as `rust-nll:` datasets prefix every value; the
+    /// functions are the prefixes found in the facts, so only functions with at least one
+    /// fact in the relations read are drawn and no edit is empty. Without `revert` no
+    /// function is drawn twice in a stream; with it, each edit is followed by its inverse
+    /// (the function put back: an edit that changes nothing, whose cost is the function's).
+    /// A dataset whose values carry no such prefix is an error.
+    FunctionEdit,
 }
 
 impl UpdateKind {
@@ -60,6 +74,7 @@ impl UpdateKind {
             UpdateKind::SccDelete => "scc-delete",
             UpdateKind::BridgeDelete => "bridge-delete",
             UpdateKind::HubDelete => "hub-delete",
+            UpdateKind::FunctionEdit => "function-edit",
         }
     }
 }
@@ -76,7 +91,8 @@ pub struct StreamSpec {
     /// The seed.
     pub seed: u64,
     /// The `.input` relation to change; `None` means `edge` if the program has it, else its
-    /// only `.input` relation.
+    /// only `.input` relation — and, for [`UpdateKind::FunctionEdit`], every `.input`
+    /// relation (a name restricts the edits to that relation).
     pub relation: Option<String>,
     /// Follow every batch by its inverse.
     pub revert: bool,
@@ -93,13 +109,14 @@ pub enum UpdateError {
     Exhausted(String),
 }
 
-/// One generated batch: facts of the chosen relation.
+/// One generated batch: facts of the stream's relations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GenBatch {
-    /// Facts to delete (all present before the batch), in output order.
-    pub deletions: Vec<Tuple>,
-    /// Facts to insert (all absent before the batch), in output order.
-    pub insertions: Vec<Tuple>,
+    /// Facts to delete (all present before the batch), by relation in program order, each
+    /// relation's in output order.
+    pub deletions: Vec<Fact>,
+    /// Facts to insert (all absent before the batch), ordered as the deletions.
+    pub insertions: Vec<Fact>,
     /// A remark written as a comment before the batch (what was targeted, shortfalls).
     pub note: String,
 }
@@ -107,26 +124,25 @@ pub struct GenBatch {
 /// A generated stream.
 #[derive(Clone, Debug)]
 pub struct Stream {
-    /// The relation changed.
-    pub relation: RelId,
+    /// The relations the stream was drawn from, in program order: the one relation changed,
+    /// or for [`UpdateKind::FunctionEdit`] every relation whose facts were searched for
+    /// functions. Every fact of every batch is of one of them.
+    pub relations: Vec<RelId>,
     /// The batches in order (with reverts interleaved when asked).
     pub batches: Vec<GenBatch>,
+    /// What the stream was drawn from, beyond the relations (for function edits: how many
+    /// functions, and the facts that belong to none), for the stream's header; may be empty.
+    pub source: String,
 }
 
 impl Stream {
-    /// The batches as requests of facts of [`Stream::relation`], in order, for
-    /// [`dred_core::Batch::normalise`].
+    /// The batches as requests, in order, for [`dred_core::Batch::normalise`].
     pub fn requested_batches(&self) -> Vec<RequestedBatch> {
-        let facts = |ts: &[Tuple]| -> Vec<Fact> {
-            ts.iter()
-                .map(|t| Fact::new(self.relation, t.clone()))
-                .collect()
-        };
         self.batches
             .iter()
             .map(|b| RequestedBatch {
-                deletions: facts(&b.deletions),
-                insertions: facts(&b.insertions),
+                deletions: b.deletions.clone(),
+                insertions: b.insertions.clone(),
             })
             .collect()
     }
@@ -196,6 +212,9 @@ pub fn generate_stream(
     edb: &Edb,
     spec: &StreamSpec,
 ) -> Result<Stream, UpdateError> {
+    if spec.kind == UpdateKind::FunctionEdit {
+        return function_edit_stream(program, symbols, edb, spec);
+    }
     let rel = choose_relation(program, spec.relation.as_deref())?;
     let decl = &program.relations[rel];
     let types = decl.types.clone();
@@ -247,9 +266,10 @@ pub fn generate_stream(
         facts: ordered,
     };
     let mut rng = SplitMix64::new(spec.seed);
-    let mut batches = Vec::new();
+    // The batches as tuples of `rel` while drawing; made facts at the end.
+    let mut batches: Vec<TupleBatch> = Vec::new();
     for b in 1..=spec.batches {
-        let mut batch = GenBatch::default();
+        let mut batch = TupleBatch::default();
         match spec.kind {
             UpdateKind::Delete => {
                 batch.deletions = delete_uniform(&mut state, &mut rng, spec.size, b)?;
@@ -295,6 +315,7 @@ pub fn generate_stream(
                 batch.deletions = dels;
                 batch.note = note;
             }
+            UpdateKind::FunctionEdit => unreachable!("function edits are drawn above"),
         }
         batch.deletions = sorted_for_output(&types, batch.deletions.iter(), symbols)
             .into_iter()
@@ -304,7 +325,7 @@ pub fn generate_stream(
             .into_iter()
             .cloned()
             .collect();
-        let inverse = spec.revert.then(|| GenBatch {
+        let inverse = spec.revert.then(|| TupleBatch {
             deletions: batch.insertions.clone(),
             insertions: batch.deletions.clone(),
             note: format!("revert batch {}", batches.len() + 1),
@@ -323,10 +344,28 @@ pub fn generate_stream(
             batches.push(inv);
         }
     }
+    let facts =
+        |ts: Vec<Tuple>| -> Vec<Fact> { ts.into_iter().map(|t| Fact::new(rel, t)).collect() };
     Ok(Stream {
-        relation: rel,
-        batches,
+        relations: vec![rel],
+        batches: batches
+            .into_iter()
+            .map(|b| GenBatch {
+                deletions: facts(b.deletions),
+                insertions: facts(b.insertions),
+                note: b.note,
+            })
+            .collect(),
+        source: String::new(),
     })
+}
+
+/// One batch of a single-relation stream while it is drawn.
+#[derive(Default)]
+struct TupleBatch {
+    deletions: Vec<Tuple>,
+    insertions: Vec<Tuple>,
+    note: String,
 }
 
 /// Draws `k` distinct indices of `0..n` uniformly (partial Fisher–Yates over a sparse map).
@@ -586,10 +625,209 @@ fn delete_at_hubs(
     Ok(delete_sample(state, rng, &pool, k, note))
 }
 
+/// The functions of a program-analysis dataset: every fact of the searched relations whose
+/// first `symbol` value is `F::…` filed under `F`.
+struct FunctionIndex {
+    /// Function names in byte order, each with its facts (by relation in program order, each
+    /// relation's in output order).
+    functions: Vec<(String, Vec<Fact>)>,
+    /// Facts searched.
+    facts: usize,
+    /// Facts without a `symbol` column or whose first `symbol` value has no `F::` prefix:
+    /// never deleted by a function edit.
+    unowned: usize,
+    /// Facts filed under a function although another of their `symbol` values has no prefix
+    /// or another one (none in `rust-nll:` datasets, where every value of a fact carries its
+    /// function's prefix).
+    mixed: usize,
+}
+
+/// The function a value belongs to: its text up to the first `::`, if that is non-empty.
+/// The first `::` because `rust-nll:` prefixes never contain `::` (names are rustc's
+/// directory names with `:` replaced) while the rest of a value may.
+fn function_of(value: &str) -> Option<&str> {
+    value
+        .split_once("::")
+        .map(|(f, _)| f)
+        .filter(|f| !f.is_empty())
+}
+
+impl FunctionIndex {
+    fn build(program: &Program, symbols: &Symbols, edb: &Edb, relations: &[RelId]) -> Self {
+        let mut by_function: BTreeMap<String, Vec<Fact>> = BTreeMap::new();
+        let (mut facts, mut unowned, mut mixed) = (0, 0, 0);
+        for &rel in relations {
+            let types = &program.relations[rel].types;
+            let symbol_cols: Vec<usize> = (0..types.len())
+                .filter(|&c| types[c] == Type::Symbol)
+                .collect();
+            // Output order within each relation, so each function's list is in output order
+            // too, whatever the interning order.
+            for t in sorted_for_output(types, edb.relations[rel].iter(), symbols) {
+                facts += 1;
+                let name = |c: usize| symbols.name(t[c]).unwrap_or_default();
+                let Some(f) = symbol_cols.first().and_then(|&c| function_of(name(c))) else {
+                    unowned += 1;
+                    continue;
+                };
+                if symbol_cols[1..]
+                    .iter()
+                    .any(|&c| function_of(name(c)) != Some(f))
+                {
+                    mixed += 1;
+                }
+                by_function
+                    .entry(f.to_string())
+                    .or_default()
+                    .push(Fact::new(rel, t.clone()));
+            }
+        }
+        FunctionIndex {
+            functions: by_function.into_iter().collect(),
+            facts,
+            unowned,
+            mixed,
+        }
+    }
+}
+
+/// Sorts facts by relation (program order), each relation's in output order.
+fn sort_facts(program: &Program, symbols: &Symbols, mut facts: Vec<Fact>) -> Vec<Fact> {
+    facts.sort_by_key(|f| f.rel);
+    let mut out = Vec::with_capacity(facts.len());
+    for group in facts.chunk_by(|a, b| a.rel == b.rel) {
+        let rel = group[0].rel;
+        let tuples: Vec<&Tuple> = group.iter().map(|f| &f.tuple).collect();
+        for t in sorted_for_output(&program.relations[rel].types, tuples, symbols) {
+            out.push(Fact::new(rel, t.clone()));
+        }
+    }
+    out
+}
+
+/// [`UpdateKind::FunctionEdit`]: see there.
+fn function_edit_stream(
+    program: &Program,
+    symbols: &Symbols,
+    edb: &Edb,
+    spec: &StreamSpec,
+) -> Result<Stream, UpdateError> {
+    let relations: Vec<RelId> = match spec.relation.as_deref() {
+        Some(name) => vec![choose_relation(program, Some(name))?],
+        None => (0..program.relations.len())
+            .filter(|&r| program.relations[r].input)
+            .collect(),
+    };
+    let names = relations
+        .iter()
+        .map(|&r| format!("`{}`", program.relations[r].name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if relations.is_empty() {
+        return Err(UpdateError::Relation(
+            "--kind function-edit: the program has no `.input` relation".into(),
+        ));
+    }
+    let index = FunctionIndex::build(program, symbols, edb, &relations);
+    if index.functions.is_empty() {
+        return Err(UpdateError::Relation(format!(
+            "--kind function-edit needs facts prefixed by their function (a first symbol value \
+             `FUNCTION::…`, as in `rust-nll:` datasets), and none of the {} fact(s) of {names} \
+             has one",
+            index.facts
+        )));
+    }
+    let mut source = format!(
+        "{} function(s) (the prefix `FUNCTION::` of a fact's first symbol value) hold {} of \
+         the {} facts",
+        index.functions.len(),
+        index.facts - index.unowned,
+        index.facts
+    );
+    if index.unowned > 0 {
+        let _ = write!(
+            source,
+            "; {} fact(s) of no function, never edited",
+            index.unowned
+        );
+    }
+    if index.mixed > 0 {
+        let _ = write!(
+            source,
+            "; {} fact(s) with values of several functions, filed under their first value's",
+            index.mixed
+        );
+    }
+    // The functions not yet edited: all of them again after each revert.
+    let mut pool: Vec<usize> = (0..index.functions.len()).collect();
+    let mut rng = SplitMix64::new(spec.seed);
+    let mut batches = Vec::new();
+    for b in 1..=spec.batches {
+        if spec.size > pool.len() {
+            return Err(UpdateError::Exhausted(format!(
+                "batch {b}: cannot edit {} function(s), only {} {}",
+                spec.size,
+                pool.len(),
+                if spec.revert {
+                    "have facts in the relations read"
+                } else {
+                    "are left (without --revert a function is edited once)"
+                }
+            )));
+        }
+        let mut picked = sample_indices(&mut rng, pool.len(), spec.size);
+        let mut chosen: Vec<usize> = picked.iter().map(|&i| pool[i]).collect();
+        if !spec.revert {
+            // Descending, so that swap_remove never moves a function still to be removed.
+            picked.sort_unstable_by(|a, b| b.cmp(a));
+            for i in picked {
+                pool.swap_remove(i);
+            }
+        }
+        chosen.sort_unstable();
+        let deletions: Vec<Fact> = chosen
+            .iter()
+            .flat_map(|&f| index.functions[f].1.iter().cloned())
+            .collect();
+        let note = format!(
+            "function edit: {} fact(s) of {}",
+            deletions.len(),
+            chosen
+                .iter()
+                .map(|&f| index.functions[f].0.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let deletions = sort_facts(program, symbols, deletions);
+        if spec.revert {
+            batches.push(GenBatch {
+                deletions: deletions.clone(),
+                insertions: Vec::new(),
+                note,
+            });
+            batches.push(GenBatch {
+                deletions: Vec::new(),
+                insertions: deletions,
+                note: format!("revert batch {}", batches.len()),
+            });
+        } else {
+            batches.push(GenBatch {
+                deletions,
+                insertions: Vec::new(),
+                note,
+            });
+        }
+    }
+    Ok(Stream {
+        relations,
+        batches,
+        source,
+    })
+}
+
 /// Renders a stream in the update-stream format of SPEC §2: `header` lines as `#` comments,
 /// then per batch its note as a comment, `-` lines, `+` lines and `commit`.
 pub fn render(stream: &Stream, program: &Program, symbols: &Symbols, header: &[String]) -> String {
-    let decl = &program.relations[stream.relation];
     let mut s = String::new();
     for h in header {
         let _ = writeln!(s, "# {h}");
@@ -607,12 +845,13 @@ pub fn render(stream: &Stream, program: &Program, symbols: &Symbols, header: &[S
         }
         s.push('\n');
         for (sign, facts) in [('-', &b.deletions), ('+', &b.insertions)] {
-            for t in facts {
+            for f in facts {
+                let decl = &program.relations[f.rel];
                 let _ = writeln!(
                     s,
                     "{sign}\t{}\t{}",
                     decl.name,
-                    format_tuple_raw(&decl.types, t, symbols)
+                    format_tuple_raw(&decl.types, &f.tuple, symbols)
                 );
             }
         }
@@ -727,8 +966,8 @@ mod tests {
         .expect("s");
         let text = render(&s, &program, &symbols, &[]);
         assert!(text.contains("3 nodes, 3 edges inside"), "{text}");
-        for t in &s.batches[0].deletions {
-            let name = symbols.name(t[0]).expect("sym");
+        for f in &s.batches[0].deletions {
+            let name = symbols.name(f.tuple[0]).expect("sym");
             assert!(["u", "v", "w"].contains(&name), "{text}");
         }
         // After cutting the 3-cycle, the next batch targets b↔c.
@@ -740,7 +979,7 @@ mod tests {
         )
         .expect("s");
         let second = &s.batches[1].deletions[0];
-        assert!(["b", "c"].contains(&symbols.name(second[0]).expect("sym")));
+        assert!(["b", "c"].contains(&symbols.name(second.tuple[0]).expect("sym")));
         // A DAG has nothing to offer.
         let (p, sy, e) = setup(&[("a", "b"), ("b", "c")]);
         let err =
@@ -773,7 +1012,9 @@ mod tests {
             text.contains("1 hub(s), the first h of degree 5; 5 edges at them"),
             "{text}"
         );
-        let at_h = |t: &Tuple| symbols.name(t[0]) == Some("h") || symbols.name(t[1]) == Some("h");
+        let at_h = |f: &Fact| {
+            symbols.name(f.tuple[0]) == Some("h") || symbols.name(f.tuple[1]) == Some("h")
+        };
         assert_eq!(s.batches[0].deletions.len(), 3, "{text}");
         assert!(s.batches[0].deletions.iter().all(at_h), "{text}");
         // h keeps 2 edges, so x (now degree 2 or 1) joins it in the second batch's pool.
@@ -804,7 +1045,7 @@ mod tests {
         let dels = &s.batches[0].deletions;
         assert_eq!(dels.len(), 4, "a→d is never chosen");
         let ad = vec![symbols.get("a").expect("a"), symbols.get("d").expect("d")];
-        assert!(!dels.contains(&ad));
+        assert!(!dels.contains(&Fact::new(0, ad)));
         let text = render(&s, &program, &symbols, &[]);
         assert!(text.contains("only 4 of the 10"), "{text}");
     }
@@ -819,11 +1060,11 @@ mod tests {
         check_effective(&program, &edb, &s);
         let mut cur = edb.clone();
         for (i, b) in s.batches.iter().enumerate() {
-            for t in &b.deletions {
-                cur.relations[0].remove(t);
+            for f in &b.deletions {
+                cur.relations[f.rel].remove(&f.tuple);
             }
-            for t in &b.insertions {
-                cur.relations[0].insert(t.clone());
+            for f in &b.insertions {
+                cur.relations[f.rel].insert(f.tuple.clone());
             }
             if i % 2 == 1 {
                 assert_eq!(cur, edb, "after revert {i}");
@@ -844,6 +1085,266 @@ mod tests {
         let mut sp = spec(UpdateKind::Delete, 1, 1, 1);
         sp.relation = Some("nope".into());
         assert!(generate_stream(&program, &symbols, &edb, &sp).is_err());
+    }
+
+    /// Two relations (the second with a number column first) over three functions `f`, `g`,
+    /// `h`, and facts of no function: `f` has facts in both relations, `g` in `a` only, `h`
+    /// in `b` only.
+    const FUNCTIONS: &str = "\
+.decl a(x: symbol, y: symbol)
+.decl b(n: number, x: symbol, y: symbol)
+.decl r(x: symbol)
+.input a
+.input b
+r(x) :- a(x, _).
+";
+
+    fn setup_functions(extra_a: &[(&str, &str)]) -> (Program, Symbols, Edb) {
+        setup_functions_interned(&[], extra_a)
+    }
+
+    /// As [`setup_functions`], with the symbols `first` interned before any other.
+    fn setup_functions_interned(
+        first: &[&str],
+        extra_a: &[(&str, &str)],
+    ) -> (Program, Symbols, Edb) {
+        let mut symbols = Symbols::new();
+        for v in first {
+            symbols.intern(v);
+        }
+        let program =
+            load_program(&SourceFile::new("f.dl", FUNCTIONS), &mut symbols).expect("program");
+        let mut edb = Edb::empty(&program);
+        let a = [
+            ("f::x", "f::y"),
+            ("f::y", "f::z"),
+            ("g::p", "g::q"),
+            ("g::q", "g::p"),
+        ];
+        for (x, y) in a.iter().chain(extra_a) {
+            edb.insert(Fact::new(0, vec![symbols.intern(x), symbols.intern(y)]));
+        }
+        for (n, x, y) in [
+            (1, "f::x", "f::z"),
+            (2, "h::u", "h::v"),
+            (3, "h::v", "h::u"),
+        ] {
+            let t = vec![Value::from(n), symbols.intern(x), symbols.intern(y)];
+            edb.insert(Fact::new(1, t));
+        }
+        (program, symbols, edb)
+    }
+
+    /// The function whose facts a batch deletes, checked to be every fact of it and nothing
+    /// else, in both relations.
+    fn edited(
+        program: &Program,
+        symbols: &Symbols,
+        edb: &Edb,
+        batch: &GenBatch,
+    ) -> BTreeSet<String> {
+        // The first symbol value of a fact.
+        let first = |f: &Fact| {
+            let types = &program.relations[f.rel].types;
+            let c = types.iter().position(|&t| t == Type::Symbol)?;
+            symbols.name(f.tuple[c])
+        };
+        let owner = |f: &Fact| {
+            function_of(first(f).expect("a symbol"))
+                .expect("prefixed")
+                .to_string()
+        };
+        let functions: BTreeSet<String> = batch.deletions.iter().map(owner).collect();
+        let expected: BTreeSet<Fact> = (0..edb.relations.len())
+            .flat_map(|r| {
+                edb.relations[r]
+                    .iter()
+                    .map(move |t| Fact::new(r, t.clone()))
+            })
+            .filter(|f| {
+                first(f)
+                    .and_then(function_of)
+                    .is_some_and(|fun| functions.contains(fun))
+            })
+            .collect();
+        let got: BTreeSet<Fact> = batch.deletions.iter().cloned().collect();
+        assert_eq!(got.len(), batch.deletions.len(), "no fact twice");
+        assert_eq!(got, expected, "exactly the facts of {functions:?}");
+        functions
+    }
+
+    #[test]
+    fn function_edits_delete_every_fact_of_the_drawn_functions() {
+        let (program, symbols, edb) = setup_functions(&[]);
+        let s = generate_stream(
+            &program,
+            &symbols,
+            &edb,
+            &spec(UpdateKind::FunctionEdit, 1, 3, 1),
+        )
+        .expect("s");
+        assert_eq!(s.relations, vec![0, 1], "every input relation");
+        assert!(s.source.starts_with("3 function(s)"), "{}", s.source);
+        check_effective(&program, &edb, &s);
+        let mut seen = BTreeSet::new();
+        for b in &s.batches {
+            assert!(b.insertions.is_empty());
+            let fs = edited(&program, &symbols, &edb, b);
+            assert_eq!(fs.len(), 1);
+            assert!(
+                seen.is_disjoint(&fs),
+                "no function edited twice: {seen:?} {fs:?}"
+            );
+            seen.extend(fs);
+        }
+        // f's batch spans both relations.
+        let f = s
+            .batches
+            .iter()
+            .find(|b| b.note.ends_with(" of f"))
+            .expect("f drawn");
+        assert_eq!(f.deletions.len(), 3);
+        assert_eq!(
+            f.deletions.iter().map(|d| d.rel).collect::<BTreeSet<_>>(),
+            BTreeSet::from([0, 1])
+        );
+        // Three functions, each edited once: a fourth batch has none left.
+        let e = generate_stream(
+            &program,
+            &symbols,
+            &edb,
+            &spec(UpdateKind::FunctionEdit, 1, 4, 1),
+        )
+        .expect_err("exhausted");
+        assert!(e.to_string().contains("only 0 are left"), "{e}");
+        let e = generate_stream(
+            &program,
+            &symbols,
+            &edb,
+            &spec(UpdateKind::FunctionEdit, 4, 1, 1),
+        )
+        .expect_err("too many");
+        assert!(e.to_string().contains("cannot edit 4"), "{e}");
+    }
+
+    #[test]
+    fn function_edits_are_seeded_and_reverted() {
+        let (program, symbols, edb) = setup_functions(&[]);
+        let draw = |seed: u64, revert: bool| {
+            let mut sp = spec(UpdateKind::FunctionEdit, 2, 3, seed);
+            sp.revert = revert;
+            generate_stream(&program, &symbols, &edb, &sp).expect("s")
+        };
+        let text = |s: &Stream| render(s, &program, &symbols, &[]);
+        assert_eq!(
+            text(&draw(5, true)),
+            text(&draw(5, true)),
+            "same seed, same stream"
+        );
+        let firsts: BTreeSet<String> = (0..20)
+            .map(|seed| draw(seed, true).batches[0].note.clone())
+            .collect();
+        assert!(firsts.len() > 1, "the seed decides the draw: {firsts:?}");
+        // With revert a function may come back, each edit is undone, and two functions are
+        // edited per batch.
+        let s = draw(5, true);
+        assert_eq!(s.batches.len(), 6);
+        check_effective(&program, &edb, &s);
+        let mut cur = edb.clone();
+        for (i, b) in s.batches.iter().enumerate() {
+            if i % 2 == 0 {
+                assert_eq!(edited(&program, &symbols, &cur, b).len(), 2);
+            } else {
+                assert_eq!(b.insertions, s.batches[i - 1].deletions, "the inverse");
+            }
+            for f in &b.deletions {
+                cur.relations[f.rel].remove(&f.tuple);
+            }
+            for f in &b.insertions {
+                cur.relations[f.rel].insert(f.tuple.clone());
+            }
+            if i % 2 == 1 {
+                assert_eq!(cur, edb, "after revert {i}");
+            }
+        }
+        // Interning order does not matter.
+        let (p2, sy2, e2) = setup_functions_interned(&["h::v", "g::q", "f::z", "h::u"], &[]);
+        let other = generate_stream(&p2, &sy2, &e2, &{
+            let mut sp = spec(UpdateKind::FunctionEdit, 2, 3, 5);
+            sp.revert = true;
+            sp
+        })
+        .expect("s");
+        assert_eq!(text(&s), render(&other, &p2, &sy2, &[]));
+    }
+
+    #[test]
+    fn function_edits_need_prefixed_facts_and_keep_to_a_named_relation() {
+        // Facts of no function (no prefix, an empty one) are counted and never edited.
+        let (program, symbols, edb) = setup_functions(&[("plain", "f::x"), ("::y", "g::p")]);
+        let s = generate_stream(
+            &program,
+            &symbols,
+            &edb,
+            &spec(UpdateKind::FunctionEdit, 1, 3, 2),
+        )
+        .expect("s");
+        assert!(
+            s.source
+                .contains("hold 7 of the 9 facts; 2 fact(s) of no function"),
+            "{}",
+            s.source
+        );
+        let deleted: usize = s.batches.iter().map(|b| b.deletions.len()).sum();
+        assert_eq!(deleted, 7);
+        // A fact filed under its first value's function although another value is not its.
+        let (p, sy, e) = setup_functions(&[("g::x", "f::y")]);
+        let s = generate_stream(&p, &sy, &e, &spec(UpdateKind::FunctionEdit, 3, 1, 2)).expect("s");
+        assert!(
+            s.source.contains("1 fact(s) with values of several"),
+            "{}",
+            s.source
+        );
+        assert_eq!(s.batches[0].deletions.len(), 8);
+        // --relation b: only b's facts, so only f and h (g has none in b).
+        let mut sp = spec(UpdateKind::FunctionEdit, 1, 2, 3);
+        sp.relation = Some("b".into());
+        let s = generate_stream(&program, &symbols, &edb, &sp).expect("s");
+        assert_eq!(s.relations, vec![1]);
+        let text = render(&s, &program, &symbols, &[]);
+        assert!(!text.contains("\ta\t") && !text.contains("g::"), "{text}");
+        assert!(text.contains(" of f") && text.contains(" of h"), "{text}");
+        // Unprefixed data is an error naming the kind; so is a program without inputs.
+        let (p, sy, e) = setup(&seed_graph());
+        let err = generate_stream(&p, &sy, &e, &spec(UpdateKind::FunctionEdit, 1, 1, 1))
+            .expect_err("no prefixes");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("--kind function-edit") && msg.contains("none of the 9 fact(s) of `edge`"),
+            "{msg}"
+        );
+        let mut sy = Symbols::new();
+        let p = load_program(
+            &SourceFile::new("e.dl", ".decl r(x: symbol)\nr(\"a\").\n"),
+            &mut sy,
+        )
+        .expect("p");
+        let e = Edb::empty(&p);
+        let err = generate_stream(&p, &sy, &e, &spec(UpdateKind::FunctionEdit, 1, 1, 1))
+            .expect_err("no inputs");
+        assert!(err.to_string().contains("no `.input` relation"), "{err}");
+    }
+
+    #[test]
+    fn functions_are_named_up_to_the_first_double_colon() {
+        assert_eq!(function_of("f::x"), Some("f"));
+        assert_eq!(
+            function_of("m-f-{closure#0}::a::b"),
+            Some("m-f-{closure#0}")
+        );
+        assert_eq!(function_of("::x"), None);
+        assert_eq!(function_of("GO:0005575"), None);
+        assert_eq!(function_of("plain"), None);
     }
 
     #[test]

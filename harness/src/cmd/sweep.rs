@@ -56,7 +56,8 @@ pub struct SweepArgs {
     #[arg(long)]
     pub revert: bool,
     /// The `.input` relation the streams change (default: `edge` when the program has it,
-    /// else its only `.input` relation); a report names it in `kind` (`delete:part_of`).
+    /// else its only `.input` relation; `function-edit`: every `.input` relation, and a name
+    /// restricts it to that one); a report names it in `kind` (`delete:part_of`).
     #[arg(long)]
     pub relation: Option<String>,
     /// The report CSV to write.

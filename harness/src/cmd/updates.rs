@@ -1,9 +1,21 @@
 //! `dredbench updates`: a seeded update stream generated from a dataset — uniform deletions,
-//! insertions or a mix, or targeted deletions (inside the largest strongly connected
-//! component; edges that are the only path between their ends) — in the update-stream format
-//! of SPEC §2, ready for `dredbench run --updates`.
+//! insertions or a mix, targeted deletions (inside the largest strongly connected component;
+//! edges that are the only path between their ends; at the hubs), or edits of whole
+//! functions of a program-analysis dataset — in the update-stream format of SPEC §2, ready
+//! for `dredbench run --updates`.
+//!
+//! The relations are read as a program declares them (`--program`). Without one, the
+//! declarations come from the dataset itself: `edge(x: symbol, y: symbol)` for the graph
+//! kinds, but the `--relation` named (if it is not `edge`) and, for `function-edit`, every
+//! `.facts` file of the dataset, each with as many `symbol` columns as its first line has
+//! values — so `--relation cfg_edge` or `--kind function-edit` work on a `rust-nll:` dataset
+//! without a program. A stream read with symbol columns names the same facts in the same text,
+//! but draws in textual order: give `--program` for streams that are to match those a sweep
+//! draws, and for `function-edit` streams that a program reading only some of the dataset's
+//! relations will run (`run` refuses updates of relations its program does not declare).
 
-use std::path::PathBuf;
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use dred_core::{io, load_program, SourceFile, Symbols};
@@ -19,8 +31,10 @@ pub struct UpdatesArgs {
     /// `snap:PATH`, or a directory of `.facts` files.
     #[arg(long)]
     pub dataset: String,
-    /// A program declaring the EDB relations to read (default: `edge(x: symbol, y: symbol)`
-    /// only). The stream changes one of its `.input` relations.
+    /// A program declaring the EDB relations to read. The stream changes one of its `.input`
+    /// relations (`function-edit`: all of them). Default: `edge(x: symbol, y: symbol)`, or the
+    /// `--relation` named, or for `function-edit` every `.facts` file of the dataset, read
+    /// with `symbol` columns.
     #[arg(long)]
     pub program: Option<PathBuf>,
     /// What each batch changes.
@@ -35,7 +49,8 @@ pub struct UpdatesArgs {
     /// Seed of the random draws: same dataset, arguments and seed give the same stream.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The `.input` relation to change (default: `edge`, or the program's only input).
+    /// The `.input` relation to change (default: `edge`, or the program's only input;
+    /// `function-edit`: every input relation, and a name restricts it to that one).
     #[arg(long)]
     pub relation: Option<String>,
     /// Follow every batch by its inverse, so that each odd batch starts from the dataset
@@ -64,7 +79,12 @@ pub fn run(args: &UpdatesArgs) -> anyhow::Result<Outcome> {
                 .map_err(|e| BadInput::Other(format!("{}: {e}", p.display())))?;
             SourceFile::new(p.display().to_string(), text)
         }
-        None => SourceFile::new("<edge declaration>", GRAPH_DECLS),
+        None => match inferred_declarations(&facts, args.kind, args.relation.as_deref())? {
+            Some(decls) => {
+                SourceFile::new(format!("<declarations from {}>", facts.display()), decls)
+            }
+            None => SourceFile::new("<edge declaration>", GRAPH_DECLS),
+        },
     };
     let program = load_program(&source, &mut symbols).map_err(|d| BadInput::Located(d.render()))?;
     let edb = io::read_facts_dir(&facts, &program, &mut symbols).map_err(|e| match e {
@@ -81,30 +101,51 @@ pub fn run(args: &UpdatesArgs) -> anyhow::Result<Outcome> {
     };
     let stream = generate_stream(&program, &symbols, &edb, &spec)
         .map_err(|e| BadInput::Other(e.to_string()))?;
-    let rel = &program.relations[stream.relation];
-    let mut command = format!(
-        "dredbench updates --dataset {} --kind {} --size {} --batches {} --seed {}",
-        args.dataset,
+    let mut command = format!("dredbench updates --dataset {}", args.dataset);
+    if let Some(p) = &args.program {
+        // The program decides which relations are read and their column types, so the
+        // stream cannot be reproduced without it.
+        command.push_str(&format!(" --program {}", p.display()));
+    }
+    command.push_str(&format!(
+        " --kind {} --size {} --batches {} --seed {}",
         args.kind.name(),
         args.size,
         args.batches,
         args.seed
-    );
+    ));
     if let Some(r) = &args.relation {
         command.push_str(&format!(" --relation {r}"));
     }
     if args.revert {
         command.push_str(" --revert");
     }
-    let header = vec![
+    let names: Vec<&str> = stream
+        .relations
+        .iter()
+        .map(|&r| program.relations[r].name.as_str())
+        .collect();
+    let nfacts: usize = stream
+        .relations
+        .iter()
+        .map(|&r| edb.relations[r].len())
+        .sum();
+    let mut header = vec![
         command,
         format!(
-            "relation {} ({} facts); dataset_hash {} (as in report rows)",
-            rel.name,
-            edb.relations[stream.relation].len(),
+            "relation{} {} ({nfacts} facts); dataset_hash {} (as in report rows)",
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", "),
             crate::provenance::dataset_hash(&facts).unwrap_or_else(|_| "unknown".into())
         ),
     ];
+    if !stream.source.is_empty() {
+        header.push(stream.source.clone());
+    }
+    let on = match names.as_slice() {
+        [one] => one.to_string(),
+        many => format!("{} relations", many.len()),
+    };
     let text = render(&stream, &program, &symbols, &header);
     match &args.out {
         Some(path) => {
@@ -114,11 +155,156 @@ pub fn run(args: &UpdatesArgs) -> anyhow::Result<Outcome> {
                 "{} batch(es) of {} on {} written to {}",
                 stream.batches.len(),
                 args.kind.name(),
-                rel.name,
+                on,
                 path.display()
             );
         }
         None => print!("{text}"),
     }
     Ok(Outcome::Agree)
+}
+
+/// The declarations read when no `--program` is given (see the module's comment): `None` for
+/// the default `edge` declaration, else the text of a program declaring, as `.input` with
+/// `symbol` columns, the `relation` named (other than `edge`) or, for `function-edit`
+/// without one, every `.facts` file of `dir` whose name is a relation name and which holds a
+/// fact. Columns are counted on each file's first line; a later line of another width is
+/// then an error located in the file when the facts are read.
+fn inferred_declarations(
+    dir: &Path,
+    kind: UpdateKind,
+    relation: Option<&str>,
+) -> Result<Option<String>, BadInput> {
+    let names: Vec<String> = match relation {
+        Some("edge") => return Ok(None),
+        Some(name) => vec![name.to_string()],
+        None if kind == UpdateKind::FunctionEdit => {
+            let entries = std::fs::read_dir(dir)
+                .map_err(|e| BadInput::Other(format!("{}: {e}", dir.display())))?;
+            let mut names: Vec<String> = entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.strip_suffix(".facts")
+                        .filter(|stem| is_relation_name(stem))
+                        .map(str::to_string)
+                })
+                .collect();
+            names.sort();
+            names
+        }
+        None => return Ok(None),
+    };
+    let mut decls = String::new();
+    for name in &names {
+        let path = dir.join(format!("{name}.facts"));
+        if relation.is_some() && !is_relation_name(name) {
+            return Err(BadInput::Other(format!(
+                "--relation `{name}` is not a relation name (letters, digits and `_`, not \
+                 starting with a digit)"
+            )));
+        }
+        let first = first_line(&path).map_err(|e| {
+            BadInput::Other(format!(
+                "no facts file {} for --relation `{name}` ({e}); without --program the \
+                 relation is read from its facts file",
+                path.display()
+            ))
+        })?;
+        let Some(first) = first else {
+            if relation.is_some() {
+                return Err(BadInput::Other(format!(
+                    "{} is empty: there is nothing to change in `{name}` (without --program \
+                     its columns are counted on its first line)",
+                    path.display()
+                )));
+            }
+            // An empty relation has no function's facts to edit.
+            continue;
+        };
+        let arity = if first.trim() == "()" {
+            0
+        } else {
+            first.split('\t').count()
+        };
+        let columns: Vec<String> = (1..=arity).map(|i| format!("c{i}: symbol")).collect();
+        decls.push_str(&format!(
+            ".decl {name}({})\n.input {name}\n",
+            columns.join(", ")
+        ));
+    }
+    Ok(Some(decls))
+}
+
+/// Whether `name` can be a relation of a program: an identifier of our Soufflé subset.
+fn is_relation_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The first non-empty line of a file, without reading the rest (rust-nll files run to
+/// hundreds of megabytes on large crates); `None` if it has none.
+fn first_line(path: &Path) -> std::io::Result<Option<String>> {
+    let file = std::fs::File::open(path)?;
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line?;
+        let line = line.strip_suffix('\r').unwrap_or(&line);
+        if !line.is_empty() {
+            return Ok(Some(line.to_string()));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_are_inferred_from_the_facts_files() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("w");
+        write("cfg_edge.facts", "\nf::a\tf::b\n");
+        write("loan.facts", "f::l\tf::o\t7\n");
+        write("empty.facts", "");
+        write("bad-name.facts", "f::x\n");
+        write("flag.facts", "()\n");
+        write("README", "not facts");
+        let d = dir.path();
+        // The graph kinds without --relation, and `--relation edge`, keep `edge`.
+        assert_eq!(
+            inferred_declarations(d, UpdateKind::Delete, None).expect("ok"),
+            None
+        );
+        assert_eq!(
+            inferred_declarations(d, UpdateKind::FunctionEdit, Some("edge")).expect("ok"),
+            None
+        );
+        assert_eq!(
+            inferred_declarations(d, UpdateKind::Delete, Some("cfg_edge")).expect("ok"),
+            Some(".decl cfg_edge(c1: symbol, c2: symbol)\n.input cfg_edge\n".into())
+        );
+        // function-edit: every non-empty facts file with a relation's name, by name.
+        assert_eq!(
+            inferred_declarations(d, UpdateKind::FunctionEdit, None).expect("ok"),
+            Some(
+                ".decl cfg_edge(c1: symbol, c2: symbol)\n.input cfg_edge\n\
+                 .decl flag()\n.input flag\n\
+                 .decl loan(c1: symbol, c2: symbol, c3: symbol)\n.input loan\n"
+                    .into()
+            )
+        );
+        for (name, why) in [
+            ("nope", "no facts file"),
+            ("empty", "is empty"),
+            ("bad-name", "not a relation name"),
+        ] {
+            let e = inferred_declarations(d, UpdateKind::Delete, Some(name)).expect_err(name);
+            assert!(e.to_string().contains(why), "{name}: {e}");
+        }
+    }
 }
