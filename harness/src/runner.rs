@@ -1,9 +1,11 @@
 //! Running one case: several engines on the same program, EDB and batches, their models
 //! compared after every batch. `run`, `sweep` and `study` all go through [`run_case`].
 //!
-//! Only the engine's own work is timed (materialise, apply); reading models back, comparing
-//! them and building report rows happen outside the timed part, and between batches nothing
-//! is allocated in proportion to the model (see [`run_case`]).
+//! Only the engine's own work is timed (materialise, apply), in nanoseconds; reading models
+//! back, comparing them and building report rows happen outside the timed part, and between
+//! batches nothing is allocated in proportion to the model (see [`run_case`]). The engines'
+//! order changes from batch to batch ([`EngineOrder`]), so that none always runs after the
+//! same engine.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -217,6 +219,11 @@ fn first_engine(batch_no: usize, engines: usize) -> usize {
 
 /// Runs the engines (built by `build`, with the worker count each reports) through the
 /// case. Returns `Err` only when an engine refuses; a model mismatch is in the outcome.
+///
+/// On every batch, materialisation included, the engines run in the order of `case.order`
+/// ([`EngineOrder::of_batch`]), each timed alone in nanoseconds; rows and trace lines come in
+/// the listed order, each row with its engine's place (`position`). Two specs of one kind
+/// (`dred`, `dred@2`) are two engines built and fed apart.
 ///
 /// Models are compared in full after materialisation and after the last batch. After every
 /// batch in between the engines' [`ModelDigest`]s are compared (and their net changes, where

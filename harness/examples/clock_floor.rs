@@ -1,0 +1,117 @@
+//! The clock's floor: what an A/A ratio reads on this machine when the two sides are not
+//! engines but one fixed, deterministic piece of work, timed as `dredbench` times a batch
+//! (`Instant` around one call, in a shuffled order among other work that sweeps the caches as
+//! `recompute` does). If the per-batch spread of this ratio is as wide as that of
+//! `dred@2 / dred`, the spread is the machine's and the harness's, not the engines'.
+//!
+//! ```sh
+//! cargo run --release -p harness --example clock_floor -- [BATCHES] [WORK_KIB ...]
+//! ```
+//!
+//! For each working-set size (KiB; default 4, 64, 1024: batches of about 1, 20 and 300 µs),
+//! two separate buffers of that size (sides A and B) are each walked by the same
+//! pseudo-random chain of reads and writes; a third side, C, writes through 64 MiB (the
+//! sweep of a `recompute`). Per batch the three run in a random order (a seeded permutation,
+//! as `--order shuffle`), and the ratio B / A is recorded. Prints, per size, the median time
+//! of A and the median, p10 and p90 (nearest rank) of B / A.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+/// A buffer of `kib` KiB walked by a fixed chain of dependent reads and writes (one step per
+/// 64-byte line, the next index drawn from the value read, so the work cannot be skipped).
+struct Work {
+    buf: Vec<u64>,
+}
+
+impl Work {
+    fn new(kib: usize) -> Self {
+        let n = (kib * 1024 / 8).max(8);
+        let buf = (0..n as u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        Work { buf }
+    }
+
+    /// Walks the buffer, as many steps as it has cache lines, twice.
+    fn run(&mut self) -> u64 {
+        let n = self.buf.len();
+        let mut i = 0usize;
+        let mut acc = 0u64;
+        for _ in 0..2 * (n / 8) {
+            let v = self.buf[i];
+            acc = acc.wrapping_add(v);
+            self.buf[i] = v.rotate_left(7) ^ acc;
+            i = (v as usize ^ (acc as usize >> 3)) % n;
+        }
+        acc
+    }
+}
+
+/// SplitMix64, as the harness's generator (`harness::datasets::rng`), for the order.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn rank(v: &[f64], q: f64) -> f64 {
+    let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[k - 1]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let batches: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let sizes: Vec<usize> = if args.len() > 1 {
+        args[1..].iter().filter_map(|a| a.parse().ok()).collect()
+    } else {
+        vec![4, 64, 1024]
+    };
+    println!("| working set | batches | A µs (median) | B / A median | p10 | p90 |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for kib in sizes {
+        let (mut a, mut b) = (Work::new(kib), Work::new(kib));
+        let mut sweep = vec![0u64; 64 * 1024 * 1024 / 8];
+        let mut state = 0x5EED_u64 ^ kib as u64;
+        let mut times_a = Vec::with_capacity(batches);
+        let mut ratios = Vec::with_capacity(batches);
+        for _ in 0..batches {
+            let mut order = [0usize, 1, 2];
+            for i in (1..order.len()).rev() {
+                let j = (next(&mut state) % (i as u64 + 1)) as usize;
+                order.swap(i, j);
+            }
+            let mut t = [0u64; 2];
+            for side in order {
+                match side {
+                    0 | 1 => {
+                        let w = if side == 0 { &mut a } else { &mut b };
+                        let start = Instant::now();
+                        black_box(w.run());
+                        t[side] = start.elapsed().as_nanos() as u64;
+                    }
+                    _ => {
+                        for x in sweep.iter_mut().step_by(8) {
+                            *x = x.wrapping_add(1);
+                        }
+                        black_box(&sweep);
+                    }
+                }
+            }
+            times_a.push(t[0] as f64 / 1e3);
+            ratios.push(t[1].max(1) as f64 / t[0].max(1) as f64);
+        }
+        times_a.sort_by(f64::total_cmp);
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "| {kib} KiB | {batches} | {:.1} | {:.2} | {:.2} | {:.2} |",
+            rank(&times_a, 0.5),
+            rank(&ratios, 0.5),
+            rank(&ratios, 0.1),
+            rank(&ratios, 0.9)
+        );
+    }
+}
