@@ -33,6 +33,10 @@ pub struct Tolerances {
     /// Standard deviations of a case's A/A-measured noise by which its time ratio may
     /// worsen, where that is more than the tolerance (and likewise for the aggregate).
     pub noise_z: f64,
+    /// The least share of the cases whose times can be judged: below it the report fails,
+    /// since a gate that leaves out most cases (their A/A pairs unreliable, or below the
+    /// floor) would pass a slowdown unseen.
+    pub min_judged: f64,
     /// Allowed relative growth of an engine's total work (probes plus rows touched, summed
     /// over a case's batches).
     pub work_tolerance: f64,
@@ -370,6 +374,19 @@ pub fn find_regressions(
     let old_ratios = time_ratios(baseline, &args.reference_engine);
     let new_ratios = time_ratios(report, &args.reference_engine);
     let timed = timed_cases(baseline, report, args);
+    let judged = timed.values().filter(|t| t.is_ok()).count();
+    if !timed.is_empty() && (judged as f64) < args.min_judged * timed.len() as f64 {
+        let unreliable = timed
+            .values()
+            .filter(|t| matches!(t, Err(Untimed::Unreliable(_))))
+            .count();
+        problems.push(format!(
+            "time ratios judged on only {judged} of {} case(s) ({unreliable} with an unreliable \
+             A/A pair, the others below the floor; at least {:.0}% must be judged)",
+            timed.len(),
+            args.min_judged * 100.0
+        ));
+    }
     for (engine, (factor, cases, allowed)) in aggregate_change(
         &old_ratios,
         &new_ratios,
@@ -425,6 +442,7 @@ mod tests {
             reference_engine: "recompute".into(),
             min_time_us: 0,
             noise_z: 4.0,
+            min_judged: 0.0,
             work_tolerance: 0.1,
             aggregate_tolerance: 0.5,
         }
@@ -631,6 +649,7 @@ mod tests {
             tolerance: 0.25,
             min_time_us: 200,
             aggregate_tolerance: 0.2,
+            min_judged: 0.5,
             ..args()
         };
         let base = small_cases(1, 1.0, true, 1.0);
@@ -653,17 +672,30 @@ mod tests {
                 "seed {seed}: {p:?}"
             );
         }
-        // Without the pair, the same cases fall under the floor and nothing is judged.
+        // Without the pair, the same cases fall under the floor: nothing is judged, and the
+        // gate says so rather than passing blind (unless told to accept it).
         let (plain_base, plain_slow) = (
             small_cases(1, 1.0, false, 1.0),
             small_cases(2, 1.5, false, 1.0),
         );
-        assert!(find_regressions(&plain_base, &plain_slow, &gate).is_empty());
+        let p = find_regressions(&plain_base, &plain_slow, &gate);
+        assert!(
+            p.len() == 1 && p[0].contains("judged on only 0 of 6 case(s)"),
+            "{p:?}"
+        );
+        let blind = Tolerances {
+            min_judged: 0.0,
+            ..gate.clone()
+        };
+        assert!(find_regressions(&plain_base, &plain_slow, &blind).is_empty());
         assert!(timed_cases(&plain_base, &plain_slow, &gate)
             .values()
             .all(|t| *t == Err(Untimed::BelowFloor)));
         // A pair reading 1.2: the instrument cannot resolve this case; left out.
         let biased = small_cases(2, 1.5, true, 1.2);
+        assert!(find_regressions(&base, &biased, &gate)
+            .iter()
+            .any(|x| x.contains("6 with an unreliable A/A pair")));
         let timed = timed_cases(&base, &biased, &gate);
         assert!(
             timed

@@ -109,7 +109,16 @@ fn regress_judges_a_sweep_by_its_aa_pairs() {
         "a repeated name is a second instance"
     );
     let r = report.to_str().expect("utf-8");
-    let o = dredbench(&["regress", "--baseline", r, "--report", r]);
+    // One case: whether its pair reads reliable in a debug build is not this test's point.
+    let o = dredbench(&[
+        "regress",
+        "--baseline",
+        r,
+        "--report",
+        r,
+        "--min-judged",
+        "0",
+    ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(

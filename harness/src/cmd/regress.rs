@@ -41,6 +41,11 @@ pub struct RegressArgs {
     /// mean against `--aggregate-tolerance`).
     #[arg(long, default_value_t = 4.0)]
     pub noise_z: f64,
+    /// The least share of the cases (0 to 1) whose times must be judged: when fewer can be
+    /// (their A/A pairs unreliable, or below `--min-time-us` without one), the report fails
+    /// rather than pass a slowdown unseen.
+    #[arg(long, default_value_t = 0.5)]
+    pub min_judged: f64,
     /// Allowed relative growth of an engine's total work (probes plus rows touched, summed
     /// over a case's batches).
     #[arg(long, default_value_t = 0.1)]
@@ -65,6 +70,7 @@ pub fn run(args: &RegressArgs) -> anyhow::Result<Outcome> {
         reference_engine: args.reference_engine.clone(),
         min_time_us: args.min_time_us,
         noise_z: args.noise_z,
+        min_judged: args.min_judged,
         work_tolerance: args.work_tolerance,
         aggregate_tolerance: args.aggregate_tolerance,
     };
