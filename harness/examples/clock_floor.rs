@@ -16,6 +16,8 @@
 //! of A and the median, p10 and p90 (nearest rank) of B / A.
 
 use std::hint::black_box;
+
+use harness::datasets::rng::SplitMix64;
 use std::time::Instant;
 
 /// A buffer of `kib` KiB walked by a fixed chain of dependent reads and writes (one step per
@@ -48,15 +50,6 @@ impl Work {
     }
 }
 
-/// SplitMix64, as the harness's generator (`harness::datasets::rng`), for the order.
-fn next(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 fn rank(v: &[f64], q: f64) -> f64 {
     let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
     v[k - 1]
@@ -75,13 +68,13 @@ fn main() {
     for kib in sizes {
         let (mut a, mut b) = (Work::new(kib), Work::new(kib));
         let mut sweep = vec![0u64; 64 * 1024 * 1024 / 8];
-        let mut state = 0x5EED_u64 ^ kib as u64;
+        let mut rng = SplitMix64::new(0x5EED_u64 ^ kib as u64);
         let mut times_a = Vec::with_capacity(batches);
         let mut ratios = Vec::with_capacity(batches);
         for _ in 0..batches {
             let mut order = [0usize, 1, 2];
             for i in (1..order.len()).rev() {
-                let j = (next(&mut state) % (i as u64 + 1)) as usize;
+                let j = (rng.next_u64() % (i as u64 + 1)) as usize;
                 order.swap(i, j);
             }
             let mut t = [0u64; 2];
