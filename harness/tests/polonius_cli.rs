@@ -112,7 +112,7 @@ fn mini_fixture_errors_where_a_live_loan_is_invalidated() {
 /// The first of a few small crates that the local registry holds.
 fn small_crate() -> Option<String> {
     for name in ["same-file", "itoa", "colorchoice"] {
-        let spec = CrateSpec::parse(&format!("rust-nll:{name}")).expect("spec");
+        let spec = CrateSpec::parse(&format!("rust-nll:{name}"), "rust-nll:").expect("spec");
         if find_in_registry(&spec, &cargo_home()).is_ok() {
             return Some(name.to_string());
         }

@@ -29,10 +29,13 @@ pub enum DatasetsAction {
     /// Install datasets from Debian packages into the cache (`apt-get download`, `dpkg-deb
     /// -x`, converted to `.facts`; nothing is installed system-wide). `all` fetches every
     /// dataset that is not shipped. `rust-nll:CRATE[@VERSION]` compiles a crate of the local
-    /// cargo registry with `rustc -Znll-facts` and installs its borrow-check facts.
+    /// cargo registry with `rustc -Znll-facts` and installs its borrow-check facts;
+    /// `rust-mir:CRATE[@VERSION]` reads the crate's MIR (`-Zunpretty=mir`) into the facts of
+    /// a points-to analysis.
     Fetch {
         /// Catalogue names (`go-bp`, `wordnet`, `debian-deps`, `celegans`; `go-cc` and
-        /// `go-mf` regenerate the shipped copies), `rust-nll:CRATE[@VERSION]`, or `all`.
+        /// `go-mf` regenerate the shipped copies), `rust-nll:CRATE[@VERSION]`,
+        /// `rust-mir:CRATE[@VERSION]`, or `all`.
         #[arg(required = true)]
         names: Vec<String>,
         /// Write the dataset directory here instead of `<cache>/<name>` (one name only).
@@ -132,6 +135,16 @@ pub fn run(args: &DatasetsArgs) -> anyhow::Result<Outcome> {
                     println!("{}", w.facts.display());
                     continue;
                 }
+                if datasets::mir::is_mir_name(name) {
+                    let w = datasets::mir::fetch(name, &loc, out.as_deref()).map_err(bad)?;
+                    eprintln!("  done in {:.1} s", t.elapsed().as_secs_f64());
+                    eprintln!(
+                        "{}: {} functions, {} facts; dataset hash {}",
+                        w.name, w.functions, w.total_facts, w.dataset_hash
+                    );
+                    println!("{}", w.facts.display());
+                    continue;
+                }
                 let w = datasets::fetch(name, &loc, out.as_deref()).map_err(bad)?;
                 eprintln!("  done in {:.1} s", t.elapsed().as_secs_f64());
                 report(&w);
@@ -205,33 +218,27 @@ fn list(loc: &Locations) -> anyhow::Result<Outcome> {
     }
     println!("  install with: dredbench datasets fetch NAME (or `all`)");
     println!();
-    let home = datasets::nll::cargo_home();
+    let home = datasets::registry::cargo_home();
     println!(
         "Borrow-check facts of Rust crates (rust-nll:CRATE[@VERSION]; compiled from {} by rustc \
          -Znll-facts: {} crates there)",
         home.join("registry").join("src").display(),
-        datasets::nll::registry_crate_count(&home)
+        datasets::registry::registry_crate_count(&home)
     );
-    let installed = datasets::nll::installed(loc);
-    for i in &installed {
-        let p = &i.provenance;
-        println!(
-            "{:<34} {:<10} {:>6} functions {:>9} facts  {}",
-            i.name,
-            "installed",
-            p.get("functions").unwrap_or("?"),
-            p.get("facts").unwrap_or("?"),
-            p.get("rustc_version")
-                .and_then(|v| v.split(';').next())
-                .unwrap_or("")
-        );
-    }
-    if installed.is_empty() {
-        println!("  (none installed)");
-    }
+    print_installed(&datasets::nll::installed(loc));
     println!(
         "  install with: dredbench datasets fetch rust-nll:CRATE[@VERSION] \
          (e.g. rust-nll:regex-syntax@0.8.x)"
+    );
+    println!();
+    println!(
+        "Points-to facts of Rust crates (rust-mir:CRATE[@VERSION]; read from rustc -Zunpretty=mir \
+         of the same crates, for datasets/programs/andersen.dl)"
+    );
+    print_installed(&datasets::mir::installed(loc));
+    println!(
+        "  install with: dredbench datasets fetch rust-mir:CRATE[@VERSION] \
+         (e.g. rust-mir:regex-syntax@0.8.x)"
     );
     println!();
     println!(
@@ -259,4 +266,24 @@ fn list(loc: &Locations) -> anyhow::Result<Outcome> {
         println!("Programs in {}: {}", programs.display(), names.join(", "));
     }
     Ok(Outcome::Agree)
+}
+
+/// Prints installed registry-compiled datasets, one line each.
+fn print_installed(installed: &[datasets::registry::Installed]) {
+    for i in installed {
+        let p = &i.provenance;
+        println!(
+            "{:<34} {:<10} {:>6} functions {:>9} facts  {}",
+            i.name,
+            "installed",
+            p.get("functions").unwrap_or("?"),
+            p.get("facts").unwrap_or("?"),
+            p.get("rustc_version")
+                .and_then(|v| v.split(';').next())
+                .unwrap_or("")
+        );
+    }
+    if installed.is_empty() {
+        println!("  (none installed)");
+    }
 }

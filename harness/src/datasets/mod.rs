@@ -32,6 +32,7 @@
 //! | `gen:KIND?key=value&…` | generated on first use, deterministic by seed ([`GenSpec`]) | `<cache>/generated/<spec>/facts` |
 //! | `snap:PATH` | a SNAP-style edge list, converted on first use | `<cache>/imported/<stem>-<hash>/facts` |
 //! | `rust-nll:CRATE[@VERSION]` | borrow-check facts of a crate of the local cargo registry, by `dredbench datasets fetch` ([`nll`]; not a graph) | `<cache>/rust-nll/<crate>-<version>/facts` |
+//! | `rust-mir:CRATE[@VERSION]` | points-to facts of a crate of the local cargo registry, read from its MIR ([`mir`]; not a graph) | `<cache>/rust-mir/<crate>-<version>/facts` |
 //! | a directory | used as is (its `facts/` subdirectory if it has one) | — |
 //!
 //! The cache is `$DREDBENCH_CACHE`, else `$XDG_CACHE_HOME/dredbench`, else
@@ -44,7 +45,9 @@ pub mod fetch;
 pub mod generate;
 pub mod graph;
 pub mod load;
+pub mod mir;
 pub mod nll;
+pub mod registry;
 pub mod rng;
 pub mod shape;
 pub mod sqlite;
@@ -74,7 +77,7 @@ pub enum DatasetError {
     #[error(transparent)]
     Line(#[from] LineError),
     /// The name is none of the forms [`resolve`] accepts.
-    #[error("unknown dataset `{0}`: not a catalogue name ({names}), a `gen:` spec, `snap:PATH`, `rust-nll:CRATE` or a directory", names = catalogue_names())]
+    #[error("unknown dataset `{0}`: not a catalogue name ({names}), a `gen:` spec, `snap:PATH`, `rust-nll:CRATE`, `rust-mir:CRATE` or a directory", names = catalogue_names())]
     Unknown(String),
     /// A fetchable dataset that is not in the cache yet.
     #[error("dataset `{name}` is not installed in {cache}: run `dredbench datasets fetch {name}`")]
@@ -326,6 +329,9 @@ pub fn resolve_in(name: &str, loc: &Locations) -> Result<PathBuf, DatasetError> 
     }
     if nll::is_nll_name(name) {
         return nll::resolve_installed(name, loc);
+    }
+    if mir::is_mir_name(name) {
+        return mir::resolve_installed(name, loc);
     }
     if name.starts_with("gen:") {
         let spec = GenSpec::parse(name).map_err(DatasetError::Spec)?;

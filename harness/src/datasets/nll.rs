@@ -84,13 +84,13 @@
 //! cargo's output), a compilation that wrote no facts, and malformed facts.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use super::load::{sha256_hex, Provenance};
+use super::load::Provenance;
+use super::registry::{self, crate_file_sha256, fetch_err, RegistryCrate};
+pub use super::registry::{cargo_home, find_in_registry, CrateSpec, Installed};
 use super::{DatasetError, Locations};
 
 /// The name prefix of these datasets: `rust-nll:CRATE[@VERSION]`.
@@ -124,263 +124,6 @@ pub fn is_nll_name(name: &str) -> bool {
     name.starts_with(SCHEME)
 }
 
-fn fetch_err(msg: impl Into<String>) -> DatasetError {
-    DatasetError::Fetch(msg.into())
-}
-
-/// A crate version `MAJOR.MINOR.PATCH[-PRE][+BUILD]`, ordered by the numbers, a release
-/// above its pre-releases, pre-releases by their text (enough to pick the highest of a
-/// registry's few copies).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version {
-    numbers: [u64; 3],
-    /// `(true, "")` for a release, `(false, pre)` for a pre-release, so releases sort last.
-    release: (bool, String),
-    text: String,
-}
-
-impl Version {
-    /// Parses a version as crates.io spells it; `None` if it is not one.
-    pub fn parse(text: &str) -> Option<Version> {
-        let core = text.split('+').next().unwrap_or(text);
-        let (nums, pre) = match core.split_once('-') {
-            Some((n, p)) if !p.is_empty() => (n, Some(p)),
-            Some(_) => return None,
-            None => (core, None),
-        };
-        let mut numbers = [0u64; 3];
-        let mut parts = nums.split('.');
-        for n in &mut numbers {
-            let part = parts.next()?;
-            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            *n = part.parse().ok()?;
-        }
-        if parts.next().is_some() {
-            return None;
-        }
-        Some(Version {
-            numbers,
-            release: match pre {
-                None => (true, String::new()),
-                Some(p) => (false, p.to_string()),
-            },
-            text: text.to_string(),
-        })
-    }
-
-    /// The version as written.
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether `pattern` (`0.8.12`, `0.8.x`, `0.8`, `1.*`, or the exact text) selects it.
-    pub fn matches(&self, pattern: &str) -> bool {
-        if pattern == self.text {
-            return true;
-        }
-        let parts: Vec<&str> = pattern.split('.').collect();
-        if parts.len() > 3 {
-            return false;
-        }
-        // A pattern without a pre-release part selects releases only.
-        if !self.release.0 {
-            return false;
-        }
-        parts
-            .iter()
-            .zip(self.numbers)
-            .all(|(p, n)| matches!(*p, "x" | "X" | "*") || p.parse::<u64>().is_ok_and(|v| v == n))
-    }
-}
-
-/// A parsed `rust-nll:CRATE[@VERSION]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CrateSpec {
-    /// The crate (package) name as in the registry, e.g. `regex-syntax`.
-    pub krate: String,
-    /// The version pattern after `@`, if any.
-    pub version: Option<String>,
-}
-
-impl CrateSpec {
-    /// Parses `rust-nll:CRATE[@VERSION]`.
-    pub fn parse(name: &str) -> Result<CrateSpec, DatasetError> {
-        let rest = name.strip_prefix(SCHEME).ok_or_else(|| {
-            fetch_err(format!(
-                "`{name}` is not of the form {SCHEME}CRATE[@VERSION]"
-            ))
-        })?;
-        let (krate, version) = match rest.split_once('@') {
-            Some((k, v)) => (k, Some(v)),
-            None => (rest, None),
-        };
-        let valid = !krate.is_empty()
-            && krate
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !valid {
-            return Err(fetch_err(format!(
-                "`{name}`: `{krate}` is not a crate name (letters, digits, `-`, `_`); write \
-                 {SCHEME}CRATE or {SCHEME}CRATE@VERSION, e.g. {SCHEME}regex-syntax@0.8.x"
-            )));
-        }
-        if version.is_some_and(|v| v.is_empty() || v.contains(['/', '\\']) || v.contains("..")) {
-            return Err(fetch_err(format!(
-                "`{name}`: empty or malformed version after `@` (e.g. @0.8.12 or @0.8.x)"
-            )));
-        }
-        Ok(CrateSpec {
-            krate: krate.to_string(),
-            version: version.map(str::to_string),
-        })
-    }
-
-    /// The versions among `dir_names` (`<crate>-<version>` entries of a registry `src/` or
-    /// of the install directory) that this spec selects, highest first.
-    fn select<'a>(&self, dir_names: impl IntoIterator<Item = &'a str>) -> Vec<Version> {
-        let lead = format!("{}-", self.krate);
-        let mut found: Vec<Version> = dir_names
-            .into_iter()
-            .filter_map(|n| n.strip_prefix(&lead))
-            .filter_map(Version::parse)
-            .filter(|v| self.version.as_deref().is_none_or(|p| v.matches(p)))
-            .collect();
-        found.sort();
-        found.dedup();
-        found.reverse();
-        found
-    }
-
-    fn describe(&self) -> String {
-        match &self.version {
-            Some(v) => format!("{} {v}", self.krate),
-            None => self.krate.clone(),
-        }
-    }
-}
-
-/// `$CARGO_HOME`, else `~/.cargo`.
-pub fn cargo_home() -> PathBuf {
-    std::env::var_os("CARGO_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".cargo"))
-        })
-        .unwrap_or_else(|| PathBuf::from(".cargo"))
-}
-
-/// The unpacked-source directories of the registry (`<cargo home>/registry/src/*`), sorted.
-pub fn registry_src_dirs(cargo_home: &Path) -> Vec<PathBuf> {
-    let src = cargo_home.join("registry").join("src");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&src)
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
-    dirs
-}
-
-fn dir_names(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .filter(|e| e.path().is_dir())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The number of crate directories in the registry's sources (for listings).
-pub fn registry_crate_count(cargo_home: &Path) -> usize {
-    registry_src_dirs(cargo_home)
-        .iter()
-        .map(|d| dir_names(d).len())
-        .sum()
-}
-
-/// A crate's unpacked source in the registry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RegistryCrate {
-    /// The crate name.
-    pub krate: String,
-    /// Its version.
-    pub version: String,
-    /// `<cargo home>/registry/src/<index>/<crate>-<version>`.
-    pub dir: PathBuf,
-    /// The other versions present that the spec also selects (a higher one was taken).
-    pub others: Vec<String>,
-}
-
-/// Finds the crate's source in the registry: the highest version the spec selects, over
-/// every index directory (the first index in byte order holding it).
-pub fn find_in_registry(
-    spec: &CrateSpec,
-    cargo_home: &Path,
-) -> Result<RegistryCrate, DatasetError> {
-    let roots = registry_src_dirs(cargo_home);
-    let mut versions: Vec<(Version, PathBuf)> = Vec::new();
-    for root in &roots {
-        let names = dir_names(root);
-        for v in spec.select(names.iter().map(String::as_str)) {
-            let dir = root.join(format!("{}-{}", spec.krate, v.as_str()));
-            if !versions.iter().any(|(w, _)| w == &v) {
-                versions.push((v, dir));
-            }
-        }
-    }
-    versions.sort_by(|a, b| b.0.cmp(&a.0));
-    let Some((best, dir)) = versions.first().cloned() else {
-        let src = cargo_home.join("registry").join("src");
-        let any = roots.iter().any(|r| {
-            let lead = format!("{}-", spec.krate);
-            dir_names(r).iter().any(|n| {
-                n.strip_prefix(&lead)
-                    .is_some_and(|v| Version::parse(v).is_some())
-            })
-        });
-        let why = if roots.is_empty() {
-            format!(
-                "there is no registry source directory {} (set CARGO_HOME to the cargo home \
-                 whose registry holds it)",
-                src.join("*").display()
-            )
-        } else if any {
-            format!(
-                "no version of it in {} matches `{}`",
-                src.join("*").display(),
-                spec.version.as_deref().unwrap_or("")
-            )
-        } else {
-            format!("it is not in {}", src.join("*").display())
-        };
-        return Err(fetch_err(format!(
-            "crate {} not found in the local cargo registry: {why}; only crates already \
-             downloaded by cargo can be fetched (nothing is downloaded)",
-            spec.describe()
-        )));
-    };
-    Ok(RegistryCrate {
-        krate: spec.krate.clone(),
-        version: best.as_str().to_string(),
-        dir,
-        others: versions
-            .iter()
-            .skip(1)
-            .map(|(v, _)| v.as_str().to_string())
-            .collect(),
-    })
-}
-
 /// What a fetch installed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NllWritten {
@@ -402,154 +145,28 @@ pub struct NllWritten {
 
 /// The install directory of a crate version under the cache: `<cache>/rust-nll/<crate>-<v>`.
 pub fn install_dir(loc: &Locations, krate: &str, version: &str) -> PathBuf {
-    loc.cache
-        .join("rust-nll")
-        .join(format!("{krate}-{version}"))
+    loc.cache.join(CACHE_DIR).join(format!("{krate}-{version}"))
 }
 
-/// An installed `rust-nll` dataset in the cache.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Installed {
-    /// `rust-nll:<crate>@<version>`.
-    pub name: String,
-    /// Its facts directory.
-    pub facts: PathBuf,
-    /// Its `PROVENANCE`.
-    pub provenance: Provenance,
-}
+const CACHE_DIR: &str = "rust-nll";
+const MARKER: &str = "cfg_edge.facts";
 
 /// Every installed `rust-nll` dataset in the cache, by name.
 pub fn installed(loc: &Locations) -> Vec<Installed> {
-    let root = loc.cache.join("rust-nll");
-    let mut out: Vec<Installed> = dir_names(&root)
-        .into_iter()
-        .filter(|n| !n.starts_with('.'))
-        .filter_map(|n| {
-            let dir = root.join(&n);
-            let facts = dir.join("facts");
-            if !facts.join("cfg_edge.facts").is_file() {
-                return None;
-            }
-            let provenance = Provenance::read(&dir.join("PROVENANCE"));
-            let name = match (provenance.get("crate"), provenance.get("crate_version")) {
-                (Some(c), Some(v)) => format!("{SCHEME}{c}@{v}"),
-                _ => format!("{SCHEME}{n}"),
-            };
-            Some(Installed {
-                name,
-                facts,
-                provenance,
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
+    registry::installed_under(loc, CACHE_DIR, SCHEME, MARKER)
 }
 
 /// The facts directory of an installed `rust-nll:CRATE[@VERSION]` (the highest installed
 /// version the spec selects). Never compiles anything.
 pub fn resolve_installed(name: &str, loc: &Locations) -> Result<PathBuf, DatasetError> {
-    let spec = CrateSpec::parse(name)?;
-    let root = loc.cache.join("rust-nll");
-    let names = dir_names(&root);
-    for v in spec.select(names.iter().map(String::as_str)) {
-        let facts = install_dir(loc, &spec.krate, v.as_str()).join("facts");
-        if facts.join("cfg_edge.facts").is_file() {
-            return Ok(facts);
-        }
-    }
-    Err(DatasetError::NotInstalled {
-        name: name.to_string(),
-        cache: loc.cache.display().to_string(),
-    })
-}
-
-/// Runs a tool; its stdout on success, its stderr as the error otherwise.
-fn run_tool(cmd: &mut Command, what: &str) -> Result<String, DatasetError> {
-    let program = cmd.get_program().to_string_lossy().into_owned();
-    let out = cmd.output().map_err(|e| {
-        fetch_err(format!(
-            "{what}: cannot run `{program}` ({e}); rust-nll datasets need cargo and rustc"
-        ))
-    })?;
-    if !out.status.success() {
-        return Err(fetch_err(format!(
-            "{what}: `{program}` failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn tool(var: &str, default: &str) -> OsString {
-    std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| default.into())
-}
-
-/// Copies a directory tree (files and directories; symbolic links followed), returning the
-/// SHA-256 over its sorted relative paths and contents: what was compiled.
-fn copy_tree(from: &Path, to: &Path) -> Result<String, DatasetError> {
-    let mut files: Vec<(String, PathBuf)> = Vec::new();
-    let mut stack = vec![(from.to_path_buf(), String::new())];
-    while let Some((dir, rel)) = stack.pop() {
-        let target = if rel.is_empty() {
-            to.to_path_buf()
-        } else {
-            to.join(&rel)
-        };
-        std::fs::create_dir_all(&target).map_err(|e| DatasetError::io(&target, e))?;
-        let entries = std::fs::read_dir(&dir).map_err(|e| DatasetError::io(&dir, e))?;
-        for e in entries.filter_map(Result::ok) {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let child = if rel.is_empty() {
-                name
-            } else {
-                format!("{rel}/{name}")
-            };
-            let path = e.path();
-            if path.is_dir() {
-                stack.push((path, child));
-            } else if path.is_file() {
-                files.push((child, path));
-            }
-        }
-    }
-    files.sort();
-    let mut listing = Vec::new();
-    for (rel, path) in &files {
-        let bytes = std::fs::read(path).map_err(|e| DatasetError::io(path, e))?;
-        let dest = to.join(rel);
-        std::fs::write(&dest, &bytes).map_err(|e| DatasetError::io(&dest, e))?;
-        let _ = writeln!(listing, "{}\t{}", sha256_hex(&bytes), rel);
-    }
-    Ok(sha256_hex(&listing))
-}
-
-/// The SHA-256 of the `.crate` archive the registry cache holds for this source, if any
-/// (the crates.io checksum of the package).
-fn crate_file_sha256(krate: &RegistryCrate, cargo_home: &Path) -> Option<String> {
-    let index = krate.dir.parent()?.file_name()?;
-    let file = cargo_home
-        .join("registry")
-        .join("cache")
-        .join(index)
-        .join(format!("{}-{}.crate", krate.krate, krate.version));
-    std::fs::read(file).ok().map(|b| sha256_hex(&b))
-}
-
-/// The last lines of a tool's output, for an error message.
-fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
+    registry::resolve_installed_under(name, loc, CACHE_DIR, SCHEME, MARKER)
 }
 
 /// Fetches `rust-nll:CRATE[@VERSION]`: compiles the crate from the local registry with
 /// `-Znll-facts`, converts the facts and installs them into `dest` (default
 /// `<cache>/rust-nll/<crate>-<version>`), replacing what is there. Progress on stderr.
 pub fn fetch(name: &str, loc: &Locations, dest: Option<&Path>) -> Result<NllWritten, DatasetError> {
-    let spec = CrateSpec::parse(name)?;
+    let spec = CrateSpec::parse(name, SCHEME)?;
     let home = cargo_home();
     let krate = find_in_registry(&spec, &home)?;
     eprintln!(
@@ -569,22 +186,8 @@ pub fn fetch(name: &str, loc: &Locations, dest: Option<&Path>) -> Result<NllWrit
         || install_dir(loc, &krate.krate, &krate.version),
         Path::to_path_buf,
     );
-    let parent = dest
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
-    std::fs::create_dir_all(&parent).map_err(|e| DatasetError::io(&parent, e))?;
-    let work = parent.join(format!(".fetch-{}-{}", krate.krate, super::unique_suffix()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).map_err(|e| DatasetError::io(&work, e))?;
-    // Cargo and rustc want absolute paths: the compiler runs in the crate's directory.
-    let work = work
-        .canonicalize()
-        .map_err(|e| DatasetError::io(&work, e))?;
-    let result = fetch_in(&krate, &home, &dest, &work);
-    let _ = std::fs::remove_dir_all(&work);
-    result
+    let label = format!("{}-{}", krate.krate, krate.version);
+    registry::with_scratch(&dest, &label, |work| fetch_in(&krate, &home, &dest, work))
 }
 
 fn fetch_in(
@@ -593,101 +196,12 @@ fn fetch_in(
     dest: &Path,
     work: &Path,
 ) -> Result<NllWritten, DatasetError> {
-    let cargo = tool("CARGO", "cargo");
-    let rustc = tool("RUSTC", "rustc");
-    let rustc_vv = run_tool(
-        Command::new(&rustc).arg("-vV"),
-        "asking the compiler its version",
-    )?;
-    let cargo_v = run_tool(Command::new(&cargo).arg("-V"), "asking cargo its version")?;
-
-    let copy = work
-        .join("crate")
-        .join(format!("{}-{}", krate.krate, krate.version));
-    eprintln!("  copying the source to {}", copy.display());
-    let source_sha256 = copy_tree(&krate.dir, &copy)?;
-    let shim = work.join("shim");
-    std::fs::create_dir_all(shim.join("src")).map_err(|e| DatasetError::io(&shim, e))?;
-    let manifest = format!(
-        "# Written by dredbench: builds {k} {v} as a dependency, so that its\n\
-         # dev-dependencies are not resolved.\n\
-         [package]\nname = \"dredbench-nll-scratch\"\nversion = \"0.0.0\"\n\
-         edition = \"2021\"\npublish = false\n\n[dependencies]\n\
-         nll-target = {{ package = \"{k}\", path = {path:?} }}\n\n[workspace]\n",
-        k = krate.krate,
-        v = krate.version,
-        path = copy.display().to_string(),
-    );
-    let write =
-        |p: PathBuf, text: &str| std::fs::write(&p, text).map_err(|e| DatasetError::io(&p, e));
-    write(shim.join("Cargo.toml"), &manifest)?;
-    write(shim.join("src").join("lib.rs"), "")?;
-
     let raw = work.join("nll");
-    let target = work.join("target");
-    let package = format!("{}@{}", krate.krate, krate.version);
-    let nll_dir = format!("-Znll-facts-dir={}", raw.display());
-    let args: Vec<&str> = vec![
-        "rustc",
-        "-p",
-        &package,
-        "--lib",
-        "--offline",
-        "--",
-        "-Znll-facts",
-        &nll_dir,
+    let flags = [
+        "-Znll-facts".to_string(),
+        format!("-Znll-facts-dir={}", raw.display()),
     ];
-    let command = format!(
-        "RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR={} {} {} (in a scratch package depending on a copy \
-         of the crate by path)",
-        target.display(),
-        cargo.to_string_lossy(),
-        args.join(" ")
-    );
-    eprintln!("  {command}");
-    let out = Command::new(&cargo)
-        .args(&args)
-        .current_dir(&shim)
-        .env("RUSTC_BOOTSTRAP", "1")
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .map_err(|e| {
-            fetch_err(format!(
-                "cannot run `{}` ({e}); rust-nll datasets need cargo and rustc",
-                cargo.to_string_lossy()
-            ))
-        })?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        // A stable compiler that ignores RUSTC_BOOTSTRAP refuses every -Z flag; one that
-        // dropped the flag names it as unknown.
-        let refused = stderr.contains("only accepted on the nightly compiler")
-            || (stderr.contains("nll-facts")
-                && [
-                    "unknown unstable option",
-                    "unknown option",
-                    "Unrecognized option",
-                ]
-                .iter()
-                .any(|m| stderr.contains(m)));
-        let first = rustc_vv.lines().next().unwrap_or("rustc").trim();
-        if refused {
-            return Err(fetch_err(format!(
-                "the compiler ({first}) refused -Znll-facts, so it cannot write the borrow \
-                 checker's facts (it needs a compiler that still has the flag, run with \
-                 RUSTC_BOOTSTRAP=1): {}",
-                tail(&stderr, 6)
-            )));
-        }
-        return Err(fetch_err(format!(
-            "compiling {} {} with -Znll-facts failed ({}; {first}; offline, so every \
-             dependency must be in the local registry): {}",
-            krate.krate,
-            krate.version,
-            out.status,
-            tail(&stderr, 12)
-        )));
-    }
+    let compiled = registry::compile_crate(krate, work, &flags, "-Znll-facts")?;
     if !raw.is_dir() {
         return Err(fetch_err(format!(
             "compiling {} {} succeeded but rustc wrote no facts into {} (does this compiler \
@@ -698,19 +212,9 @@ fn fetch_in(
         )));
     }
     eprintln!("  converting {}", raw.display());
-    let tmp = dest
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .join(format!(
-            ".{}.tmp{}",
-            dest.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "dataset".into()),
-            super::unique_suffix()
-        ));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let installed = (|| {
+    let write =
+        |p: PathBuf, text: &str| std::fs::write(&p, text).map_err(|e| DatasetError::io(&p, e));
+    registry::install_renamed(dest, |tmp| {
         let facts = tmp.join("facts");
         let conv = convert(&raw, &facts)?;
         if conv.functions.is_empty() {
@@ -738,13 +242,10 @@ fn fetch_in(
                 crate_file_sha256(krate, home)
                     .unwrap_or_else(|| "(no .crate in the registry cache)".into()),
             )
-            .add("source_tree_sha256", &source_sha256)
-            .add(
-                "rustc_version",
-                rustc_vv.trim().lines().collect::<Vec<_>>().join("; "),
-            )
-            .add("cargo_version", cargo_v.trim())
-            .add("command", &command)
+            .add("source_tree_sha256", &compiled.source_sha256)
+            .add("rustc_version", registry::one_line(&compiled.rustc_version))
+            .add("cargo_version", compiled.cargo_version.trim())
+            .add("command", &compiled.command)
             .add(
                 "conversion",
                 "every value `<function>::<value>`, <function> = rustc's facts directory \
@@ -757,13 +258,7 @@ fn fetch_in(
             prov.add(&format!("{rel}_facts"), n);
         }
         prov.add("dataset_hash", &hash)
-            .add(
-                "fetched_at_unix",
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_secs())
-                    .unwrap_or(0),
-            )
+            .add("fetched_at_unix", registry::now_unix())
             .add("tool", concat!("dredbench ", env!("CARGO_PKG_VERSION")));
         write(tmp.join("PROVENANCE"), &prov.render())?;
         Ok(NllWritten {
@@ -775,19 +270,7 @@ fn fetch_in(
             relations: conv.relations.clone(),
             dataset_hash: hash,
         })
-    })();
-    let written = match installed {
-        Ok(w) => w,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-    };
-    if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(|e| DatasetError::io(dest, e))?;
-    }
-    std::fs::rename(&tmp, dest).map_err(|e| DatasetError::io(dest, e))?;
-    Ok(written)
+    })
 }
 
 /// One converted body.
@@ -1039,88 +522,6 @@ pub fn convert(raw: &Path, out: &Path) -> Result<Conversion, DatasetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn versions_order_and_patterns() {
-        let v = |s| Version::parse(s).expect(s);
-        assert!(v("0.8.12") > v("0.8.9"));
-        assert!(v("1.0.0") > v("1.0.0-rc.1"));
-        assert!(v("0.10.0") > v("0.9.99"));
-        assert!(Version::parse("2d-1.0.0").is_none());
-        assert!(Version::parse("1.0").is_none());
-        assert!(v("0.8.12").matches("0.8.x"));
-        assert!(v("0.8.12").matches("0.8"));
-        assert!(v("0.8.12").matches("0.8.12"));
-        assert!(v("0.8.12").matches("*"));
-        assert!(!v("0.8.12").matches("0.7.x"));
-        assert!(!v("1.0.0-rc.1").matches("1.x"));
-        assert!(v("1.0.0-rc.1").matches("1.0.0-rc.1"));
-    }
-
-    #[test]
-    fn specs_parse_and_select_versions() {
-        let s = CrateSpec::parse("rust-nll:regex-syntax@0.8.x").expect("parses");
-        assert_eq!(s.krate, "regex-syntax");
-        assert_eq!(s.version.as_deref(), Some("0.8.x"));
-        let found = s.select([
-            "regex-syntax-0.8.5",
-            "regex-syntax-0.8.12",
-            "regex-syntax-0.6.29",
-            "regex-0.8.1",
-            "regex-syntax-utf8-0.8.1",
-        ]);
-        let found: Vec<&str> = found.iter().map(Version::as_str).collect();
-        assert_eq!(found, ["0.8.12", "0.8.5"]);
-        let any = CrateSpec::parse("rust-nll:regex-syntax").expect("parses");
-        assert_eq!(
-            any.select(["regex-syntax-0.6.29", "regex-syntax-0.8.5"])[0].as_str(),
-            "0.8.5"
-        );
-        for bad in [
-            "rust-nll:",
-            "rust-nll:a b",
-            "rust-nll:x@",
-            "rust-nll:../x",
-            "regex",
-        ] {
-            assert!(CrateSpec::parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn registry_lookup_names_what_is_missing() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let src = tmp.path().join("registry/src/index.example-1");
-        std::fs::create_dir_all(src.join("tiny-0.1.0")).expect("mkdir");
-        std::fs::create_dir_all(src.join("tiny-0.2.0")).expect("mkdir");
-        let spec = CrateSpec::parse("rust-nll:tiny").expect("spec");
-        let found = find_in_registry(&spec, tmp.path()).expect("found");
-        assert_eq!(
-            (found.version.as_str(), found.others.as_slice()),
-            ("0.2.0", &["0.1.0".to_string()][..])
-        );
-        let spec = CrateSpec::parse("rust-nll:tiny@0.1").expect("spec");
-        assert_eq!(
-            find_in_registry(&spec, tmp.path()).expect("found").version,
-            "0.1.0"
-        );
-        let e = find_in_registry(
-            &CrateSpec::parse("rust-nll:tiny@0.3.x").expect("spec"),
-            tmp.path(),
-        )
-        .expect_err("no such version");
-        assert!(e.to_string().contains("no version of it"), "{e}");
-        let e = find_in_registry(
-            &CrateSpec::parse("rust-nll:absent").expect("spec"),
-            tmp.path(),
-        )
-        .expect_err("absent");
-        assert!(
-            e.to_string()
-                .contains("crate absent not found in the local cargo registry"),
-            "{e}"
-        );
-    }
 
     #[test]
     fn quoted_lines_parse_with_escapes_and_refuse_garbage() {
