@@ -592,6 +592,7 @@ fn run(args: &Args) -> anyhow::Result<bool> {
                 seed,
                 relation: Some("edge".into()),
                 revert: !args.no_revert,
+                to: None,
             };
             let stream = generate_stream(&program, &inputs.symbols, &inputs.edb, &spec)
                 .map_err(|e| anyhow::anyhow!("stream: {e}"))?;
@@ -728,6 +729,7 @@ mod tests {
             seed,
             relation: Some("edge".into()),
             revert,
+            to: None,
         }
     }
 

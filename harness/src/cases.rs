@@ -15,7 +15,7 @@ use crate::engines::{EngineKind, EngineSpec};
 use crate::inputs::{read_inputs, stem};
 use crate::report::ReportRow;
 use crate::runner::{run_case, Case, EngineOrder, Labels, OrderMode};
-use crate::updates::{generate_stream, StreamSpec};
+use crate::updates::{generate_stream_reading, StreamSpec};
 
 /// One planned case of a sweep.
 #[derive(Clone, Debug)]
@@ -30,7 +30,8 @@ pub struct SweepCase {
 
 /// The labels of a case's report rows (its dataset hash left empty): the stream label names
 /// kind, size, batch count, seed and revert, and a stream of another relation than the
-/// default names it (`delete:part_of`).
+/// default names it (`delete:part_of`); a version edit's ends in `-to-` and the dataset
+/// upgraded to.
 pub fn labels_of(case: &SweepCase, git_rev: &str) -> Labels {
     let kind = match &case.spec.relation {
         Some(rel) => format!("{}:{rel}", case.spec.kind.name()),
@@ -40,12 +41,16 @@ pub fn labels_of(case: &SweepCase, git_rev: &str) -> Labels {
         dataset: case.dataset.clone(),
         program: stem(&case.program),
         stream: format!(
-            "{}-k{}-b{}-s{}{}",
+            "{}-k{}-b{}-s{}{}{}",
             kind,
             case.spec.size,
             case.spec.batches,
             case.spec.seed,
-            if case.spec.revert { "-revert" } else { "" }
+            if case.spec.revert { "-revert" } else { "" },
+            match &case.spec.to {
+                Some(to) => format!("-to-{to}"),
+                None => String::new(),
+            }
         ),
         kind,
         size: Some(case.spec.size),
@@ -84,11 +89,18 @@ pub fn run_one(
     };
     let mut labels = labels;
     labels.dataset_hash = crate::provenance::dataset_hash(&dir).unwrap_or_default();
-    let inputs = match read_inputs(&case.program, &dir, None, None) {
+    let mut inputs = match read_inputs(&case.program, &dir, None, None) {
         Ok(i) => i,
         Err(e) => return vec![error_row(&labels, format!("input: {e}"))],
     };
-    let stream = match generate_stream(&inputs.program, &inputs.symbols, &inputs.edb, &case.spec) {
+    // A version edit reads the other version's facts into the case's symbols.
+    let stream = match generate_stream_reading(
+        &inputs.program,
+        &mut inputs.symbols,
+        &inputs.edb,
+        &case.spec,
+        &|name| datasets::resolve(name).map_err(|e| e.to_string()),
+    ) {
         Ok(s) => s,
         Err(e) => return vec![error_row(&labels, format!("stream: {e}"))],
     };

@@ -277,6 +277,7 @@ pub fn full_cases() -> Vec<SweepCase> {
                             seed: 1,
                             relation: line.relation.map(str::to_string),
                             revert: true,
+                            to: None,
                         },
                     });
                 }

@@ -1,13 +1,19 @@
 //! Update streams generated from a dataset: random or targeted changes of one EDB relation,
-//! or edits of whole functions across every EDB relation of a program-analysis dataset
-//! ([`UpdateKind::FunctionEdit`]), in batches, seeded and reproducible (the protocol is in
-//! `results/METHODOLOGY.md`).
+//! edits of whole functions across every EDB relation of a program-analysis dataset
+//! ([`UpdateKind::FunctionEdit`]), or the upgrade of a crate from one version to another,
+//! function by function ([`UpdateKind::VersionEdit`]), in batches, seeded and reproducible
+//! (the protocol is in `results/METHODOLOGY.md`).
 //!
 //! The generator keeps the current EDB as the stream goes: batch *i* is drawn from the state
 //! after batches 1 … *i*−1, so every requested deletion names a present fact and every
 //! requested insertion an absent one — each request is effective (`eff_del = req_del`,
 //! `eff_ins = req_ins` in reports). With `revert`, every batch is followed by its inverse, so
 //! each odd batch starts from the original EDB.
+//!
+//! A version edit needs a second EDB, the other version's, read against the same program
+//! into the same symbol table: [`version_edit_stream`] takes it, [`generate_stream_reading`]
+//! reads it from the dataset [`StreamSpec::to`] names (what `sweep` does), and
+//! [`generate_stream`] refuses the kind.
 //!
 //! Reproducibility: the facts of the relation are first put in output order (column by
 //! column, symbols by text, numbers numerically; functions by name), never in hash or
@@ -17,9 +23,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use dred_core::io::{format_tuple_raw, sorted_for_output};
+use dred_core::io::{self, format_tuple_raw, sorted_for_output};
 use dred_core::syntax::ast::Type;
 use dred_core::{Edb, Fact, Program, RelId, RequestedBatch, Symbols, Tuple, Value};
 
@@ -62,6 +69,24 @@ pub enum UpdateKind {
     /// (the function put back: an edit that changes nothing, whose cost is the function's).
     /// A dataset whose values carry no such prefix is an error.
     FunctionEdit,
+    /// The upgrade of a program-analysis dataset to another version of it
+    /// ([`StreamSpec::to`]: the run's dataset is the old version), `size` functions per
+    /// batch. Functions are found as for [`UpdateKind::FunctionEdit`], in every `.input`
+    /// relation (or the one named), in both versions. A function whose facts differ between
+    /// the versions is *changed*: its batch deletes the facts only the old version has and
+    /// inserts those only the new one has (a fact of both stays: deleting and inserting it in
+    /// one batch would not be an effective request, and changes nothing); a function only in
+    /// the old version is *removed* (all its facts deleted), one only in the new *added* (all
+    /// its facts inserted); unchanged functions are never touched. Facts of no function, if
+    /// they differ, are edited as one more unit, `(no function)`. The edited functions are
+    /// put in a seeded random order and taken `size` at a time, each once, so the batches
+    /// walk from the old version to the new and the last reaches exactly the new version's
+    /// facts in the relations read; `batches` caps the walk (a size above the number of
+    /// edited functions gives one batch, the whole upgrade). With `revert`, each batch is
+    /// followed by its inverse (the functions put back to the old version), so every batch
+    /// starts from the old version. Two versions whose facts carry no function prefix, or
+    /// that hold the same facts, are an error.
+    VersionEdit,
 }
 
 impl UpdateKind {
@@ -75,6 +100,7 @@ impl UpdateKind {
             UpdateKind::BridgeDelete => "bridge-delete",
             UpdateKind::HubDelete => "hub-delete",
             UpdateKind::FunctionEdit => "function-edit",
+            UpdateKind::VersionEdit => "version-edit",
         }
     }
 }
@@ -96,6 +122,10 @@ pub struct StreamSpec {
     pub relation: Option<String>,
     /// Follow every batch by its inverse.
     pub revert: bool,
+    /// For [`UpdateKind::VersionEdit`]: the dataset of the version to upgrade to (a name or
+    /// a directory, as the run's dataset, which is the version upgraded from); `None` for
+    /// the other kinds.
+    pub to: Option<String>,
 }
 
 /// Why no stream could be generated.
@@ -107,6 +137,9 @@ pub enum UpdateError {
     /// The dataset cannot supply the requested changes.
     #[error("{0}")]
     Exhausted(String),
+    /// The other version of a version edit is missing, unreadable or unlike the first.
+    #[error("{0}")]
+    Target(String),
 }
 
 /// One generated batch: facts of the stream's relations.
@@ -212,8 +245,16 @@ pub fn generate_stream(
     edb: &Edb,
     spec: &StreamSpec,
 ) -> Result<Stream, UpdateError> {
-    if spec.kind == UpdateKind::FunctionEdit {
-        return function_edit_stream(program, symbols, edb, spec);
+    match spec.kind {
+        UpdateKind::FunctionEdit => return function_edit_stream(program, symbols, edb, spec),
+        UpdateKind::VersionEdit => {
+            return Err(UpdateError::Target(
+                "--kind version-edit needs the facts of the version to upgrade to (--to \
+                 OTHER_DATASET), read with the dataset's symbols"
+                    .into(),
+            ))
+        }
+        _ => {}
     }
     let rel = choose_relation(program, spec.relation.as_deref())?;
     let decl = &program.relations[rel];
@@ -315,7 +356,9 @@ pub fn generate_stream(
                 batch.deletions = dels;
                 batch.note = note;
             }
-            UpdateKind::FunctionEdit => unreachable!("function edits are drawn above"),
+            UpdateKind::FunctionEdit | UpdateKind::VersionEdit => {
+                unreachable!("function and version edits are drawn above")
+            }
         }
         batch.deletions = sorted_for_output(&types, batch.deletions.iter(), symbols)
             .into_iter()
@@ -633,9 +676,9 @@ struct FunctionIndex {
     functions: Vec<(String, Vec<Fact>)>,
     /// Facts searched.
     facts: usize,
-    /// Facts without a `symbol` column or whose first `symbol` value has no `F::` prefix:
-    /// never deleted by a function edit.
-    unowned: usize,
+    /// Facts without a `symbol` column or whose first `symbol` value has no `F::` prefix
+    /// (never deleted by a function edit), ordered as a function's.
+    unowned: Vec<Fact>,
     /// Facts filed under a function although another of their `symbol` values has no prefix
     /// or another one (none in `rust-nll:` datasets, where every value of a fact carries its
     /// function's prefix).
@@ -655,7 +698,7 @@ fn function_of(value: &str) -> Option<&str> {
 impl FunctionIndex {
     fn build(program: &Program, symbols: &Symbols, edb: &Edb, relations: &[RelId]) -> Self {
         let mut by_function: BTreeMap<String, Vec<Fact>> = BTreeMap::new();
-        let (mut facts, mut unowned, mut mixed) = (0, 0, 0);
+        let (mut facts, mut unowned, mut mixed) = (0, Vec::new(), 0);
         for &rel in relations {
             let types = &program.relations[rel].types;
             let symbol_cols: Vec<usize> = (0..types.len())
@@ -667,7 +710,7 @@ impl FunctionIndex {
                 facts += 1;
                 let name = |c: usize| symbols.name(t[c]).unwrap_or_default();
                 let Some(f) = symbol_cols.first().and_then(|&c| function_of(name(c))) else {
-                    unowned += 1;
+                    unowned.push(Fact::new(rel, t.clone()));
                     continue;
                 };
                 if symbol_cols[1..]
@@ -705,6 +748,33 @@ fn sort_facts(program: &Program, symbols: &Symbols, mut facts: Vec<Fact>) -> Vec
     out
 }
 
+/// The relations a function or version edit reads: the one named by
+/// [`StreamSpec::relation`], else every `.input` relation in program order; with their names
+/// quoted, for messages.
+fn edited_relations(
+    program: &Program,
+    spec: &StreamSpec,
+) -> Result<(Vec<RelId>, String), UpdateError> {
+    let relations: Vec<RelId> = match spec.relation.as_deref() {
+        Some(name) => vec![choose_relation(program, Some(name))?],
+        None => (0..program.relations.len())
+            .filter(|&r| program.relations[r].input)
+            .collect(),
+    };
+    if relations.is_empty() {
+        return Err(UpdateError::Relation(format!(
+            "--kind {}: the program has no `.input` relation",
+            spec.kind.name()
+        )));
+    }
+    let names = relations
+        .iter()
+        .map(|&r| format!("`{}`", program.relations[r].name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok((relations, names))
+}
+
 /// [`UpdateKind::FunctionEdit`]: see there.
 fn function_edit_stream(
     program: &Program,
@@ -712,22 +782,7 @@ fn function_edit_stream(
     edb: &Edb,
     spec: &StreamSpec,
 ) -> Result<Stream, UpdateError> {
-    let relations: Vec<RelId> = match spec.relation.as_deref() {
-        Some(name) => vec![choose_relation(program, Some(name))?],
-        None => (0..program.relations.len())
-            .filter(|&r| program.relations[r].input)
-            .collect(),
-    };
-    let names = relations
-        .iter()
-        .map(|&r| format!("`{}`", program.relations[r].name))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if relations.is_empty() {
-        return Err(UpdateError::Relation(
-            "--kind function-edit: the program has no `.input` relation".into(),
-        ));
-    }
+    let (relations, names) = edited_relations(program, spec)?;
     let index = FunctionIndex::build(program, symbols, edb, &relations);
     if index.functions.is_empty() {
         return Err(UpdateError::Relation(format!(
@@ -741,14 +796,14 @@ fn function_edit_stream(
         "{} function(s) (the prefix `FUNCTION::` of a fact's first symbol value) hold {} of \
          the {} facts",
         index.functions.len(),
-        index.facts - index.unowned,
+        index.facts - index.unowned.len(),
         index.facts
     );
-    if index.unowned > 0 {
+    if !index.unowned.is_empty() {
         let _ = write!(
             source,
             "; {} fact(s) of no function, never edited",
-            index.unowned
+            index.unowned.len()
         );
     }
     if index.mixed > 0 {
@@ -825,6 +880,297 @@ fn function_edit_stream(
     })
 }
 
+/// How a function differs between the two versions of a version edit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    /// In both versions, with other facts.
+    Changed,
+    /// Only in the new version.
+    Added,
+    /// Only in the old version.
+    Removed,
+}
+
+/// What a version edit does to one function: the facts only the old version has, deleted,
+/// and those only the new one has, inserted (each ordered as a function's facts).
+struct FunctionChange {
+    name: String,
+    change: Change,
+    deletions: Vec<Fact>,
+    insertions: Vec<Fact>,
+}
+
+/// The unit under which a version edit edits the facts of no function, when they differ.
+const NO_FUNCTION: &str = "(no function)";
+
+/// The facts only in `old` and those only in `new`, each in its list's order.
+fn fact_diff(old: &[Fact], new: &[Fact]) -> (Vec<Fact>, Vec<Fact>) {
+    let in_old: HashSet<&Fact> = old.iter().collect();
+    let in_new: HashSet<&Fact> = new.iter().collect();
+    (
+        old.iter()
+            .filter(|f| !in_new.contains(f))
+            .cloned()
+            .collect(),
+        new.iter()
+            .filter(|f| !in_old.contains(f))
+            .cloned()
+            .collect(),
+    )
+}
+
+/// The functions that differ between the two versions, by name (byte order), then the facts
+/// of no function if they differ; and the number of functions equal in both.
+fn function_changes(before: &FunctionIndex, after: &FunctionIndex) -> (Vec<FunctionChange>, usize) {
+    // Each function's facts in the old version and in the new.
+    type Versions<'a> = (Option<&'a [Fact]>, Option<&'a [Fact]>);
+    let mut both: BTreeMap<&str, Versions> = BTreeMap::new();
+    for (name, facts) in &before.functions {
+        both.entry(name).or_default().0 = Some(facts.as_slice());
+    }
+    for (name, facts) in &after.functions {
+        both.entry(name).or_default().1 = Some(facts.as_slice());
+    }
+    let mut changes = Vec::new();
+    let mut unchanged = 0;
+    for (name, (old, new)) in both {
+        let change = match (old, new) {
+            (Some(o), Some(n)) if o == n => {
+                // Both lists are in output order, so equal sets are equal lists.
+                unchanged += 1;
+                continue;
+            }
+            (Some(_), Some(_)) => Change::Changed,
+            (Some(_), None) => Change::Removed,
+            (None, _) => Change::Added,
+        };
+        let (deletions, insertions) = fact_diff(old.unwrap_or_default(), new.unwrap_or_default());
+        changes.push(FunctionChange {
+            name: name.to_string(),
+            change,
+            deletions,
+            insertions,
+        });
+    }
+    let (deletions, insertions) = fact_diff(&before.unowned, &after.unowned);
+    if !deletions.is_empty() || !insertions.is_empty() {
+        changes.push(FunctionChange {
+            name: NO_FUNCTION.to_string(),
+            change: Change::Changed,
+            deletions,
+            insertions,
+        });
+    }
+    (changes, unchanged)
+}
+
+/// `changed f, g; added h` for the changes at `chosen`, at most ten names of each class.
+fn describe_changes(changes: &[FunctionChange], chosen: &[usize]) -> String {
+    let mut parts = Vec::new();
+    for (class, label) in [
+        (Change::Changed, "changed"),
+        (Change::Added, "added"),
+        (Change::Removed, "removed"),
+    ] {
+        let names: Vec<&str> = chosen
+            .iter()
+            .map(|&i| &changes[i])
+            .filter(|c| c.change == class)
+            .map(|c| c.name.as_str())
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let mut part = format!("{label} {}", names[..names.len().min(10)].join(", "));
+        if names.len() > 10 {
+            let _ = write!(part, " and {} more", names.len() - 10);
+        }
+        parts.push(part);
+    }
+    parts.join("; ")
+}
+
+/// [`UpdateKind::VersionEdit`] (see there): the stream that upgrades `old`, the run's EDB,
+/// to `new`, the other version's, both read against `program` into `symbols`.
+pub fn version_edit_stream(
+    program: &Program,
+    symbols: &Symbols,
+    old: &Edb,
+    new: &Edb,
+    spec: &StreamSpec,
+) -> Result<Stream, UpdateError> {
+    let (relations, names) = edited_relations(program, spec)?;
+    if spec.size == 0 {
+        return Err(UpdateError::Exhausted(
+            "--kind version-edit: the size (functions per batch) must be at least 1".into(),
+        ));
+    }
+    let before = FunctionIndex::build(program, symbols, old, &relations);
+    let after = FunctionIndex::build(program, symbols, new, &relations);
+    if before.functions.is_empty() && after.functions.is_empty() {
+        return Err(UpdateError::Relation(format!(
+            "--kind version-edit needs facts prefixed by their function (a first symbol value \
+             `FUNCTION::…`, as in `rust-nll:` datasets), and none of the {} and {} fact(s) of \
+             {names} in the two versions has one",
+            before.facts, after.facts
+        )));
+    }
+    let (changes, unchanged) = function_changes(&before, &after);
+    if changes.is_empty() {
+        return Err(UpdateError::Exhausted(format!(
+            "--kind version-edit: the two versions hold the same facts in {names} ({} \
+             function(s), none changed, added or removed): there is nothing to upgrade",
+            before.functions.len()
+        )));
+    }
+    let count = |class: Change| changes.iter().filter(|c| c.change == class).count();
+    let deleted: usize = changes.iter().map(|c| c.deletions.len()).sum();
+    let inserted: usize = changes.iter().map(|c| c.insertions.len()).sum();
+    // Facts of changed functions in both versions: never in a batch.
+    let kept: usize = changes
+        .iter()
+        .filter(|c| c.change == Change::Changed)
+        .map(|c| {
+            let old_facts = if c.name == NO_FUNCTION {
+                before.unowned.len()
+            } else {
+                before
+                    .functions
+                    .binary_search_by(|(n, _)| n.as_str().cmp(&c.name))
+                    .map_or(0, |i| before.functions[i].1.len())
+            };
+            old_facts - c.deletions.len()
+        })
+        .sum();
+    let walk = changes.len().div_ceil(spec.size);
+    let take = walk.min(spec.batches);
+    let mut source = format!(
+        "version edit: {} function(s) before, {} after; {} changed, {} added, {} \
+         removed, {unchanged} unchanged; the whole upgrade deletes {deleted} and inserts \
+         {inserted} fact(s) ({kept} fact(s) of the changed functions are in both versions \
+         and stay); {} edited function(s), {} per batch: {walk} batch(es)",
+        before.functions.len(),
+        after.functions.len(),
+        count(Change::Changed) - usize::from(changes.iter().any(|c| c.name == NO_FUNCTION)),
+        count(Change::Added),
+        count(Change::Removed),
+        changes.len(),
+        spec.size,
+    );
+    if changes.iter().any(|c| c.name == NO_FUNCTION) {
+        let _ = write!(
+            source,
+            "; the facts of no function differ and are edited as one more function, \
+             `{NO_FUNCTION}`"
+        );
+    }
+    let mixed = before.mixed + after.mixed;
+    if mixed > 0 {
+        let _ = write!(
+            source,
+            "; {mixed} fact(s) with values of several functions, filed under their first \
+             value's"
+        );
+    }
+    if take < walk {
+        let _ = write!(
+            source,
+            "; the stream takes the first {take}, so it stops short of the new version"
+        );
+    }
+    let mut order: Vec<usize> = (0..changes.len()).collect();
+    let mut rng = SplitMix64::new(spec.seed);
+    rng.shuffle(&mut order);
+    let mut batches = Vec::new();
+    for (i, chunk) in order.chunks(spec.size).take(take).enumerate() {
+        let mut chosen = chunk.to_vec();
+        chosen.sort_unstable();
+        let gather = |side: fn(&FunctionChange) -> &Vec<Fact>| {
+            let facts: Vec<Fact> = chosen
+                .iter()
+                .flat_map(|&c| side(&changes[c]).iter().cloned())
+                .collect();
+            sort_facts(program, symbols, facts)
+        };
+        let deletions = gather(|c| &c.deletions);
+        let insertions = gather(|c| &c.insertions);
+        let note = format!(
+            "version edit {} of {walk}: {}",
+            i + 1,
+            describe_changes(&changes, &chosen)
+        );
+        if spec.revert {
+            batches.push(GenBatch {
+                deletions: deletions.clone(),
+                insertions: insertions.clone(),
+                note,
+            });
+            batches.push(GenBatch {
+                deletions: insertions,
+                insertions: deletions,
+                note: format!("revert batch {}", batches.len()),
+            });
+        } else {
+            batches.push(GenBatch {
+                deletions,
+                insertions,
+                note,
+            });
+        }
+    }
+    Ok(Stream {
+        relations,
+        batches,
+        source,
+    })
+}
+
+/// Reads the facts of the version a version edit upgrades to from `dir` (the dataset named
+/// `name`) against `program`, interning their values into `symbols`. Every `.input` relation
+/// of the program must have its `.facts` file there, as in the run's dataset.
+pub fn read_version(
+    dir: &Path,
+    name: &str,
+    program: &Program,
+    symbols: &mut Symbols,
+) -> Result<Edb, UpdateError> {
+    for decl in program.relations.iter().filter(|d| d.input) {
+        if !dir.join(format!("{}.facts", decl.name)).is_file() {
+            return Err(UpdateError::Target(format!(
+                "--to {name}: {} has no `{}.facts`, which the program reads: the two \
+                 datasets' relations differ",
+                dir.display(),
+                decl.name
+            )));
+        }
+    }
+    io::read_facts_dir(dir, program, symbols)
+        .map_err(|e| UpdateError::Target(format!("--to {name}: {e}")))
+}
+
+/// [`generate_stream`] for a case read from files: a version edit's other version
+/// ([`StreamSpec::to`]) is resolved to a facts directory by `resolve` and read with
+/// [`read_version`], its values interned into `symbols` (which the run must then use).
+pub fn generate_stream_reading(
+    program: &Program,
+    symbols: &mut Symbols,
+    edb: &Edb,
+    spec: &StreamSpec,
+    resolve: &dyn Fn(&str) -> Result<PathBuf, String>,
+) -> Result<Stream, UpdateError> {
+    if spec.kind != UpdateKind::VersionEdit {
+        return generate_stream(program, symbols, edb, spec);
+    }
+    let Some(to) = spec.to.as_deref() else {
+        return Err(UpdateError::Target(
+            "--kind version-edit needs --to OTHER_DATASET, the version to upgrade to".into(),
+        ));
+    };
+    let dir = resolve(to).map_err(|e| UpdateError::Target(format!("--to {to}: {e}")))?;
+    let new = read_version(&dir, to, program, symbols)?;
+    version_edit_stream(program, symbols, edb, &new, spec)
+}
+
 /// Renders a stream in the update-stream format of SPEC §2: `header` lines as `#` comments,
 /// then per batch its note as a comment, `-` lines, `+` lines and `commit`.
 pub fn render(stream: &Stream, program: &Program, symbols: &Symbols, header: &[String]) -> String {
@@ -887,6 +1233,7 @@ mod tests {
             seed,
             relation: None,
             revert: false,
+            to: None,
         }
     }
 
@@ -1333,6 +1680,375 @@ r(x) :- a(x, _).
         let err = generate_stream(&p, &sy, &e, &spec(UpdateKind::FunctionEdit, 1, 1, 1))
             .expect_err("no inputs");
         assert!(err.to_string().contains("no `.input` relation"), "{err}");
+    }
+
+    /// An EDB of [`FUNCTIONS`]' relations `a` and `b`, its values interned into `symbols`.
+    fn functions_edb(
+        program: &Program,
+        symbols: &mut Symbols,
+        a: &[(&str, &str)],
+        b: &[(i64, &str, &str)],
+    ) -> Edb {
+        let mut edb = Edb::empty(program);
+        for (x, y) in a {
+            edb.insert(Fact::new(0, vec![symbols.intern(x), symbols.intern(y)]));
+        }
+        for (n, x, y) in b {
+            let t = vec![Value::from(*n), symbols.intern(x), symbols.intern(y)];
+            edb.insert(Fact::new(1, t));
+        }
+        edb
+    }
+
+    /// The new version of [`setup_functions`]' EDB: `f` changed (one fact of `a` replaced,
+    /// the others kept), `g` removed, `h` unchanged, `k` added (in both relations).
+    fn new_version(program: &Program, symbols: &mut Symbols) -> Edb {
+        functions_edb(
+            program,
+            symbols,
+            &[("f::x", "f::y"), ("f::y", "f::w"), ("k::a", "k::b")],
+            &[
+                (1, "f::x", "f::z"),
+                (2, "h::u", "h::v"),
+                (3, "h::v", "h::u"),
+                (4, "k::a", "k::a"),
+            ],
+        )
+    }
+
+    fn version_spec(size: usize, seed: u64) -> StreamSpec {
+        StreamSpec {
+            to: Some("new".into()),
+            ..spec(UpdateKind::VersionEdit, size, usize::MAX, seed)
+        }
+    }
+
+    /// Applies the batches to `edb` in order.
+    fn applied(edb: &Edb, batches: &[GenBatch]) -> Edb {
+        let mut cur = edb.clone();
+        for b in batches {
+            for f in &b.deletions {
+                cur.relations[f.rel].remove(&f.tuple);
+            }
+            for f in &b.insertions {
+                cur.relations[f.rel].insert(f.tuple.clone());
+            }
+        }
+        cur
+    }
+
+    #[test]
+    fn version_edits_walk_from_the_old_version_to_the_new() {
+        let (program, mut symbols, old) = setup_functions(&[]);
+        let new = new_version(&program, &mut symbols);
+        let fact = |symbols: &Symbols, x: &str, y: &str| {
+            Fact::new(
+                0,
+                vec![symbols.get(x).expect("x"), symbols.get(y).expect("y")],
+            )
+        };
+        for (size, walk) in [(1, 3), (2, 2), (3, 1), (10, 1)] {
+            let s = version_edit_stream(&program, &symbols, &old, &new, &version_spec(size, 7))
+                .expect("s");
+            assert_eq!(s.relations, vec![0, 1], "every input relation");
+            assert_eq!(s.batches.len(), walk, "size {size}");
+            assert!(
+                s.source.contains(
+                    "3 function(s) before, 3 after; 1 changed, 1 added, 1 removed, 1 unchanged; \
+                     the whole upgrade deletes 3 and inserts 3 fact(s) (2 fact(s) of the \
+                     changed functions are in both versions and stay); 3 edited function(s)"
+                ),
+                "{}",
+                s.source
+            );
+            // Every batch is effective on the state the previous ones left; the last reaches
+            // the new version exactly.
+            check_effective(&program, &old, &s);
+            assert_eq!(applied(&old, &s.batches), new, "size {size}");
+            // Each function is edited in one batch, named in its note; h never.
+            let text = render(&s, &program, &symbols, &[]);
+            assert!(!text.contains("h::"), "{text}");
+            let mut named: Vec<String> = s
+                .batches
+                .iter()
+                .flat_map(|b| {
+                    let (_, list) = b.note.split_once(": ").expect("note");
+                    list.split("; ")
+                        .flat_map(|part| {
+                            let (class, names) = part.split_once(' ').expect("class");
+                            names.split(", ").map(move |n| format!("{class} {n}"))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            named.sort();
+            assert_eq!(named, ["added k", "changed f", "removed g"], "{text}");
+        }
+        // f's edit replaces one fact of `a` and keeps the two others; g's deletes all of g;
+        // k's inserts all of k.
+        let s =
+            version_edit_stream(&program, &symbols, &old, &new, &version_spec(1, 7)).expect("s");
+        let of = |note: &str| {
+            s.batches
+                .iter()
+                .find(|b| b.note.ends_with(note))
+                .unwrap_or_else(|| panic!("{note}"))
+        };
+        let f = of(": changed f");
+        assert_eq!(f.deletions, vec![fact(&symbols, "f::y", "f::z")]);
+        assert_eq!(f.insertions, vec![fact(&symbols, "f::y", "f::w")]);
+        let g = of(": removed g");
+        assert_eq!(g.deletions.len(), 2);
+        assert!(g.insertions.is_empty());
+        let k = of(": added k");
+        assert!(k.deletions.is_empty());
+        assert_eq!(
+            k.insertions.iter().map(|f| f.rel).collect::<Vec<_>>(),
+            vec![0, 1],
+            "by relation in program order"
+        );
+        assert!(
+            s.batches[0].note.starts_with("version edit 1 of 3: "),
+            "{}",
+            s.batches[0].note
+        );
+    }
+
+    #[test]
+    fn version_edits_are_seeded_reverted_and_capped() {
+        let (program, mut symbols, old) = setup_functions(&[]);
+        let new = new_version(&program, &mut symbols);
+        let draw = |seed: u64, revert: bool| {
+            let mut sp = version_spec(1, seed);
+            sp.revert = revert;
+            version_edit_stream(&program, &symbols, &old, &new, &sp).expect("s")
+        };
+        let text = |s: &Stream| render(s, &program, &symbols, &[]);
+        assert_eq!(text(&draw(5, false)), text(&draw(5, false)), "same seed");
+        let orders: BTreeSet<Vec<String>> = (0..20)
+            .map(|seed| {
+                draw(seed, false)
+                    .batches
+                    .iter()
+                    .map(|b| b.note.clone())
+                    .collect()
+            })
+            .collect();
+        assert!(orders.len() > 1, "the seed decides the order: {orders:?}");
+        // Interning order does not matter.
+        let (p2, mut sy2, old2) = setup_functions_interned(&["k::b", "h::v", "f::w", "g::q"], &[]);
+        let new2 = new_version(&p2, &mut sy2);
+        let other = version_edit_stream(&p2, &sy2, &old2, &new2, &version_spec(1, 5)).expect("s");
+        assert_eq!(text(&draw(5, false)), render(&other, &p2, &sy2, &[]));
+        // With revert each edit is undone: every odd batch leaves the old version, and the
+        // three edits are those of the walk without revert, in the same order.
+        let s = draw(5, true);
+        assert_eq!(s.batches.len(), 6);
+        check_effective(&program, &old, &s);
+        let forward = draw(5, false);
+        for (i, pair) in s.batches.chunks(2).enumerate() {
+            assert_eq!(pair[0], forward.batches[i]);
+            assert_eq!(pair[1].deletions, pair[0].insertions);
+            assert_eq!(pair[1].insertions, pair[0].deletions);
+            assert_eq!(pair[1].note, format!("revert batch {}", 2 * i + 1));
+            assert_eq!(
+                applied(&old, &s.batches[..2 * i + 2]),
+                old,
+                "after revert {i}"
+            );
+        }
+        // `batches` caps the walk, which then stops short of the new version.
+        let mut sp = version_spec(1, 5);
+        sp.batches = 2;
+        let s = version_edit_stream(&program, &symbols, &old, &new, &sp).expect("s");
+        assert_eq!(s.batches, forward.batches[..2]);
+        assert!(
+            s.source
+                .ends_with("; the stream takes the first 2, so it stops short of the new version"),
+            "{}",
+            s.source
+        );
+    }
+
+    #[test]
+    fn version_edits_keep_to_a_relation_and_edit_the_facts_of_no_function() {
+        let (program, mut symbols, old) = setup_functions(&[("plain", "f::x")]);
+        let mut new = new_version(&program, &mut symbols);
+        new.insert(Fact::new(
+            0,
+            vec![symbols.intern("other"), symbols.intern("k::a")],
+        ));
+        let s =
+            version_edit_stream(&program, &symbols, &old, &new, &version_spec(1, 3)).expect("s");
+        assert_eq!(s.batches.len(), 4);
+        assert!(
+            s.source
+                .contains("edited as one more function, `(no function)`"),
+            "{}",
+            s.source
+        );
+        check_effective(&program, &old, &s);
+        assert_eq!(applied(&old, &s.batches), new);
+        let none = s
+            .batches
+            .iter()
+            .find(|b| b.note.ends_with(": changed (no function)"))
+            .expect("the facts of no function");
+        assert_eq!((none.deletions.len(), none.insertions.len()), (1, 1));
+        // --relation a: b's facts are never touched (k's fact of b is not inserted).
+        let (program, mut symbols, old) = setup_functions(&[]);
+        let new = new_version(&program, &mut symbols);
+        let mut sp = version_spec(10, 3);
+        sp.relation = Some("a".into());
+        let s = version_edit_stream(&program, &symbols, &old, &new, &sp).expect("s");
+        assert_eq!(s.relations, vec![0]);
+        assert_eq!(s.batches.len(), 1);
+        let b = &s.batches[0];
+        assert!(b.deletions.iter().chain(&b.insertions).all(|f| f.rel == 0));
+        assert_eq!((b.deletions.len(), b.insertions.len()), (3, 2));
+        // In b only k differs.
+        sp.relation = Some("b".into());
+        let s = version_edit_stream(&program, &symbols, &old, &new, &sp).expect("s");
+        assert!(
+            s.source
+                .contains("0 changed, 1 added, 0 removed, 2 unchanged"),
+            "{}",
+            s.source
+        );
+    }
+
+    #[test]
+    fn version_edits_refuse_what_cannot_be_upgraded() {
+        let (program, mut symbols, old) = setup_functions(&[]);
+        let new = new_version(&program, &mut symbols);
+        let err = |r: Result<Stream, UpdateError>| r.expect_err("refused").to_string();
+        // The same facts: nothing to upgrade.
+        let e = err(version_edit_stream(
+            &program,
+            &symbols,
+            &old,
+            &old,
+            &version_spec(1, 1),
+        ));
+        assert!(
+            e.contains("the two versions hold the same facts in `a`, `b` (3 function(s)"),
+            "{e}"
+        );
+        assert!(e.contains("nothing to upgrade"), "{e}");
+        // Size 0, and generate_stream without the other version.
+        let e = err(version_edit_stream(
+            &program,
+            &symbols,
+            &old,
+            &new,
+            &version_spec(0, 1),
+        ));
+        assert!(e.contains("at least 1"), "{e}");
+        let e = err(generate_stream(
+            &program,
+            &symbols,
+            &old,
+            &version_spec(1, 1),
+        ));
+        assert!(e.contains("--to OTHER_DATASET"), "{e}");
+        // Unprefixed data.
+        let (p, sy, e1) = setup(&seed_graph());
+        let (_, _, e2) = setup(&[("a", "b")]);
+        let e = err(version_edit_stream(&p, &sy, &e1, &e2, &version_spec(1, 1)));
+        assert!(
+            e.contains("--kind version-edit needs facts prefixed by their function")
+                && e.contains("none of the 9 and 1 fact(s) of `edge`"),
+            "{e}"
+        );
+        // Reading the other version: through a resolver, from a facts directory that must
+        // have every relation the program reads.
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::write(dir.path().join("a.facts"), "f::x\tf::y\nk::a\tk::b\n").expect("w");
+        let resolve = |name: &str| -> Result<PathBuf, String> {
+            match name {
+                "new" => Ok(dir.path().to_path_buf()),
+                other => Err(format!("unknown dataset `{other}`")),
+            }
+        };
+        let (program, mut symbols, old) = setup_functions(&[]);
+        let e = err(generate_stream_reading(
+            &program,
+            &mut symbols,
+            &old,
+            &version_spec(1, 1),
+            &resolve,
+        ));
+        assert!(
+            e.contains("--to new: ") && e.contains("has no `b.facts`") && e.contains("differ"),
+            "{e}"
+        );
+        let mut sp = version_spec(1, 1);
+        sp.to = Some("nope".into());
+        let e = err(generate_stream_reading(
+            &program,
+            &mut symbols,
+            &old,
+            &sp,
+            &resolve,
+        ));
+        assert_eq!(e, "--to nope: unknown dataset `nope`");
+        sp.to = None;
+        let e = err(generate_stream_reading(
+            &program,
+            &mut symbols,
+            &old,
+            &sp,
+            &resolve,
+        ));
+        assert!(e.contains("needs --to OTHER_DATASET"), "{e}");
+        std::fs::write(dir.path().join("b.facts"), "2\th::u\th::v\n3\th::v\th::u\n").expect("w");
+        let s =
+            generate_stream_reading(&program, &mut symbols, &old, &version_spec(5, 1), &resolve)
+                .expect("s");
+        // f loses f::y→f::z and f::x→f::z (b), g goes, k comes (a only); h is unchanged.
+        assert!(
+            s.source.contains(
+                "1 changed, 1 added, 1 removed, 1 unchanged; the whole upgrade \
+                           deletes 4 and inserts 1 fact(s)"
+            ),
+            "{}",
+            s.source
+        );
+        let mut sy = symbols.clone();
+        let expected = read_version(dir.path(), "new", &program, &mut sy).expect("new");
+        assert_eq!(applied(&old, &s.batches), expected);
+        // Other kinds go through as generate_stream draws them.
+        let sp = spec(UpdateKind::FunctionEdit, 1, 1, 1);
+        assert_eq!(
+            generate_stream_reading(&program, &mut symbols, &old, &sp, &resolve)
+                .expect("s")
+                .batches,
+            generate_stream(&program, &symbols, &old, &sp)
+                .expect("s")
+                .batches
+        );
+    }
+
+    #[test]
+    fn version_edit_notes_name_ten_functions_of_each_class_at_most() {
+        let change = |name: &str, change| FunctionChange {
+            name: name.into(),
+            change,
+            deletions: Vec::new(),
+            insertions: Vec::new(),
+        };
+        let mut changes: Vec<FunctionChange> = (0..12)
+            .map(|i| change(&format!("a{i:02}"), Change::Added))
+            .collect();
+        changes.push(change("c", Change::Changed));
+        changes.push(change("r", Change::Removed));
+        let all: Vec<usize> = (0..changes.len()).collect();
+        assert_eq!(
+            describe_changes(&changes, &all),
+            "changed c; added a00, a01, a02, a03, a04, a05, a06, a07, a08, a09 and 2 more; \
+             removed r"
+        );
+        assert_eq!(describe_changes(&changes, &[13]), "removed r");
     }
 
     #[test]

@@ -259,6 +259,7 @@ fn planned_cases(args: &StudyArgs, batches: usize) -> Vec<SweepCase> {
                             // from the original EDB, so a small dataset gives as many
                             // batches as the A/A check and the gate need.
                             revert: args.quick,
+                            to: None,
                         },
                     });
                 }

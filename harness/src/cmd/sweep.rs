@@ -4,6 +4,10 @@
 //! A case that fails (a model mismatch, an engine that refuses the program, a dataset that
 //! cannot supply the changes) becomes rows with the `error` column set, and the sweep goes
 //! on: one bad case never costs the others.
+//!
+//! `--kinds version-edit` upgrades each dataset to the one `--to` names (one for the whole
+//! sweep), `--batches` batches of each size at most; `--to` is checked before any case runs,
+//! and a sweep with the kind but without `--to` (or the reverse) is refused (exit 2).
 
 use std::path::PathBuf;
 
@@ -16,7 +20,7 @@ use crate::inputs::stem;
 use crate::report::{write_report, ReportRow};
 use crate::runner::OrderMode;
 use crate::updates::{StreamSpec, UpdateKind};
-use crate::Outcome;
+use crate::{BadInput, Outcome};
 
 /// Arguments of `dredbench sweep`.
 #[derive(Debug, Clone, Args)]
@@ -36,7 +40,7 @@ pub struct SweepArgs {
     /// Stream seeds, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1")]
     pub seeds: Vec<u64>,
-    /// Batches per stream.
+    /// Batches per stream (`version-edit`: at most; its walk may end sooner).
     #[arg(long, default_value_t = 20)]
     pub batches: usize,
     /// Engines, comma-separated; the first is the one the others are compared with.
@@ -60,6 +64,10 @@ pub struct SweepArgs {
     /// restricts it to that one); a report names it in `kind` (`delete:part_of`).
     #[arg(long)]
     pub relation: Option<String>,
+    /// `version-edit`: the dataset of the version every dataset of the sweep is upgraded to
+    /// (a name or a directory); the streams' names end in `-to-OTHER_DATASET`.
+    #[arg(long, value_name = "OTHER_DATASET")]
+    pub to: Option<String>,
     /// The report CSV to write.
     #[arg(long)]
     pub report: PathBuf,
@@ -83,6 +91,11 @@ pub fn plan(args: &SweepArgs) -> Vec<SweepCase> {
                                 seed,
                                 relation: args.relation.clone(),
                                 revert: args.revert,
+                                to: if kind == UpdateKind::VersionEdit {
+                                    args.to.clone()
+                                } else {
+                                    None
+                                },
                             },
                         });
                     }
@@ -119,6 +132,22 @@ pub fn sweep(args: &SweepArgs, progress: &ProgressBar) -> Vec<ReportRow> {
 
 /// Runs the command: `Mismatch` (exit 1) when any case failed.
 pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
+    let version_edit = args.kinds.contains(&UpdateKind::VersionEdit);
+    match (&args.to, version_edit) {
+        (None, true) => {
+            return Err(BadInput::Other(
+                "--kinds version-edit needs --to OTHER_DATASET, the version to upgrade to".into(),
+            )
+            .into())
+        }
+        (Some(_), false) => {
+            return Err(BadInput::Other("--to is for --kinds version-edit only".into()).into())
+        }
+        (Some(to), true) => {
+            crate::datasets::resolve(to).map_err(|e| BadInput::Other(format!("--to {to}: {e}")))?;
+        }
+        (None, false) => {}
+    }
     let cases = plan(args);
     let per_case = (args.batches * if args.revert { 2 } else { 1 } + 1) as u64;
     let progress = progress_bar(cases.len() as u64 * per_case);
