@@ -15,7 +15,12 @@ proptest! {
     fn dred_reproduces_reference_rounds(
         case in prop_oneof![random_case(false), random_case(true)],
         round1 in prop::sample::select(vec![Round1::Cheaper, Round1::Checks, Round1::Scans]),
-        later in prop::sample::select(vec![LaterRounds::Cheaper, LaterRounds::Seeded, LaterRounds::Checks]),
+        later in prop::sample::select(vec![
+            LaterRounds::Cheaper,
+            LaterRounds::Seeded,
+            LaterRounds::Checks,
+            LaterRounds::ChecksAbandoned,
+        ]),
     ) {
         let loaded = case.load().map_err(TestCaseError::fail)?;
         let mut reference = Reference::new(loaded.program.clone());

@@ -210,6 +210,10 @@ pub enum LaterRounds {
     Seeded,
     /// One head-bound check per fact still pending.
     Checks,
+    /// Checks whose budget runs out after the first fact, every round, so that the rest of
+    /// the round is found by the seeded rules: the path a round of checks takes when it
+    /// passes its budget, exercised on every round (for tests; slower than either).
+    ChecksAbandoned,
 }
 
 /// How a round after the first finds its proofs, chosen per round from measured costs.
