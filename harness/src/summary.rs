@@ -9,11 +9,18 @@ use std::fmt::Write as _;
 use crate::report::ReportRow;
 use crate::stats::{AaCheck, Spread};
 
+/// A batch on which an engine takes more than this many times recomputation's time on the
+/// same batch is a collapse, flagged in the summary whatever the median says.
+pub const COLLAPSE_FACTOR: f64 = 3.0;
+
 /// The key table as Markdown: per case, over-deleted / removed for each DRed engine, each
 /// engine's time per batch, and the per-batch ratio of recomputation's time to it on the same
 /// batch — each as its median over the case's batches with the spread beside it
 /// ([`Spread::render`]: p10 and p90 from 20 batches on, else the minimum and the maximum; ‼
-/// marks a bimodal case).
+/// marks a bimodal case). An engine whose slowest batch, against recomputation on the same
+/// batch, took more than [`COLLAPSE_FACTOR`] times recomputation's time gets
+/// `‼ worst N× recompute` in its ratio cell, and the table a line saying so: a collapse
+/// never hides in a median.
 pub fn summary(rows: &[ReportRow]) -> String {
     type Key = (String, String, String, usize);
     let mut by_case: BTreeMap<Key, Vec<&ReportRow>> = BTreeMap::new();
@@ -81,6 +88,7 @@ pub fn summary(rows: &[ReportRow]) -> String {
             }
         })
     };
+    let mut collapsed = 0;
     for ((dataset, program, kind, size), case) in &by_case {
         let model = case.iter().map(|r| r.model_size).max().unwrap_or(0);
         let batches = case.iter().map(|r| r.batch).max().unwrap_or(0);
@@ -126,14 +134,21 @@ pub fn summary(rows: &[ReportRow]) -> String {
         for e in &engines {
             let t = time_of(e);
             let times = Spread::of(t.values().map(|&v| v as f64 / 1e3).collect());
-            let speedup = Spread::of(
-                t.iter()
-                    .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
-                    .collect(),
-            );
+            let ratios: Vec<f64> = t
+                .iter()
+                .filter_map(|(b, &te)| recompute.get(b).map(|&tr| tr as f64 / te.max(1) as f64))
+                .collect();
+            let worst = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+            let collapse = if worst < 1.0 / COLLAPSE_FACTOR {
+                collapsed += 1;
+                format!(" ‼ worst {:.1}× recompute", 1.0 / worst)
+            } else {
+                String::new()
+            };
+            let speedup = Spread::of(ratios);
             let _ = write!(
                 s,
-                " {} | {}{flag} |",
+                " {} | {}{collapse}{flag} |",
                 cell(times, 1, ""),
                 cell(speedup, 1, "×")
             );
@@ -144,6 +159,13 @@ pub fn summary(rows: &[ReportRow]) -> String {
             let _ = write!(s, " {} |", check.map_or("–".into(), |c| c.render()));
         }
         s.push('\n');
+    }
+    if collapsed > 0 {
+        let _ = writeln!(
+            s,
+            "\n‼ worst N× recompute: in {collapsed} cell(s) an engine's slowest batch took more \
+             than {COLLAPSE_FACTOR}× recomputation's time on the same batch."
+        );
     }
     s
 }
@@ -206,6 +228,36 @@ fn quote(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One batch of twenty at 4× recomputation's time flags the cell, though the median is
+    /// a speed-up; at 2× it does not.
+    #[test]
+    fn a_collapsed_batch_is_flagged_whatever_the_median() {
+        let rows_with = |slow_ns: u64| {
+            let mut rows = Vec::new();
+            for batch in 1..=20 {
+                let dred_ns = if batch == 7 { slow_ns } else { 1_000 };
+                for (engine, t) in [("dred", dred_ns), ("recompute", 100_000)] {
+                    rows.push(ReportRow {
+                        dataset: "d".into(),
+                        program: "p".into(),
+                        engine: engine.into(),
+                        kind: "delete".into(),
+                        size: Some(1),
+                        batch,
+                        time_ns: t,
+                        ..ReportRow::default()
+                    });
+                }
+            }
+            summary(&rows)
+        };
+        let flagged = rows_with(400_000);
+        assert!(flagged.contains("‼ worst 4.0× recompute"), "{flagged}");
+        assert!(flagged.contains("in 1 cell(s)"), "{flagged}");
+        let fine = rows_with(200_000);
+        assert!(!fine.contains("worst"), "{fine}");
+    }
 
     /// The key table: `dred`'s over-deleted / removed, and a `bf deleted / removed` column
     /// when `bf` ran (absent otherwise).
