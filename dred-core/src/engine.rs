@@ -393,6 +393,9 @@ pub struct BatchReport {
     pub disproved: Option<u64>,
     /// `bf`: rule instances considered backwards (head bound to a checked fact).
     pub backward_instances: Option<u64>,
+    /// `dred`: levels whose phase 1 passed its budget and over-deleted the level wholesale
+    /// (rederivation then recomputed it; see `dred::production::overdelete`).
+    pub saturated: Option<usize>,
     /// Work counted in phase 1 (engines that count it).
     pub overdelete_work: Option<Work>,
     /// Work counted in phase 2.

@@ -1004,6 +1004,7 @@ mod tests {
                 &edb,
             );
             let mut dred = crate::Dred::new(program.clone());
+            dred.set_saturation(crate::dred::production::overdelete::Saturation::Never);
             dred.materialise(&edb).expect("materialise");
             dred.set_recording(record);
             let old_model = dred.model();

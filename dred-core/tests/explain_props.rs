@@ -59,8 +59,15 @@ fn explain_every_batch(
     let loaded = case.load().map_err(TestCaseError::fail)?;
     let program = loaded.program.clone();
     let mut explained = 0;
-    let recording_dred = {
+    // Explanations follow DRed's own frontiers: no saturation (recording turns it off, and
+    // the run it is compared with must match).
+    let plain_dred = || {
         let mut e = Dred::new(program.clone());
+        e.set_saturation(dred_core::dred::production::overdelete::Saturation::Never);
+        e
+    };
+    let recording_dred = {
+        let mut e = plain_dred();
         e.set_recording(true);
         e
     };
@@ -76,7 +83,7 @@ fn explain_every_batch(
     };
     let engines = vec![
         Under::Dred(recording_dred),
-        Under::Dred(Dred::new(program.clone())),
+        Under::Dred(plain_dred()),
         Under::Reference(recording_reference),
         Under::Reference(Reference::new(program.clone())),
         Under::Bf(recording_bf),

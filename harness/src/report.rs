@@ -78,6 +78,11 @@ pub struct ReportRow {
     /// `bf`: rule instances considered backwards, head bound to a checked fact.
     #[serde(default)]
     pub backward_instances: Option<u64>,
+    /// `dred`: 1 when phase 1 passed its work budget and over-deleted level 0 wholesale
+    /// (rederivation then recomputed the level), else 0; empty for other engines and in
+    /// reports of older revisions.
+    #[serde(default)]
+    pub saturated: Option<usize>,
     /// Phase 1 hash probes into stored relations (index lookups, membership tests, inserts).
     #[serde(default)]
     pub overdelete_probes: Option<u64>,

@@ -532,6 +532,7 @@ fn row(
         checked: rep.checked,
         disproved: rep.disproved,
         backward_instances: rep.backward_instances,
+        saturated: rep.saturated,
         overdelete_probes: rep.overdelete_work.map(|w| w.probes),
         overdelete_touched: rep.overdelete_work.map(|w| w.touched),
         rederive_probes: rep.rederive_work.map(|w| w.probes),

@@ -85,6 +85,8 @@ pub fn run(args: &ExplainArgs) -> anyhow::Result<Outcome> {
     let (ran, recorded): (_, Option<Vec<Derivation>>) = match args.engine {
         ExplainEngine::Dred => {
             let mut dred = Dred::new(program.clone());
+            // An explanation shows DRed's own frontiers, instance by instance.
+            dred.set_saturation(dred_core::dred::production::overdelete::Saturation::Never);
             let ran = drive(&mut dred, &inputs, args.batch, |e, b| {
                 record_after_timing(e, b, |e| e.set_recording(true))
             });

@@ -108,6 +108,11 @@ pub struct Dred {
     /// The first derivation of each fact of the last batch's rounds, when recording
     /// ([`Dred::set_recording`]).
     recorder: Option<Recorder>,
+    /// When phase 1 at level 0 over-deletes the level wholesale ([`overdelete::Saturation`]).
+    saturation: overdelete::Saturation,
+    /// Work (probes plus rows touched) of evaluating level 0 from scratch: measured at
+    /// materialisation, and by the rederivation of each saturated batch.
+    evaluation_work: u64,
 }
 
 /// The deletion algorithm of the engine: the levels, the insertion phase, the storage and the
@@ -170,7 +175,16 @@ impl Dred {
             queued_marks: RowMarks::default(),
             last_checks: Vec::new(),
             recorder: None,
+            saturation: overdelete::Saturation::default(),
+            evaluation_work: 0,
         }
+    }
+
+    /// When phase 1 saturates from now on (the default: past half the work of evaluating
+    /// level 0 from scratch, and past [`overdelete::SATURATION_FLOOR`]). `Never` gives the
+    /// reference engine's frontiers.
+    pub fn set_saturation(&mut self, saturation: overdelete::Saturation) {
+        self.saturation = saturation;
     }
 
     /// The engine's name in reports and errors.
@@ -326,6 +340,13 @@ impl Dred {
         reuse: overdelete::OverDeleted,
     ) -> Result<overdelete::OverDeleted, EngineError> {
         assert!(self.materialised, "dred: overdelete before materialise");
+        // Level 0 only, and not while recording (explain shows DRed's own frontiers).
+        let budget = match seeds {
+            overdelete::Seeds::Deleted(_) if self.recorder.is_none() => {
+                self.saturation.budget(self.evaluation_work)
+            }
+            _ => None,
+        };
         let over = overdelete::overdelete(
             &self.program,
             &self.relations,
@@ -335,6 +356,7 @@ impl Dred {
             &mut self.recent_heads,
             reuse,
             self.recorder.as_mut(),
+            budget,
         );
         if let Some(rel) = over.not_closed {
             let error = EngineError::Invariant {
@@ -730,6 +752,7 @@ impl Engine for Dred {
             self.trace_facts,
             None,
         );
+        let mut level0 = outcome.work;
         for stratum in &program.strata {
             let mut rows: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
             for &f in &stratum.facts {
@@ -758,8 +781,12 @@ impl Engine for Dred {
                 None,
             );
             outcome.work += more.work;
+            if stratum.level == 0 {
+                level0 += more.work;
+            }
             outcome.rounds.extend(more.rounds);
         }
+        self.evaluation_work = level0.probes + level0.touched;
         self.last_change = NetChange {
             removed: 0,
             added: self.idb_len(),
@@ -824,6 +851,12 @@ impl Engine for Dred {
         } else {
             self.rederive(&over)
         };
+        if over.saturated {
+            // Rederiving the whole level evaluated it from scratch (round 1 scans the rules
+            // over the levels below, later rounds are semi-naive): the next budget follows
+            // the model as it is now.
+            self.evaluation_work = re.work.probes + re.work.touched;
+        }
         phase_ns[1] += t.elapsed().as_nanos() as u64;
         for (i, rows) in re.rounds.iter().enumerate() {
             rounds.push(self.round(0, Phase::Rederive, i + 1, rows));
@@ -867,6 +900,9 @@ impl Engine for Dred {
             report.backward_instances = Some(totals.checks.backward_instances);
         }
         report.insert_ns = Some(phase_ns[2]);
+        if !bf {
+            report.saturated = Some(usize::from(over.saturated));
+        }
         report.overdeleted = Some(totals.overdeleted);
         report.rederived = Some(totals.rederived);
         report.inserted = Some(totals.inserted);

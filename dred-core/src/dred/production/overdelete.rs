@@ -12,6 +12,19 @@
 //! heads newly reached from round k, each fact once.
 //! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
 //! from its instance store; nothing is removed yet.
+//!
+//! **Saturation.** With a work `budget`, once the phase's work (probes plus rows touched)
+//! passes it, the phase stops following instances and over-deletes the rest of the level's
+//! IDB wholesale, as one last round: D is then every IDB fact of the level plus the seeds.
+//! That is still DRed — over-deletion may over-approximate, as long as D holds every fact
+//! whose old proofs all used a deleted fact, and the whole level does — and rederivation
+//! from the survivors then recomputes the level (its round 1 scans the rules over the
+//! levels below, its later rounds are semi-naive). Why: when most of a recursive component
+//! is over-deleted, following its instances costs more than evaluating it (each instance
+//! is met through every deleted body fact, against the full old relations): 2–4 times a
+//! recomputation on points-to analyses of real crates, before rederivation even starts.
+//! The budget bounds that part of the cost; the frontiers then differ from the reference
+//! engine's (which is why tests that compare them turn saturation off).
 
 use super::heads::{HeadProbes, RecentHeads};
 use super::plans::Plans;
@@ -21,6 +34,48 @@ use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Program, RelId};
 use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
+
+/// When phase 1 saturates (see the module's header).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Saturation {
+    /// Once its work passes this share of the work of evaluating the level from scratch
+    /// (measured at materialisation, and again at each saturated batch's rederivation).
+    Share(f64),
+    /// Never: the phase follows every instance (the reference engine's frontiers).
+    Never,
+    /// At once, after the first frontier fact: every batch that deletes recomputes the
+    /// level by rederivation (for tests).
+    Always,
+    /// [`Saturation::Share`] of [`SATURATION_SHARE`], but not below [`SATURATION_FLOOR`].
+    #[default]
+    Default,
+}
+
+/// The share of a from-scratch evaluation's work past which phase 1 saturates by default.
+/// Saturating costs about that share plus one evaluation (rederivation from the levels
+/// below); not saturating a whole-component over-deletion cost 2–4 evaluations before
+/// rederivation on points-to analyses. A batch whose over-deletion is legitimately that
+/// large but cheap to rederive pays at most about 1.5 evaluations instead.
+pub const SATURATION_SHARE: f64 = 0.5;
+
+/// ... and never before this much work (probes plus rows touched, some milliseconds): on
+/// small models a batch keeps DRed's own over-deletion, whose counts are what a reader of
+/// a small example checks, and whose cost does not matter.
+pub const SATURATION_FLOOR: u64 = 1_000_000;
+
+impl Saturation {
+    /// The work budget of phase 1 given the work of evaluating the level from scratch.
+    pub(crate) fn budget(self, evaluation: u64) -> Option<u64> {
+        match self {
+            Saturation::Never => None,
+            Saturation::Always => Some(0),
+            Saturation::Share(share) => Some((evaluation as f64 * share) as u64),
+            Saturation::Default => {
+                Some(((evaluation as f64 * SATURATION_SHARE) as u64).max(SATURATION_FLOOR))
+            }
+        }
+    }
+}
 
 /// The result of phase 1.
 #[derive(Clone, Debug, Default)]
@@ -35,6 +90,8 @@ pub struct OverDeleted {
     pub work: Work,
     /// Vectors kept for the next batch's frontiers.
     spare: SpareRows,
+    /// Whether the phase passed its budget and over-deleted the rest of the level wholesale.
+    pub saturated: bool,
     /// A relation in which a head reached (or a fact of D-) was not in the old model: the
     /// old model was not closed under the rules, or D- not normalised. D is then incomplete
     /// and the engine must not go on.
@@ -96,7 +153,9 @@ impl Seeds<'_> {
 /// Runs phase 1 of the seeds' level over `relations` (the old model, all live). `in_d` and `recent` are scratch
 /// kept across batches (reset here): the marks of the facts of D, and the heads found lately.
 /// The result is written into `out` (an earlier batch's, emptied first: its memory is reused).
-/// With `rec`, each fact of D is recorded with the instance that reached it first.
+/// With `rec`, each fact of D is recorded with the instance that reached it first. With a
+/// `budget` (work: probes plus rows touched), the phase saturates once past it (see the
+/// module's header).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn overdelete(
     program: &Program,
@@ -107,12 +166,14 @@ pub(crate) fn overdelete(
     recent: &mut RecentHeads,
     mut out: OverDeleted,
     mut rec: Option<&mut Recorder>,
+    budget: Option<u64>,
 ) -> OverDeleted {
     SpareRows::reuse(&mut out.deleted);
     SpareRows::reuse(&mut out.overdeleted_idb);
     out.spare.keep_all(&mut out.rounds);
     out.work = Work::default();
     out.not_closed = None;
+    out.saturated = false;
     let level = seeds.level();
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
     if seeds.is_empty() {
@@ -231,6 +292,10 @@ pub(crate) fn overdelete(
         }
     }
     reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+    let spent = |work: &WorkCounter| {
+        let w = work.total();
+        w.probes + w.touched
+    };
     while !frontier.is_empty() {
         out.deleted.extend(&frontier);
         out.overdeleted_idb
@@ -238,6 +303,10 @@ pub(crate) fn overdelete(
         let mut next = out.spare.take();
         let round = out.rounds.len() + 2;
         for (i, &(rel, r)) in frontier.iter().enumerate() {
+            if budget.is_some_and(|b| spent(&work) > b) {
+                out.saturated = true;
+                break;
+            }
             prefetch_frontier(&matcher, plans, level, &frontier, i);
             let row = relations[rel].row(r);
             for plan in plans.seeded(level, rel) {
@@ -258,6 +327,25 @@ pub(crate) fn overdelete(
             }
         }
         reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
+        if out.saturated {
+            // The rest of the level's IDB joins D as the last round (what `next` reached
+            // is in it already: every live row of the level not yet in D).
+            for (rel, relation) in relations.iter().enumerate() {
+                if program.level_of(rel) != level || !program.is_idb(rel) {
+                    continue;
+                }
+                for h in (0..relation.end()).filter(|&h| relation.is_live(h)) {
+                    if in_d.insert(rel, h) {
+                        next.push((rel, h));
+                    }
+                }
+            }
+            out.deleted.extend(&next);
+            out.overdeleted_idb.extend(&next);
+            out.rounds.push(std::mem::take(&mut frontier));
+            out.rounds.push(next);
+            break;
+        }
         out.rounds.push(std::mem::replace(&mut frontier, next));
     }
     out.spare.keep(frontier);
