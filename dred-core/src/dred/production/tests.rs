@@ -439,7 +439,7 @@ path(x, z) :- path(x, y), path(y, z).
         },
         &edb,
     );
-    let mut run = |saturation: Saturation| {
+    let run = |saturation: Saturation| {
         let mut dred = Dred::new(program.clone());
         dred.set_saturation(saturation);
         let m = dred.materialise(&edb).expect("materialise");
