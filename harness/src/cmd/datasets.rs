@@ -125,18 +125,15 @@ pub fn run(args: &DatasetsArgs) -> anyhow::Result<Outcome> {
             for name in &names {
                 eprintln!("fetching {name}");
                 let t = std::time::Instant::now();
-                if datasets::nll::is_nll_name(name) {
-                    let w = datasets::nll::fetch(name, &loc, out.as_deref()).map_err(bad)?;
-                    eprintln!("  done in {:.1} s", t.elapsed().as_secs_f64());
-                    eprintln!(
-                        "{}: {} functions, {} facts; dataset hash {}",
-                        w.name, w.functions, w.total_facts, w.dataset_hash
-                    );
-                    println!("{}", w.facts.display());
-                    continue;
-                }
-                if datasets::mir::is_mir_name(name) {
-                    let w = datasets::mir::fetch(name, &loc, out.as_deref()).map_err(bad)?;
+                let compiled = if datasets::nll::is_nll_name(name) {
+                    Some(datasets::nll::fetch(name, &loc, out.as_deref()))
+                } else if datasets::mir::is_mir_name(name) {
+                    Some(datasets::mir::fetch(name, &loc, out.as_deref()))
+                } else {
+                    None
+                };
+                if let Some(w) = compiled {
+                    let w = w.map_err(bad)?;
                     eprintln!("  done in {:.1} s", t.elapsed().as_secs_f64());
                     eprintln!(
                         "{}: {} functions, {} facts; dataset hash {}",

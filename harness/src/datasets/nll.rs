@@ -89,7 +89,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::load::Provenance;
-use super::registry::{self, crate_file_sha256, fetch_err, RegistryCrate};
+use super::registry::{self, crate_file_sha256, fetch_err, CrateWritten, RegistryCrate};
 pub use super::registry::{cargo_home, find_in_registry, CrateSpec, Installed};
 use super::{DatasetError, Locations};
 
@@ -124,25 +124,6 @@ pub fn is_nll_name(name: &str) -> bool {
     name.starts_with(SCHEME)
 }
 
-/// What a fetch installed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NllWritten {
-    /// The dataset directory (`facts/`, `FUNCTIONS`, `PROVENANCE`).
-    pub dir: PathBuf,
-    /// Its facts directory, for `dredbench run --facts`.
-    pub facts: PathBuf,
-    /// `rust-nll:<crate>@<version>`.
-    pub name: String,
-    /// Bodies (function directories) converted.
-    pub functions: usize,
-    /// Facts written, all relations together.
-    pub total_facts: usize,
-    /// Facts written per relation.
-    pub relations: BTreeMap<String, usize>,
-    /// [`crate::provenance::dataset_hash`] of the facts directory.
-    pub dataset_hash: String,
-}
-
 /// The install directory of a crate version under the cache: `<cache>/rust-nll/<crate>-<v>`.
 pub fn install_dir(loc: &Locations, krate: &str, version: &str) -> PathBuf {
     loc.cache.join(CACHE_DIR).join(format!("{krate}-{version}"))
@@ -165,7 +146,11 @@ pub fn resolve_installed(name: &str, loc: &Locations) -> Result<PathBuf, Dataset
 /// Fetches `rust-nll:CRATE[@VERSION]`: compiles the crate from the local registry with
 /// `-Znll-facts`, converts the facts and installs them into `dest` (default
 /// `<cache>/rust-nll/<crate>-<version>`), replacing what is there. Progress on stderr.
-pub fn fetch(name: &str, loc: &Locations, dest: Option<&Path>) -> Result<NllWritten, DatasetError> {
+pub fn fetch(
+    name: &str,
+    loc: &Locations,
+    dest: Option<&Path>,
+) -> Result<CrateWritten, DatasetError> {
     let spec = CrateSpec::parse(name, SCHEME)?;
     let home = cargo_home();
     let krate = find_in_registry(&spec, &home)?;
@@ -195,7 +180,7 @@ fn fetch_in(
     home: &Path,
     dest: &Path,
     work: &Path,
-) -> Result<NllWritten, DatasetError> {
+) -> Result<CrateWritten, DatasetError> {
     let raw = work.join("nll");
     let flags = [
         "-Znll-facts".to_string(),
@@ -261,7 +246,7 @@ fn fetch_in(
             .add("fetched_at_unix", registry::now_unix())
             .add("tool", concat!("dredbench ", env!("CARGO_PKG_VERSION")));
         write(tmp.join("PROVENANCE"), &prov.render())?;
-        Ok(NllWritten {
+        Ok(CrateWritten {
             dir: dest.to_path_buf(),
             facts: dest.join("facts"),
             name,

@@ -13,6 +13,7 @@
 //! The dataset is then written under a temporary name beside its place and renamed into it
 //! ([`install_renamed`]), so a failed fetch never leaves half a dataset.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -547,6 +548,25 @@ pub fn now_unix() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// What a fetch of a registry crate (`rust-nll:`, `rust-mir:`) installed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrateWritten {
+    /// The dataset directory (`facts/`, `FUNCTIONS`, `PROVENANCE`).
+    pub dir: PathBuf,
+    /// Its facts directory, for `dredbench run --facts`.
+    pub facts: PathBuf,
+    /// `SCHEME<crate>@<version>`.
+    pub name: String,
+    /// Function bodies read.
+    pub functions: usize,
+    /// Facts written, all relations together.
+    pub total_facts: usize,
+    /// Facts written per relation.
+    pub relations: BTreeMap<String, usize>,
+    /// [`crate::provenance::dataset_hash`] of the facts directory.
+    pub dataset_hash: String,
 }
 
 /// An installed dataset compiled from a registry crate, in the cache.

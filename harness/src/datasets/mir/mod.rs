@@ -87,7 +87,8 @@ use std::path::{Path, PathBuf};
 
 use super::load::Provenance;
 use super::registry::{
-    self, cargo_home, crate_file_sha256, fetch_err, find_in_registry, CrateSpec, Installed,
+    self, cargo_home, crate_file_sha256, fetch_err, find_in_registry, CrateSpec, CrateWritten,
+    Installed,
 };
 use super::{DatasetError, Locations};
 
@@ -111,25 +112,6 @@ pub fn resolve_installed(name: &str, loc: &Locations) -> Result<PathBuf, Dataset
     registry::resolve_installed_under(name, loc, CACHE_DIR, SCHEME, MARKER)
 }
 
-/// What a fetch installed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MirWritten {
-    /// The dataset directory.
-    pub dir: PathBuf,
-    /// Its facts directory.
-    pub facts: PathBuf,
-    /// `rust-mir:<crate>@<version>`.
-    pub name: String,
-    /// Function bodies read.
-    pub functions: usize,
-    /// Facts written, all relations together.
-    pub total_facts: usize,
-    /// Facts per relation.
-    pub relations: BTreeMap<String, usize>,
-    /// [`crate::provenance::dataset_hash`] of the facts directory.
-    pub dataset_hash: String,
-}
-
 /// Writes extracted facts as a facts directory (one `<relation>.facts` per relation, rows
 /// sorted, tab-separated).
 pub fn write_facts(facts: &extract::Facts, dir: &Path) -> Result<(), DatasetError> {
@@ -149,7 +131,11 @@ pub fn write_facts(facts: &extract::Facts, dir: &Path) -> Result<(), DatasetErro
 /// Fetches `rust-mir:CRATE[@VERSION]`: compiles the crate from the local registry with
 /// `-Zunpretty=mir`, extracts the points-to facts and installs them into `dest` (default
 /// `<cache>/rust-mir/<crate>-<version>`), replacing what is there. Progress on stderr.
-pub fn fetch(name: &str, loc: &Locations, dest: Option<&Path>) -> Result<MirWritten, DatasetError> {
+pub fn fetch(
+    name: &str,
+    loc: &Locations,
+    dest: Option<&Path>,
+) -> Result<CrateWritten, DatasetError> {
     let spec = CrateSpec::parse(name, SCHEME)?;
     let home = cargo_home();
     let krate = find_in_registry(&spec, &home)?;
@@ -247,7 +233,7 @@ pub fn fetch(name: &str, loc: &Locations, dest: Option<&Path>) -> Result<MirWrit
                 .add("fetched_at_unix", registry::now_unix())
                 .add("tool", concat!("dredbench ", env!("CARGO_PKG_VERSION")));
             write(tmp.join("PROVENANCE"), &prov.render())?;
-            Ok(MirWritten {
+            Ok(CrateWritten {
                 dir: dest.clone(),
                 facts: dest.join("facts"),
                 name,
