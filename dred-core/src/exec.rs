@@ -17,6 +17,8 @@
 //! Beside it, the two ways the engines built on relations read their model back
 //! (`idb_model`, `idb_digest`).
 
+mod adaptive;
+
 use std::cell::Cell;
 
 use crate::engine::{Model, ModelDigest, Work};
@@ -234,7 +236,9 @@ impl<'a> Matcher<'a> {
             found = true;
             false
         };
-        if plan.starts_with_walk_test {
+        if let Some(search) = &plan.adaptive {
+            self.adaptive(search, vars, &mut stop);
+        } else if plan.starts_with_walk_test {
             self.start_walk_test(plan, vars, &mut stop);
         } else {
             self.step(plan, 0, None, vars, &mut stop);
@@ -251,7 +255,9 @@ impl<'a> Matcher<'a> {
         vars: &mut [Value],
         emit: &mut F,
     ) -> bool {
-        if plan.starts_with_walk_test {
+        if let Some(search) = &plan.adaptive {
+            self.adaptive(search, vars, emit)
+        } else if plan.starts_with_walk_test {
             self.start_walk_test(plan, vars, emit)
         } else {
             self.step(plan, 0, None, vars, emit)

@@ -7,6 +7,10 @@
 //! and then source order. Comparisons and negated
 //! atoms run as soon as all their variables are bound.
 
+mod adaptive;
+
+pub use adaptive::{plan_rule_adaptive, AdaptiveSearch, Choice, MAX_ATOMS as MAX_ADAPTIVE_ATOMS};
+
 use crate::program::{Atom, Literal, Program, RelId, Rule, Term, VarId};
 use crate::storage::{IndexId, Relation};
 use crate::syntax::ast::CmpOp;
@@ -126,6 +130,10 @@ pub struct RulePlan {
     /// rederivation with the head bound, `reach(x) :- edge(x, y), reach(y)` with `x` given.
     /// [`crate::exec::Matcher::exists`] starts such a plan at the walk.
     pub starts_with_walk_test: bool,
+    /// A head-bound plan whose order is chosen per binding ([`plan_rule_adaptive`]):
+    /// [`crate::exec::Matcher::exists`] and [`crate::exec::Matcher::for_each_bound`] follow
+    /// this table instead of `steps` (which keep the planner's fixed order, for hints).
+    pub adaptive: Option<Box<AdaptiveSearch>>,
 }
 
 /// See [`RulePlan::first_lookup`].
@@ -337,6 +345,123 @@ pub fn plan_negation_seeded(
     )
 }
 
+/// Places every comparison and negated atom of `rule` not placed yet (`placed_other`) whose
+/// variables are all `bound`, as steps appended to `steps`: they run as soon as they can.
+fn place_ready(
+    rule: &Rule,
+    bound: &[bool],
+    placed_other: &mut [bool],
+    steps: &mut Vec<Step>,
+    relations: &mut [Relation],
+) {
+    for (i, lit) in rule.body.iter().enumerate() {
+        if placed_other[i] {
+            continue;
+        }
+        match lit {
+            Literal::Compare { left, op, right } => {
+                if let (Some(l), Some(r)) = (operand(*left, bound), operand(*right, bound)) {
+                    steps.push(Step::Compare(l, *op, r));
+                    placed_other[i] = true;
+                }
+            }
+            Literal::Negative(a) => {
+                let ready = a.args.iter().all(|t| match t {
+                    Term::Var(v) => bound[*v],
+                    _ => true,
+                });
+                if ready {
+                    let all_bound = a.args.iter().all(|t| !matches!(t, Term::Wildcard));
+                    let (index, key) = if all_bound {
+                        let key = a
+                            .args
+                            .iter()
+                            .map(|t| operand(*t, bound).expect("bound"))
+                            .collect();
+                        (None, key)
+                    } else {
+                        let cols: Vec<usize> = (0..a.args.len())
+                            .filter(|&c| !matches!(a.args[c], Term::Wildcard))
+                            .collect();
+                        let key = cols
+                            .iter()
+                            .map(|&c| operand(a.args[c], bound).expect("bound"))
+                            .collect();
+                        (Some(relations[a.rel].ensure_index(&cols)), key)
+                    };
+                    steps.push(Step::Absent {
+                        rel: a.rel,
+                        index,
+                        key,
+                    });
+                    placed_other[i] = true;
+                }
+            }
+            Literal::Positive(_) => {}
+        }
+    }
+}
+
+/// How positive atom `atom` is matched when the variables `bound` are known: probed through
+/// an index on its bound columns (registered on `relations`), a membership test when every
+/// column is bound, or scanned when `scan` or nothing is bound. Returns the step and the
+/// variables bound after it.
+fn atom_step(
+    atom: &Atom,
+    version: Version,
+    bound: &[bool],
+    scan: bool,
+    relations: &mut [Relation],
+) -> (AtomStep, Vec<bool>) {
+    let mut key_cols = Vec::new();
+    let mut key = Vec::new();
+    let mut checks = Vec::new();
+    let mut binds = Vec::new();
+    let mut bound_here = bound.to_vec();
+    for (c, t) in atom.args.iter().enumerate() {
+        match operand(*t, bound) {
+            Some(op) => {
+                key_cols.push(c);
+                key.push(op);
+            }
+            None => {
+                if let Term::Var(v) = t {
+                    if bound_here[*v] {
+                        checks.push((c, Operand::Var(*v)));
+                    } else {
+                        bound_here[*v] = true;
+                        binds.push((c, *v));
+                    }
+                }
+            }
+        }
+    }
+    let scan = scan || key_cols.is_empty();
+    let membership = !scan && key_cols.len() == atom.args.len() && checks.is_empty();
+    let index = if scan {
+        for (c, op) in key_cols.iter().zip(&key) {
+            checks.push((*c, *op));
+        }
+        key.clear();
+        None
+    } else if membership {
+        None
+    } else {
+        Some(relations[atom.rel].ensure_index(&key_cols))
+    };
+    let step = AtomStep {
+        rel: atom.rel,
+        version,
+        index,
+        membership,
+        key,
+        checks,
+        binds,
+        next_membership: Vec::new(),
+    };
+    (step, bound_here)
+}
+
 fn plan_body(
     program: &Program,
     rule: &Rule,
@@ -365,58 +490,7 @@ fn plan_body(
         .collect();
     let mut steps = Vec::new();
 
-    let place_ready = |bound: &[bool],
-                       placed_other: &mut [bool],
-                       steps: &mut Vec<Step>,
-                       relations: &mut [Relation]| {
-        for (i, lit) in rule.body.iter().enumerate() {
-            if placed_other[i] {
-                continue;
-            }
-            match lit {
-                Literal::Compare { left, op, right } => {
-                    if let (Some(l), Some(r)) = (operand(*left, bound), operand(*right, bound)) {
-                        steps.push(Step::Compare(l, *op, r));
-                        placed_other[i] = true;
-                    }
-                }
-                Literal::Negative(a) => {
-                    let ready = a.args.iter().all(|t| match t {
-                        Term::Var(v) => bound[*v],
-                        _ => true,
-                    });
-                    if ready {
-                        let all_bound = a.args.iter().all(|t| !matches!(t, Term::Wildcard));
-                        let (index, key) = if all_bound {
-                            let key = a
-                                .args
-                                .iter()
-                                .map(|t| operand(*t, bound).expect("bound"))
-                                .collect();
-                            (None, key)
-                        } else {
-                            let cols: Vec<usize> = (0..a.args.len())
-                                .filter(|&c| !matches!(a.args[c], Term::Wildcard))
-                                .collect();
-                            let key = cols
-                                .iter()
-                                .map(|&c| operand(a.args[c], bound).expect("bound"))
-                                .collect();
-                            (Some(relations[a.rel].ensure_index(&cols)), key)
-                        };
-                        steps.push(Step::Absent {
-                            rel: a.rel,
-                            index,
-                            key,
-                        });
-                        placed_other[i] = true;
-                    }
-                }
-                Literal::Positive(_) => {}
-            }
-        }
-    };
-    place_ready(&bound, &mut placed_other, &mut steps, relations);
+    place_ready(rule, &bound, &mut placed_other, &mut steps, relations);
 
     for n in 0..atoms.len() {
         let pick = if let (0, Some(first)) = (n, first) {
@@ -453,60 +527,17 @@ fn plan_body(
         placed_atoms[pick] = true;
         let atom = atoms[pick];
         let version = atom_versions[pick];
-        let mut key_cols = Vec::new();
-        let mut key = Vec::new();
-        let mut checks = Vec::new();
-        let mut binds = Vec::new();
-        let mut bound_here = bound.clone();
-        for (c, t) in atom.args.iter().enumerate() {
-            match operand(*t, &bound) {
-                Some(op) => {
-                    key_cols.push(c);
-                    key.push(op);
-                }
-                None => {
-                    if let Term::Var(v) = t {
-                        if bound_here[*v] {
-                            checks.push((c, Operand::Var(*v)));
-                        } else {
-                            bound_here[*v] = true;
-                            binds.push((c, *v));
-                        }
-                    }
-                }
-            }
-        }
         // The delta atom is scanned: a delta is small, and an index would have to cover
         // rows of every version. Other atoms are probed on their bound columns.
         let seeded_here = n == 0 && options.seeded;
         if seeded_here {
             seed_step = Some(steps.len());
         }
-        let scan = version == Version::Delta || key_cols.is_empty() || seeded_here;
-        let membership = !scan && key_cols.len() == atom.args.len() && checks.is_empty();
-        let index = if scan {
-            for (c, op) in key_cols.iter().zip(&key) {
-                checks.push((*c, *op));
-            }
-            key.clear();
-            None
-        } else if membership {
-            None
-        } else {
-            Some(relations[atom.rel].ensure_index(&key_cols))
-        };
-        steps.push(Step::Atom(AtomStep {
-            rel: atom.rel,
-            version,
-            index,
-            membership,
-            key,
-            checks,
-            binds,
-            next_membership: Vec::new(),
-        }));
+        let scan = version == Version::Delta || seeded_here;
+        let (step, bound_here) = atom_step(atom, version, &bound, scan, relations);
+        steps.push(Step::Atom(step));
         bound = bound_here;
-        place_ready(&bound, &mut placed_other, &mut steps, relations);
+        place_ready(rule, &bound, &mut placed_other, &mut steps, relations);
     }
     debug_assert!(
         placed_other.iter().all(|&p| p),
@@ -537,6 +568,7 @@ fn plan_body(
         first_lookup,
         seeded_walk,
         starts_with_walk_test,
+        adaptive: None,
     }
 }
 

@@ -38,7 +38,7 @@ use crate::dred::production::plans::{bind_head, first_atom, starts_with_lookup};
 use crate::dred::production::rederive_cost::OrderStats;
 use crate::dred::production::RowRef;
 use crate::exec::{Matcher, Versions, WorkCounter};
-use crate::plan::{plan_rule_with, PlanOptions, RulePlan, Version};
+use crate::plan::{plan_rule_adaptive, plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowMarks};
 use crate::value::{Tuple, Value};
@@ -85,6 +85,8 @@ impl BackwardPlans {
                             orders.push(plan);
                         }
                     }
+                    // And the order chosen per binding, measured like the others.
+                    orders.extend(plan_rule_adaptive(&named, rule, r, &options, relations));
                 }
                 orders
             })

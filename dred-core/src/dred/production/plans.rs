@@ -5,7 +5,9 @@
 //! Plans only read the program and create indexes on the relations; they hold no rows, so
 //! they stay valid across batches and compaction.
 
-use crate::plan::{plan_negation_seeded, plan_rule_with, PlanOptions, RulePlan, Version};
+use crate::plan::{
+    plan_negation_seeded, plan_rule_adaptive, plan_rule_with, PlanOptions, RulePlan, Version,
+};
 use crate::program::{Literal, Program, RelId, Term};
 use crate::storage::{IndexId, Relation, RowId};
 use crate::value::Value;
@@ -102,6 +104,8 @@ impl Plans {
                         orders.push(plan);
                     }
                 }
+                // And the order chosen per binding, measured like the others.
+                orders.extend(plan_rule_adaptive(program, rule, r, &head, relations));
             }
             head_bound.push(orders);
             let mut per_delta = Vec::new();
