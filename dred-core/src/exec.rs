@@ -23,7 +23,7 @@ use std::cell::Cell;
 
 use crate::engine::{Model, ModelDigest, Work};
 use crate::plan::{compare, AtomStep, KeyPart, Operand, RulePlan, StartValue, Step, Version};
-use crate::program::Program;
+use crate::program::{Program, RelId};
 use crate::storage::{IndexId, Relation, RowId, RowRange};
 use crate::value::Value;
 
@@ -456,6 +456,22 @@ impl<'a> Matcher<'a> {
         true
     }
 
+    /// True when no live row of `rel` matches `key` (bound in `vars`) through `index`, or
+    /// as a whole row when `index` is `None`: a negation's step; one probe.
+    fn absent(&self, rel: RelId, index: Option<IndexId>, key: &[Operand], vars: &[Value]) -> bool {
+        let relation = &self.relations[rel];
+        let mut buf = [0; 8];
+        let key = fill_key(key, vars, &mut buf);
+        self.work.probe(1);
+        !match index {
+            None => relation.contains(&key),
+            Some(ix) => relation
+                .lookup(ix, &key)
+                .iter()
+                .any(|&r| relation.is_live(r)),
+        }
+    }
+
     /// Runs steps from `i`; `emit` returns false to stop everything. Returns false once
     /// stopped.
     fn step<F: FnMut(&[Value]) -> bool>(
@@ -474,18 +490,7 @@ impl<'a> Matcher<'a> {
                 !compare(l.get(vars), *op, r.get(vars)) || self.step(plan, i + 1, seed, vars, emit)
             }
             Step::Absent { rel, index, key } => {
-                let relation = &self.relations[*rel];
-                let mut buf = [0; 8];
-                let key = fill_key(key, vars, &mut buf);
-                self.work.probe(1);
-                let present = match index {
-                    None => relation.contains(&key),
-                    Some(ix) => relation
-                        .lookup(*ix, &key)
-                        .iter()
-                        .any(|&r| relation.is_live(r)),
-                };
-                present || self.step(plan, i + 1, seed, vars, emit)
+                !self.absent(*rel, *index, key, vars) || self.step(plan, i + 1, seed, vars, emit)
             }
             Step::Atom(a) => {
                 let relation = &self.relations[a.rel];

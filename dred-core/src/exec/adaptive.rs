@@ -177,20 +177,7 @@ impl<'a> Matcher<'a> {
     fn filters_hold(&self, steps: &[Step], vars: &[Value]) -> bool {
         steps.iter().all(|step| match step {
             Step::Compare(l, op, r) => compare(l.get(vars), *op, r.get(vars)),
-            Step::Absent { rel, index, key } => {
-                let relation = &self.relations[*rel];
-                let mut buf = [0; 8];
-                let key = fill_key(key, vars, &mut buf);
-                self.work.probe(1);
-                let present = match index {
-                    None => relation.contains(&key),
-                    Some(ix) => relation
-                        .lookup(*ix, &key)
-                        .iter()
-                        .any(|&r| relation.is_live(r)),
-                };
-                !present
-            }
+            Step::Absent { rel, index, key } => self.absent(*rel, *index, key, vars),
             Step::Atom(_) => unreachable!("filters are comparisons and negations"),
         })
     }
