@@ -5,10 +5,11 @@ usage: python3 results/check_paths.py   (from the repository's root; exit 1 on a
 
 - `results/...` anywhere in README.md, .ci/run and results/**/*.md: the path exists (globs,
   `{a,b}` and `{2..7}` expanded; `$VAR`, `$(...)`, `<...>` and `…` match anything; a path
-  without extension may name files PATH.*);
+  without extension may name files PATH.*, one with an extension names that file alone, so
+  `report.csv` is missing where only `report.csv.gz` is);
 - `COMMIT:results/...`: the file is in that commit (`git cat-file -e`);
 - in results/**/*.md, outside code blocks: markdown links and images, and backticked names of
-  files (`.csv`, `.png`, `.txt`, `.py`, `.diff`, `.md`) and folders (`NAME/`), relative to the
+  files (`.csv`, `.gz`, `.png`, `.txt`, `.py`, `.diff`, `.md`) and folders (`NAME/`), relative to the
   page. In results/LOG.md a bare name that is not in the tree must be in the commit the log
   names (`3521b28`) under results/dred/, results/dd/ or results/fuzz/.
 A bare name found only in another folder under results/ (the page names the folder in the
@@ -54,7 +55,7 @@ def normalise(text):
 def exists(p):
     for q in expand(p):
         q = wild(q).rstrip("/")
-        if not (glob.glob(q) or glob.glob(q + ".*")):
+        if not (glob.glob(q) or ("." not in os.path.basename(q) and glob.glob(q + ".*"))):
             return False
     return True
 
@@ -116,7 +117,7 @@ def main():
             name = m.group(1)
             if name.startswith("results/") or re.match(r"[0-9a-f]{7,40}:", name):
                 continue
-            if not re.search(r"\.(csv|png|txt|py|diff|md)$|^[\w.-]+(/[\w.-]+)*/$", name):
+            if not re.search(r"\.(csv|gz|png|txt|py|diff|md)$|^[\w.-]+(/[\w.-]+)*/$", name):
                 continue
             if name.startswith("-") or name.startswith("…") or name.startswith("/"):
                 continue  # a suffix of the name before it (`-rep3.csv`)

@@ -8,8 +8,22 @@ Reports written since times are taken in nanoseconds have `time_ns`, `overdelete
 The scripts under results/ import this module after putting results/ on sys.path:
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from report_times import micros, time_ns  # noqa: E402
+    from report_times import micros, open_report, time_ns  # noqa: E402
+
+Reports are stored plain (`.csv`) or gzipped (`.csv.gz`); `open_report` opens either.
 """
+import gzip
+
+
+def open_report(path):
+    """The report at `path` as text for csv.DictReader, plain or gzipped: a file whose first
+    two bytes are gzip's magic number (1f 8b) is decompressed whatever its name, as
+    `dredbench` reads reports; any other file is read as it is."""
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", newline="")
+    return open(path, newline="")
 
 
 def _cell(row, column):

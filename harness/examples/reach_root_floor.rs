@@ -61,7 +61,7 @@ struct Args {
     /// Also time `recompute` and a floor for recomputation.
     #[arg(long)]
     recompute: bool,
-    /// Where to write one row per engine and batch (CSV).
+    /// Where to write one row per engine and batch (CSV; gzipped when the name ends in `.gz`).
     #[arg(long)]
     report: Option<PathBuf>,
     /// Draw every deleting batch's time against its over-deleted facts, all datasets
@@ -617,8 +617,7 @@ fn run(args: &Args) -> anyhow::Result<bool> {
     }
     progress.finish_and_clear();
     if let Some(path) = &args.report {
-        let tmp = path.with_extension("csv.tmp");
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut out = Vec::new();
         writeln!(
             out,
             "dataset,git_rev,seed,batch,deletes,engine,ns,overdeleted"
@@ -634,8 +633,15 @@ fn run(args: &Args) -> anyhow::Result<bool> {
                 )?;
             }
         }
-        out.into_inner()?.sync_all()?;
-        std::fs::rename(&tmp, path)?;
+        // Gzipped like the harness's reports when the name ends in `.gz`, so that the
+        // committed floor runs (`floor-*.csv.gz`) are reproduced under their own names.
+        if harness::report::is_gzip_name(path) {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gz.write_all(&out)?;
+            out = gz.finish()?;
+        }
+        dred_core::io::write_atomic(path, &out)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     for (dataset, rows) in args.datasets.iter().zip(&rows) {
         summarise(dataset, &rows.iter().collect::<Vec<_>>(), &names);

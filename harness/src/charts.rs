@@ -141,21 +141,88 @@ fn chart_files(
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
     let size = canvas(series);
-    draw(
-        SVGBackend::new(&svg, size).into_drawing_area(),
-        labels,
-        series,
-        lines,
-    )
-    .with_context(|| format!("drawing {}", svg.display()))?;
-    draw(
-        BitMapBackend::new(&png, size).into_drawing_area(),
-        labels,
-        series,
-        lines,
-    )
-    .with_context(|| format!("drawing {}", png.display()))?;
+    save_svg(&svg, size, |area| draw(area, labels, series, lines))?;
+    save_png(&png, size, |area| draw(area, labels, series, lines))?;
     Ok([svg, png])
+}
+
+/// Draws a chart with `draw` on an SVG canvas of `size` pixels and writes it to `path`,
+/// atomically, less the attributes that restate SVG's initial values ([`trim_svg`]): the
+/// picture is the one plotters drew. An error names the file.
+pub fn save_svg(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl FnOnce(DrawingArea<SVGBackend<'_>, Shift>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut text = String::new();
+    draw(SVGBackend::with_string(&mut text, size).into_drawing_area())
+        .with_context(|| format!("drawing {}", path.display()))?;
+    dred_core::io::write_atomic(path, trim_svg(&text).as_bytes())
+        .map_err(|e| anyhow!("writing {}: {e}", path.display()))
+}
+
+/// Draws a chart with `draw` on an RGB canvas of `size` pixels and writes it to `path` as
+/// a PNG, atomically, compressed as hard as the `png` crate goes (adaptive filters, deflate
+/// level 9): the same pixels as plotters' own PNG writer, in about half its bytes (it
+/// compresses fast). An error names the file.
+pub fn save_png(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl FnOnce(DrawingArea<BitMapBackend<'_>, Shift>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    draw(BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area())
+        .with_context(|| format!("drawing {}", path.display()))?;
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, size.0, size.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Best);
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    let encoded = encoder.write_header().and_then(|mut w| {
+        w.write_image_data(&pixels)?;
+        w.finish()
+    });
+    encoded.with_context(|| format!("encoding {}", path.display()))?;
+    dred_core::io::write_atomic(path, &bytes)
+        .map_err(|e| anyhow!("writing {}: {e}", path.display()))
+}
+
+/// SVG attributes whose value is the property's initial value: `stroke="none"`,
+/// `stroke-width="1"`, `opacity="1"`. Plotters writes them on nearly every element (a
+/// scatter of 17,000 points spent a third of its 1.6 MB on them).
+pub const DEFAULT_ATTRIBUTES: [&str; 3] =
+    [" stroke=\"none\"", " stroke-width=\"1\"", " opacity=\"1\""];
+
+/// `svg` without the attributes of [`DEFAULT_ATTRIBUTES`] inside its tags; text between
+/// tags and quoted values are left as they are. The picture is the same as long as no
+/// ancestor element sets `stroke`, `stroke-width` or `opacity` otherwise (`stroke` and
+/// `stroke-width` are inherited): plotters' SVG is one flat `<svg>` of shapes, and a
+/// document with a group (`<g`) is returned whole, since a group could set them.
+pub fn trim_svg(svg: &str) -> String {
+    if svg.contains("<g") {
+        return svg.to_string();
+    }
+    let mut out = String::with_capacity(svg.len());
+    let (mut in_tag, mut in_quote) = (false, false);
+    let mut rest = svg;
+    while let Some(c) = rest.chars().next() {
+        if in_tag && !in_quote {
+            if let Some(a) = DEFAULT_ATTRIBUTES.iter().find(|a| rest.starts_with(**a)) {
+                rest = &rest[a.len()..];
+                continue;
+            }
+        }
+        match c {
+            '<' if !in_quote => in_tag = true,
+            '>' if !in_quote => in_tag = false,
+            '"' if in_tag => in_quote = !in_quote,
+            _ => {}
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// A chart's title and axis descriptions.
@@ -591,5 +658,79 @@ mod tests {
             spread.contains("seed,path,,10,reference,1,90000,90000,90000,min-max,false"),
             "{spread}"
         );
+    }
+
+    /// Attributes that restate SVG's initial values go from inside tags, also after a `>`
+    /// in a quoted value; the same text between tags stays, and so does a document with a
+    /// group.
+    #[test]
+    fn trim_svg_drops_default_attributes_inside_tags_only() {
+        let svg = "<svg width=\"10\">\n<circle cx=\"1\" opacity=\"1\" fill=\"#FF0000\" \
+                   stroke=\"none\" stroke-width=\"1\"/>\n\
+                   <line opacity=\"0.2\" stroke=\"#000000\" stroke-width=\"1\" x1=\"0\"/>\n\
+                   <text font-family=\"a > b\" opacity=\"1\">\n x opacity=\"1\" y\n</text>\n</svg>\n";
+        assert_eq!(
+            trim_svg(svg),
+            "<svg width=\"10\">\n<circle cx=\"1\" fill=\"#FF0000\"/>\n\
+             <line opacity=\"0.2\" stroke=\"#000000\" x1=\"0\"/>\n\
+             <text font-family=\"a > b\">\n x opacity=\"1\" y\n</text>\n</svg>\n"
+        );
+        let grouped = "<svg><g stroke=\"#000\"><rect stroke=\"none\"/></g></svg>";
+        assert_eq!(trim_svg(grouped), grouped);
+    }
+
+    /// A chart written by [`save_png`] has the pixels plotters' own PNG writer gives it, in
+    /// fewer bytes; [`save_svg`]'s has no default attribute left and the legend's text.
+    #[test]
+    fn saved_charts_are_the_pictures_plotters_draws_in_fewer_bytes() {
+        register_font();
+        let tmp = tempfile::tempdir().expect("tmp");
+        let series: Vec<Series> = (0..4)
+            .map(|i| Series {
+                name: format!("engine {i}"),
+                points: (1..=40)
+                    .map(|x| (x as f64, (x * (i + 1)) as f64 + (x % 7) as f64))
+                    .collect(),
+            })
+            .collect();
+        let labels = Labels::new("A chart", "x", "y");
+        let size = canvas(&series);
+        let theirs = tmp.path().join("theirs.png");
+        draw(
+            BitMapBackend::new(&theirs, size).into_drawing_area(),
+            &labels,
+            &series,
+            false,
+        )
+        .expect("plotters' png");
+        let ours = tmp.path().join("ours.png");
+        save_png(&ours, size, |a| draw(a, &labels, &series, false)).expect("ours");
+        let decode = |p: &Path| {
+            let decoder = png::Decoder::new(std::fs::File::open(p).expect("open"));
+            let mut reader = decoder.read_info().expect("header");
+            let mut buf = vec![0; reader.output_buffer_size()];
+            let info = reader.next_frame(&mut buf).expect("frame");
+            buf.truncate(info.buffer_size());
+            (info.width, info.height, info.color_type, buf)
+        };
+        assert_eq!(decode(&ours), decode(&theirs));
+        let len = |p: &Path| std::fs::metadata(p).expect("file").len();
+        assert!(
+            len(&ours) < len(&theirs),
+            "{} >= {}",
+            len(&ours),
+            len(&theirs)
+        );
+
+        let svg = tmp.path().join("c.svg");
+        save_svg(&svg, size, |a| draw(a, &labels, &series, false)).expect("svg");
+        let text = std::fs::read_to_string(&svg).expect("svg");
+        assert!(
+            text.contains("<circle") && text.contains("engine 3"),
+            "{text}"
+        );
+        for a in DEFAULT_ATTRIBUTES {
+            assert!(!text.contains(a), "{a} left in");
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! End-to-end: `dredbench study --quick`, `sweep` (a failed case is a row, the sweep goes
-//! on), and `regress` on the study's own report (passes) and on tampered copies (fails).
+//! End-to-end: `dredbench study --quick` (its report gzipped), `sweep` (a failed case is a
+//! row, the sweep goes on), and `regress` on the study's own gzipped report (passes) and on
+//! tampered plain copies (fails).
 
 mod common;
 use common::dredbench_in_cache;
@@ -10,6 +11,9 @@ use std::path::Path;
 fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
     let tmp = tempfile::tempdir().expect("tmp");
     let out = tmp.path().join("study");
+    // An earlier run's plain report, which the study's gzipped one supersedes.
+    std::fs::create_dir_all(&out).expect("out");
+    std::fs::write(out.join("report.csv"), "dataset,program,engine\n").expect("stale");
     let o = dredbench_in_cache(
         tmp.path(),
         &["study", "--quick", "--out", out.to_str().expect("utf-8")],
@@ -25,7 +29,14 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
     assert!(summary.contains("recompute / dred"), "{summary}");
     let png = std::fs::metadata(out.join("plots/overdeletion.png")).expect("plot");
     assert!(png.len() > 10_000, "a real picture, not an empty file");
-    let report = out.join("report.csv");
+    // The study's report is gzipped, and a plain `report.csv` of an earlier run in its
+    // folder is gone.
+    let report = out.join("report.csv.gz");
+    assert_eq!(
+        std::fs::read(&report).expect("report.csv.gz")[..2],
+        [0x1f, 0x8b]
+    );
+    assert!(!out.join("report.csv").exists());
 
     let regress = |path: &Path| {
         dredbench_in_cache(
@@ -48,7 +59,12 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
 
     // Tamper with one deterministic figure: the over-deleted count of the first dred row
     // that has one.
-    let text = std::fs::read_to_string(&report).expect("report");
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&report).expect("report")),
+        &mut text,
+    )
+    .expect("gunzip");
     let mut rdr = csv::Reader::from_reader(text.as_bytes());
     let headers = rdr.headers().expect("headers").clone();
     let col = headers

@@ -15,7 +15,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from report_times import time_ns  # noqa: E402
+from report_times import open_report, time_ns  # noqa: E402
 
 ENGINES = ("dred", "bf", "dd", "recompute")
 
@@ -32,7 +32,7 @@ def us(ns):
 def main():
     cases = defaultdict(lambda: defaultdict(dict))
     for path in sys.argv[1:]:
-        for r in csv.DictReader(open(path)):
+        for r in csv.DictReader(open_report(path)):
             if r["batch"] == "0" or r.get("error"):
                 continue
             b = int(r["batch"])

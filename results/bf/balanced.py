@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_times import positive_ns  # noqa: E402
+from report_times import open_report, positive_ns  # noqa: E402
 from table import ENGINES, fmt_ratio, nodes_of, quantiles, target  # noqa: E402
 
 RATIOS = (("bf/dd", "bf", "dd"), ("recompute/bf", "recompute", "bf"), ("bf/dred", "bf", "dred"))
@@ -28,7 +28,7 @@ RATIOS = (("bf/dd", "bf", "dd"), ("recompute/bf", "recompute", "bf"), ("bf/dred"
 
 def load(path):
     out = {}
-    for r in csv.DictReader(open(path)):
+    for r in csv.DictReader(open_report(path)):
         if r.get("error"):
             sys.exit(f"{path}: a row with an error: {r['error']}")
         key = (r["dataset"], r["program"], int(r["size"]))

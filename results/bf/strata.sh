@@ -10,10 +10,10 @@ mkdir -p "$O"
 "$B" datasets fetch go-bp >/dev/null
 "$B" datasets fetch debian-deps >/dev/null
 "$B" sweep --datasets go-bp --programs $P/go_terms.dl --kinds delete,insert --sizes 1,10 \
-  --batches 11 --engines $E --report "$O/go-bp-edge.csv"
+  --batches 11 --engines $E --report "$O/go-bp-edge.csv.gz"
 "$B" sweep --datasets go-bp --programs $P/go_terms.dl --relation part_of --kinds delete,insert \
-  --sizes 1,10 --batches 11 --engines $E --report "$O/go-bp-part_of.csv"
+  --sizes 1,10 --batches 11 --engines $E --report "$O/go-bp-part_of.csv.gz"
 "$B" sweep --datasets debian-deps --programs $P/installable.dl --kinds delete,insert \
-  --sizes 1,10 --batches 11 --engines $E --report "$O/debian-edge.csv"
+  --sizes 1,10 --batches 11 --engines $E --report "$O/debian-edge.csv.gz"
 "$B" sweep --datasets debian-deps --programs $P/installable.dl --relation conflicts \
-  --kinds delete,insert --sizes 1,10 --batches 11 --engines $E --report "$O/debian-conflicts.csv"
+  --kinds delete,insert --sizes 1,10 --batches 11 --engines $E --report "$O/debian-conflicts.csv.gz"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`bf` against `dred` over the cases of a study report (`dredbench study`), side by side.
 
-usage: study_compare.py results/study/report.csv [N]
+usage: study_compare.py results/study/report.csv.gz [N]
 
 Per case (dataset, program, kind, change size), over the batches after materialisation: the
 median of the per-batch ratios bf / dred of times, each engine's median time, DRed's median
@@ -15,12 +15,12 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
-from report_times import micros, positive_ns, time_ns  # noqa: E402
+from report_times import micros, open_report, positive_ns, time_ns  # noqa: E402
 
 
 def main(path, n):
     by = {}
-    for r in csv.DictReader(open(path)):
+    for r in csv.DictReader(open_report(path)):
         if r["batch"] == "0" or r["error"]:
             continue
         key = (r["dataset"].split("&seed")[0], r["program"], r["kind"], int(r["size"] or 0))

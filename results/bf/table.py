@@ -18,7 +18,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
-from report_times import micros, positive_micros  # noqa: E402
+from report_times import micros, open_report, positive_micros  # noqa: E402
 
 ENGINES = ("dred", "bf", "dd", "recompute")
 
@@ -65,7 +65,7 @@ def nodes_of(dataset):
 def rows_of(paths):
     by_case = {}
     for path in paths:
-        for r in csv.DictReader(open(path)):
+        for r in csv.DictReader(open_report(path)):
             if r.get("error"):
                 sys.exit(f"{path}: a row with an error: {r['error']}")
             key = (r["dataset"], r["program"], int(r["size"]))

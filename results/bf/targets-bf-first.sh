@@ -12,11 +12,11 @@ mkdir -p "$O"
 for n in 65536 262144; do
   "$B" sweep --datasets "gen:rmat?n=$n&m=$((4*n))&seed=1&dag=1" --programs $P/reach_root.dl \
     --kinds delete --revert --sizes 1 --seeds 1,2,3 --batches 20 --engines $E --workers 1 \
-    --report "$O/reach_root-k1-n$n-bf-first.csv"
+    --report "$O/reach_root-k1-n$n-bf-first.csv.gz"
 done
 "$B" sweep --datasets "gen:rmat?n=262144&m=1048576&seed=1&dag=1" --programs $P/reach_root.dl \
   --kinds delete --revert --sizes 1000 --seeds 1 --batches 20 --engines $E --workers 1 \
-  --report "$O/reach_root-k1000-n262144-bf-first.csv"
+  --report "$O/reach_root-k1000-n262144-bf-first.csv.gz"
 "$B" sweep --datasets go-bp,wordnet --programs $P/tc_linear.dl,$P/reach.dl,$P/reach_root.dl \
   --kinds delete --revert --sizes 1 --seeds 1,2,3 --batches 20 --engines $E --workers 1 \
-  --report "$O/ontologies-k1-bf-first.csv"
+  --report "$O/ontologies-k1-bf-first.csv.gz"

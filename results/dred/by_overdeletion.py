@@ -23,7 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
-from report_times import positive_ns, time_ns  # noqa: E402
+from report_times import open_report, positive_ns, time_ns  # noqa: E402
 
 BINS = [(0, 10), (10, 100), (100, 1000), (1000, None)]
 WORK = ("overdelete_probes", "overdelete_touched", "rederive_probes", "rederive_touched",
@@ -37,7 +37,7 @@ def work(row):
 def deletions(path, dataset, program):
     """{(dataset, program): [{engine: row}]} of the deleting batches of one report."""
     cases = {}
-    for r in csv.DictReader(open(path)):
+    for r in csv.DictReader(open_report(path)):
         b = int(r["batch"])
         if b == 0 or b % 2 == 0:
             continue

@@ -23,8 +23,12 @@ usage: distance_changes.py FACTS_DIR UPDATES.txt[,UPDATES.txt...] [--report REPO
 """
 import collections
 import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import open_report  # noqa: E402
 
 
 def distances(edges, root):
@@ -86,7 +90,7 @@ def main():
     if report:
         dred = [
             r
-            for r in csv.DictReader(open(report))
+            for r in csv.DictReader(open_report(report))
             if r["engine"] == "dred"
             and r["program"] == "reach_root"
             and r["dataset"] == dataset

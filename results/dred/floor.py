@@ -3,11 +3,15 @@
 deleting batches, the median over-deleted facts, each caller's median time, and the medians of the
 per-batch ratios (each batch against itself, as the example prints them).
 
-    python3 results/dred/floor.py results/dred/2026-12-01-floor/floor-k1-n*.csv
+    python3 results/dred/floor.py results/dred/2026-12-01-floor/floor-k1-n*.csv.gz
 """
 import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
+from report_times import open_report  # noqa: E402
 
 
 def main(paths):
@@ -18,7 +22,7 @@ def main(paths):
     print("|---|---" + "|---:" * (5 + len(cols)) + "|")
     for path in paths:
         by_dataset = {}
-        for r in csv.DictReader(open(path)):
+        for r in csv.DictReader(open_report(path)):
             if r["deletes"] != "true":
                 continue
             by_batch = by_dataset.setdefault(r["dataset"], {})

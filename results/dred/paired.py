@@ -29,7 +29,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
-from report_times import time_ns  # noqa: E402
+from report_times import open_report, time_ns  # noqa: E402
 
 # Nanoseconds per unit of the figure printed, by the suffix of --column.
 UNITS = {"_us": ("µs", 1000), "_ns": ("ns", 1)}
@@ -51,7 +51,7 @@ def load(paths, engine, column="time_us", against=None):
     runs = {}
     for run, path in enumerate(paths.split(",")):
         times = defaultdict(dict)
-        with open(path, newline="") as f:
+        with open_report(path) as f:
             for row in csv.DictReader(f):
                 t = None if row["error"] else time_ns(row, name)
                 if t is None:

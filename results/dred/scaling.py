@@ -17,7 +17,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
-from report_times import micros, positive_micros, time_ns  # noqa: E402
+from report_times import micros, open_report, positive_micros, time_ns  # noqa: E402
 
 
 def median(xs):
@@ -25,7 +25,7 @@ def median(xs):
 
 
 def row_of(path):
-    rows = list(csv.DictReader(open(path)))
+    rows = list(csv.DictReader(open_report(path)))
     errors = [r for r in rows if r.get("error")]
     if errors:
         sys.exit(f"{path}: {len(errors)} rows with an error")

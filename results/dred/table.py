@@ -16,7 +16,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
-from report_times import micros, positive_ns, time_ns  # noqa: E402
+from report_times import micros, open_report, positive_ns, time_ns  # noqa: E402
 
 
 def med(xs):
@@ -51,7 +51,7 @@ def fmt(v, unit=""):
 
 
 def targets(paths):
-    rows = [r for path in paths.split(",") for r in csv.DictReader(open(path))]
+    rows = [r for path in paths.split(",") for r in csv.DictReader(open_report(path))]
     errors = [r for r in rows if r.get("error")]
     cases = {}
     for r in rows:
@@ -87,7 +87,7 @@ def targets(paths):
 
 
 def adversarial(path):
-    rows = list(csv.DictReader(open(path)))
+    rows = list(csv.DictReader(open_report(path)))
     cases = {}
     for r in rows:
         if int(r["batch"]) == 0:

@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # results/
-from report_times import micros, positive_micros  # noqa: E402
+from report_times import micros, open_report, positive_micros  # noqa: E402
 
 
 def fmt_us(us):
@@ -31,8 +31,9 @@ def fmt_us(us):
 
 def main(folder):
     rows = []
-    for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
-        rows.extend(csv.DictReader(open(path)))
+    paths = glob.glob(os.path.join(folder, "*.csv")) + glob.glob(os.path.join(folder, "*.csv.gz"))
+    for path in sorted(paths):
+        rows.extend(csv.DictReader(open_report(path)))
     cases = defaultdict(lambda: defaultdict(dict))
     for r in rows:
         kind = r["kind"]

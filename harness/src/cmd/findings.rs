@@ -1,6 +1,7 @@
 //! `dredbench findings`: `results/FINDINGS.md` and its plots from a full study's folder
-//! (`report.csv`, `datasets.csv`, `runs.csv`), through a template whose placeholders
-//! [`crate::findings::render`] fills; also `cases.csv`, the per-case figures for scripts.
+//! (`report.csv.gz`, or `report.csv` from an older revision; `datasets.csv`, `runs.csv`),
+//! through a template whose placeholders [`crate::findings::render`] fills; also
+//! `cases.csv`, the per-case figures for scripts.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use clap::Args;
 use crate::cmd::study::Invocation;
 use crate::datasets::shape::Shape;
 use crate::findings::{plots, render, values, Findings};
-use crate::report::read_report;
+use crate::report::{csv_reader, read_report, report_in};
 use crate::Outcome;
 
 /// Arguments of `dredbench findings`.
@@ -27,9 +28,9 @@ pub struct FindingsArgs {
     pub out: PathBuf,
 }
 
+/// The rows of a CSV of the study's folder, plain or gzipped ([`csv_reader`]).
 fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<Vec<T>> {
-    let mut rdr = csv::Reader::from_path(path)
-        .map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
+    let mut rdr = csv_reader(path)?;
     rdr.deserialize()
         .collect::<Result<Vec<T>, _>>()
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
@@ -49,7 +50,7 @@ fn plots_link(study: &Path, out: &Path) -> String {
 
 /// Runs the command.
 pub fn run(args: &FindingsArgs) -> anyhow::Result<Outcome> {
-    let rows = read_report(&args.study.join("report.csv"))?;
+    let rows = read_report(&report_in(&args.study))?;
     let shapes: Vec<Shape> = read_csv(&args.study.join("datasets.csv"))?;
     let runs_path = args.study.join("runs.csv");
     let runs: Vec<Invocation> = if runs_path.exists() {

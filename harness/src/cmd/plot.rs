@@ -12,7 +12,7 @@ use crate::Outcome;
 /// Arguments of `dredbench plot`.
 #[derive(Debug, Clone, Args)]
 pub struct PlotArgs {
-    /// Report CSVs (from `run`, `sweep` or `study`).
+    /// Report CSVs (from `run`, `sweep` or `study`), plain or gzipped.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
     /// Directory for the SVG and PNG files.

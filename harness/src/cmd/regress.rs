@@ -15,10 +15,10 @@ use crate::Outcome;
 /// Arguments of `dredbench regress`.
 #[derive(Debug, Clone, Args)]
 pub struct RegressArgs {
-    /// The committed baseline report.
+    /// The committed baseline report (CSV, plain or gzipped: the content decides).
     #[arg(long)]
     pub baseline: PathBuf,
-    /// The report to check.
+    /// The report to check (plain or gzipped).
     #[arg(long)]
     pub report: PathBuf,
     /// Allowed relative worsening of an engine's median time ratio to the reference engine

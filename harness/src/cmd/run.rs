@@ -39,7 +39,7 @@ pub struct RunArgs {
     /// Write the final model of each `.output` relation as `<relation>.csv` here.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write one CSV row per engine per batch here.
+    /// Write one CSV row per engine per batch here (gzipped when the name ends in `.gz`).
     #[arg(long)]
     pub report: Option<PathBuf>,
     /// Write one JSON line per round of each DRed phase here.

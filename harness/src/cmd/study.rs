@@ -1,16 +1,17 @@
 //! `dredbench study`: the main job. A fixed set of sweeps over the shipped and generated
 //! datasets that runs in minutes on a 2-core machine, written to `results/<name>/`: the
-//! report CSV, the plots, and `summary.md` with the key table (per dataset, program, kind
-//! and change size: median over-deleted / actually removed, and time against recomputation).
+//! report (`report.csv.gz`, gzipped CSV), the plots, and `summary.md` with the key table (per
+//! dataset, program, kind and change size: median over-deleted / actually removed, and time
+//! against recomputation).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use crate::cases::{progress_bar, run_one, SweepCase};
 use crate::charts::plot_rows;
 use crate::engines::{EngineKind, EngineSpec};
-use crate::report::write_report;
+use crate::report::{report_in, write_report_with, Effort, ReportRow, PLAIN_REPORT, REPORT};
 use crate::runner::OrderMode;
 use crate::stats::{BIMODAL_RATIO, PERCENTILES_FROM};
 use crate::summary::summary;
@@ -52,8 +53,9 @@ pub struct StudyArgs {
     /// The full study of the findings (`results/findings/`, about an hour): every real
     /// graph, fetched on demand, the adversarial generators, eight programs, change sizes 1
     /// to 10,000, random and targeted changes (the plan: `harness/src/full_study.rs`).
-    /// Resumable: a case whose rows are already in `<out>/report.csv` is not run again, and
-    /// the report is rewritten after every case. Also writes `<out>/datasets.csv`, the
+    /// Resumable: a case whose rows are already in `<out>/report.csv.gz` (or, from an older
+    /// revision, `<out>/report.csv`) is not run again, and the report is rewritten after
+    /// every case. Also writes `<out>/datasets.csv`, the
     /// graphs' shapes, and `<out>/runs.csv`, each invocation's wall time; no per-case plots
     /// (`dredbench findings` draws the findings' own). `--batches` and `--with-fetched` do
     /// not apply.
@@ -379,6 +381,27 @@ fn has_aa_pair(case: &SweepCase, full: bool) -> bool {
     !full || case.spec.size <= 10
 }
 
+/// Writes `rows` to `<out>/report.csv.gz`, atomically, and then removes a plain
+/// `<out>/report.csv` that it supersedes (in a full study its rows were read and are among
+/// those written; in another study it is an earlier run's output), so that the folder never
+/// holds two reports that disagree. A crash between the two steps leaves both, and
+/// [`report_in`] then reads the gzipped one.
+fn save_report(out: &Path, rows: &[ReportRow], effort: Effort) -> anyhow::Result<()> {
+    let report = out.join(REPORT);
+    write_report_with(&report, rows, effort)?;
+    let plain = out.join(PLAIN_REPORT);
+    if plain.exists() {
+        std::fs::remove_file(&plain)
+            .map_err(|e| anyhow::anyhow!("removing {}: {e}", plain.display()))?;
+        eprintln!(
+            "study: removed {}, superseded by {}",
+            plain.display(),
+            report.display()
+        );
+    }
+    Ok(())
+}
+
 /// Runs the study and writes its results.
 pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let started = std::time::Instant::now();
@@ -401,14 +424,19 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         planned_cases(args, batches)
     };
     std::fs::create_dir_all(&args.out)?;
-    let report = args.out.join("report.csv");
+    // Every study writes its report gzipped: the studies that are kept (`results/study/`,
+    // `results/baseline/`, `results/findings/`) run to 1 to 12 MB as text, a tenth of that
+    // gzipped, and one name for every study's report is what a script can rely on.
+    let report = args.out.join(REPORT);
     // A full study resumes: the rows of the cases already run are kept, and those cases
-    // are not run again.
-    let mut rows = if args.full && report.exists() {
-        crate::report::read_report(&report)?
+    // are not run again; a folder of an older revision holds them as plain `report.csv`.
+    let previous = report_in(&args.out);
+    let mut rows = if args.full && previous.exists() {
+        crate::report::read_report(&previous)?
     } else {
         Vec::new()
     };
+    let save = |rows: &[ReportRow], effort: Effort| save_report(&args.out, rows, effort);
     if args.full {
         fetch_missing()?;
         write_shapes(&cases, &args.out)?;
@@ -419,7 +447,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             "study --full: {} case(s), {} already in {}, {} to run",
             cases.len(),
             cases.len() - to_run.len(),
-            report.display(),
+            previous.display(),
             to_run.len()
         );
     }
@@ -452,11 +480,14 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             &progress,
         ));
         if args.full {
-            write_report(&report, &rows)?;
+            // Rewritten after every case, so that an interrupted study loses one case at
+            // most; compressed fast, since this runs hundreds of times on a report that
+            // grows to 12 MB.
+            save(&rows, Effort::Fast)?;
         }
     }
     progress.finish_and_clear();
-    write_report(&report, &rows)?;
+    save(&rows, Effort::Best)?;
     // A full study's time is that of all its invocations.
     let seconds = if args.full {
         record_invocation(&args.out, &git_rev, ran, started.elapsed().as_secs_f64())?
@@ -554,7 +585,6 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::ReportRow;
 
     /// A resumed study skips exactly the cases whose rows its report holds: rows are matched
     /// by dataset, program stem and stream label, which names kind, relation, size, batches,
@@ -585,5 +615,40 @@ mod tests {
         other.stream = other.stream.replace("-b11-", "-b12-");
         assert_eq!(not_in_report(&cases[1..2], &[other]).len(), 1);
         assert!(not_in_report(&cases, &cases.iter().map(row_of).collect::<Vec<_>>()).is_empty());
+    }
+
+    /// A study folder of an older revision resumes from its plain `report.csv`; the first
+    /// save writes `report.csv.gz` with those rows and the new ones, and removes the plain
+    /// report, so the next resumption reads the gzipped one alone.
+    #[test]
+    fn a_plain_report_is_resumed_from_and_replaced_by_the_gzipped_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let row = |batch: usize| ReportRow {
+            dataset: "d".into(),
+            program: "p".into(),
+            engine: "dred".into(),
+            batch,
+            ..ReportRow::default()
+        };
+        let old = vec![row(0), row(1)];
+        crate::report::write_report(&dir.path().join(PLAIN_REPORT), &old).expect("plain");
+        let previous = report_in(dir.path());
+        assert_eq!(previous, dir.path().join(PLAIN_REPORT));
+        let mut rows = crate::report::read_report(&previous).expect("resumes");
+        assert_eq!(rows, old);
+        rows.push(row(2));
+        save_report(dir.path(), &rows, Effort::Fast).expect("save");
+        assert!(!dir.path().join(PLAIN_REPORT).exists(), "superseded");
+        assert_eq!(report_in(dir.path()), dir.path().join(REPORT));
+        assert_eq!(
+            crate::report::read_report(&dir.path().join(REPORT)).expect("reads"),
+            rows
+        );
+        // Saving again with nothing plain beside it is a plain rewrite.
+        save_report(dir.path(), &rows, Effort::Best).expect("save");
+        assert_eq!(
+            crate::report::read_report(&report_in(dir.path())).expect("reads"),
+            rows
+        );
     }
 }

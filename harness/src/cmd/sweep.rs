@@ -68,7 +68,7 @@ pub struct SweepArgs {
     /// (a name or a directory); the streams' names end in `-to-OTHER_DATASET`.
     #[arg(long, value_name = "OTHER_DATASET")]
     pub to: Option<String>,
-    /// The report CSV to write.
+    /// The report CSV to write (gzipped when the name ends in `.gz`).
     #[arg(long)]
     pub report: PathBuf,
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -79,20 +79,8 @@ pub fn draw_figure(fig: &Figure, dir: &Path) -> anyhow::Result<[PathBuf; 2]> {
     let cols = fig.panels.len().clamp(1, 3);
     let rows = fig.panels.len().div_ceil(cols).max(1);
     let size = (360 * cols as u32 + 230, 300 * rows as u32 + 50);
-    draw(
-        SVGBackend::new(&svg, size).into_drawing_area(),
-        fig,
-        rows,
-        cols,
-    )
-    .with_context(|| format!("drawing {}", svg.display()))?;
-    draw(
-        BitMapBackend::new(&png, size).into_drawing_area(),
-        fig,
-        rows,
-        cols,
-    )
-    .with_context(|| format!("drawing {}", png.display()))?;
+    crate::charts::save_svg(&svg, size, |area| draw(area, fig, rows, cols))?;
+    crate::charts::save_png(&png, size, |area| draw(area, fig, rows, cols))?;
     Ok([svg, png])
 }
 
