@@ -674,7 +674,7 @@ fn find_instance(
         }
         let plan = &plans[ri];
         let mut vars = vec![0; plan.num_vars];
-        if !crate::dred::production::plans::bind_head(&rule.head.args, &fact.tuple, &mut vars) {
+        if !crate::maintain::plans::bind_head(&rule.head.args, &fact.tuple, &mut vars) {
             continue;
         }
         matcher.for_each_bound(plan, &mut vars, &mut |vars| match instance_at(
@@ -993,7 +993,7 @@ mod tests {
     impl SeedRun {
         fn new(record: bool) -> SeedRun {
             let (program, mut symbols, edb) =
-                crate::dred::seed_setup(include_str!("../../datasets/seed/path.dl"));
+                crate::seed::seed_setup(include_str!("../../datasets/seed/path.dl"));
             let edge = program.relation_id("edge").expect("edge");
             let ab = Fact::new(edge, vec![symbols.intern("a"), symbols.intern("b")]);
             let batch = Batch::normalise(

@@ -30,10 +30,14 @@ pub mod exec;
 pub mod explain;
 pub mod io;
 pub mod magic;
+pub mod maintain;
 pub mod oracle;
+pub mod per_batch;
 pub mod plan;
 pub mod program;
 pub mod record;
+#[cfg(test)]
+mod seed;
 pub mod storage;
 pub mod syntax;
 #[cfg(feature = "testing")]

@@ -505,7 +505,7 @@ fn plan_body(
             // child of z while `path(x, y)` lists only the ancestors of x. Measured with
             // `benches/phases.rs` on linear TC: rederivation 3.0× faster on GO MF, 1.4× on
             // GO BP, unchanged on WordNet. `dred` also plans the other orders and learns
-            // which is cheapest (`dred::production::rederive_cost::OrderStats`); this one is
+            // which is cheapest (`maintain::order_stats::OrderStats`); this one is
             // where it starts.
             let head_stratum = program.stratum_of[rule.head.rel];
             let prefer_recursive = !options.prebound.is_empty();

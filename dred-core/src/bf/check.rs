@@ -34,10 +34,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::dred::production::plans::{bind_head, first_atom, starts_with_lookup};
-use crate::dred::production::rederive_cost::OrderStats;
-use crate::dred::production::RowRef;
 use crate::exec::{Matcher, Versions, WorkCounter};
+use crate::maintain::order_stats::OrderStats;
+use crate::maintain::plans::{bind_head, first_atom, starts_with_lookup};
+use crate::maintain::RowRef;
 use crate::plan::{plan_rule_adaptive, plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowMarks};

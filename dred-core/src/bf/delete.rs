@@ -18,11 +18,10 @@
 use std::collections::HashSet;
 
 use super::check::{BackwardPlans, CheckContext, CheckCounts, Checker};
-use crate::dred::production::overdelete::OverDeleted;
-use crate::dred::production::plans::Plans;
-use crate::dred::production::RowRef;
 use crate::engine::{Fact, Phase};
 use crate::exec::{Matcher, Versions, WorkCounter};
+use crate::maintain::plans::Plans;
+use crate::maintain::{Deleted, RowRef};
 use crate::program::{Program, RelId};
 use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
@@ -48,7 +47,7 @@ pub(crate) enum Start<'a> {
 pub(crate) type Origin = (usize, Vec<Value>);
 
 /// The shared state a level's deletion uses: the engine's, borrowed.
-pub(crate) struct Deletion<'a> {
+pub(crate) struct DeleteContext<'a> {
     pub(crate) program: &'a Program,
     pub(crate) plans: &'a Plans,
     pub(crate) backward: &'a BackwardPlans,
@@ -126,13 +125,13 @@ pub(crate) fn candidates_from_lower(
 /// the model. The counts are the level's checks. With `rec`, each fact deleted is recorded
 /// with the instance that made it a candidate (a fact of D- or an aggregate row, outright).
 pub(crate) fn delete(
-    d: Deletion<'_>,
+    d: DeleteContext<'_>,
     relations: &mut [Relation],
     level: usize,
     start: Start<'_>,
-    mut out: OverDeleted,
+    mut out: Deleted,
     mut rec: Option<&mut Recorder>,
-) -> Result<(OverDeleted, CheckCounts), String> {
+) -> Result<(Deleted, CheckCounts), String> {
     out.deleted.clear();
     out.overdeleted_idb.clear();
     out.rounds.clear();

@@ -23,7 +23,7 @@
 //!    yet and the new relations below, and those found underivable are deleted. Checks are
 //!    memoised for the whole level: the sets C (checked) and P (proved) only grow. The
 //!    level's aggregate rows of changed groups are checked by their group's new value.
-//! 2. **insert**: `dred`'s phase 3 ([`crate::dred::production::insert`]), unchanged.
+//! 2. **insert**: the chassis's phase 3 ([`crate::maintain::insert`]), as `dred`'s.
 //!
 //! What B/F guarantees (tested by `bf_deletes_exactly_what_lost_every_derivation`): on a
 //! positive program its deleted set is the old IDB minus the least model of the program over
@@ -41,9 +41,9 @@
 //! B/F's head-bound plans, and during a batch the sets C and P (one bit a row) and the open
 //! body facts of the instances of facts not proved at once.
 //!
-//! The engine shares `dred`'s storage, plans, executor, levels and insertion
-//! ([`crate::Dred`] runs with B/F's deletion in place of its phases 1 and 2); it stores no
-//! instances between batches.
+//! The engine is the chassis ([`crate::maintain`]: storage, plans, executor, levels and
+//! insertion, as `dred`'s) with B/F's deletion ([`BfDeletion`]) in place of DRed's phases 1
+//! and 2; it stores no instances between batches.
 
 pub mod check;
 pub mod delete;
@@ -52,71 +52,175 @@ mod tests;
 
 use std::sync::Arc;
 
-use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange};
+use crate::engine::{BatchReport, EngineError, Fact, Phase};
+use crate::maintain::levels::{aggregate_outcome, LowerChanges};
+use crate::maintain::plans::AggregatePlan;
+use crate::maintain::{Deleted, Deletion, LevelDeletion, Maintained, RowRef, Store};
 use crate::program::Program;
-use crate::Dred;
+use crate::storage::RowMarks;
+use crate::value::Tuple;
+use check::{BackwardPlans, CheckCounts, Checker};
 
-/// The Backward/Forward engine. Cloning copies the whole model.
+/// The Backward/Forward engine: the chassis with B/F's deletion. Cloning copies the whole
+/// model.
+pub type Bf = Maintained<BfDeletion>;
+
+/// B/F's deletion and what it keeps between batches: its head-bound plans and scratch sets.
 #[derive(Clone, Debug)]
-pub struct Bf {
-    engine: Dred,
+pub struct BfDeletion {
+    /// B/F's head-bound plans.
+    backward: BackwardPlans,
+    /// B/F's sets of checked and proved facts, and the marks of D and of the facts it
+    /// queued: scratch kept across batches.
+    checker: Checker,
+    deleted_marks: RowMarks,
+    queued_marks: RowMarks,
+    /// The checks of the last batch, level after level, in the order they began, with their
+    /// outcome (kept only while facts are traced).
+    last_checks: Vec<(Fact, bool)>,
+    /// The checks of the batch, summed over its levels.
+    batch_checks: CheckCounts,
 }
 
-impl Bf {
-    /// A `bf` engine for a program, with or without stratified negation and aggregates.
-    pub fn new(program: Arc<Program>) -> Self {
-        Bf {
-            engine: Dred::backward_forward(program),
+impl BfDeletion {
+    /// B/F's plans for the program of `store`, their indexes created in its relations.
+    pub(crate) fn new(store: &mut Store) -> Self {
+        let backward = BackwardPlans::new(&store.program, &mut store.relations);
+        let checker = Checker::new(&backward);
+        BfDeletion {
+            backward,
+            checker,
+            deleted_marks: RowMarks::default(),
+            queued_marks: RowMarks::default(),
+            last_checks: Vec::new(),
+            batch_checks: CheckCounts::default(),
         }
     }
+
+    /// B/F's deletion of one level ([`delete`]), D removed from the model. An error when a
+    /// fact of D- or a head reached is not in the model, or when the checks' postcondition
+    /// fails.
+    fn delete_unproved(
+        &mut self,
+        store: &mut Store,
+        level: usize,
+        start: delete::Start<'_>,
+        reuse: Deleted,
+    ) -> Result<LevelDeletion, EngineError> {
+        assert!(store.materialised, "bf: delete before materialise");
+        let context = delete::DeleteContext {
+            program: &store.program,
+            plans: &store.plans,
+            backward: &self.backward,
+            program_facts: &store.program_facts,
+            checker: &mut self.checker,
+            in_d: &mut self.deleted_marks,
+            queued: &mut self.queued_marks,
+        };
+        let rec = store.recorder.as_mut();
+        let outcome = delete::delete(context, &mut store.relations, level, start, reuse, rec);
+        if level == 0 {
+            self.last_checks.clear();
+        }
+        // A level with nothing to check leaves the checker as the last level that checked.
+        let checked = outcome.as_ref().is_ok_and(|(_, counts)| counts.checked > 0);
+        if store.trace_facts && checked {
+            let checks = self
+                .checker
+                .outcomes()
+                .map(|(f, proved)| (store.fact(f), proved));
+            self.last_checks.extend(checks);
+        }
+        let (over, counts) = match outcome {
+            Ok((over, _)) if over.not_closed.is_some() => {
+                let rel = over.not_closed.expect("just matched");
+                return Err(store.invariant(store.not_closed_message(rel)));
+            }
+            Ok(outcome) => outcome,
+            Err(message) => return Err(store.invariant(message)),
+        };
+        self.batch_checks += counts;
+        let rounds = store.rounds(level, Phase::Delete, &over.rounds);
+        Ok(LevelDeletion {
+            deleted: over,
+            rounds,
+            ..LevelDeletion::default()
+        })
+    }
 }
 
-impl Bf {
+impl Deletion for BfDeletion {
+    fn name(&self) -> &'static str {
+        "bf"
+    }
+
+    fn delete_level0(
+        &mut self,
+        store: &mut Store,
+        deletions: &[Fact],
+        reuse: Deleted,
+    ) -> Result<LevelDeletion, EngineError> {
+        self.batch_checks = CheckCounts::default();
+        self.delete_unproved(store, 0, delete::Start::Deleted(deletions), reuse)
+    }
+
+    fn delete_level(
+        &mut self,
+        store: &mut Store,
+        level: usize,
+        changes: &LowerChanges,
+        touched: &[(AggregatePlan, Tuple)],
+        old_rows: &[Option<RowRef>],
+    ) -> Result<LevelDeletion, EngineError> {
+        let work = crate::exec::WorkCounter::default();
+        let mut origins = Vec::new();
+        let candidates = delete::candidates_from_lower(
+            &store.relations,
+            &store.plans,
+            level,
+            &changes.removed,
+            &changes.added,
+            &work,
+            store.recorder.is_some().then_some(&mut origins),
+        );
+        changes.show_new(&mut store.relations);
+        let candidates =
+            candidates.map_err(|rel| store.invariant(store.not_closed_message(rel)))?;
+        let (additions, kept) =
+            aggregate_outcome(&store.program, &store.relations, touched, old_rows);
+        let aggregate_rows = old_rows
+            .iter()
+            .zip(kept)
+            .filter_map(|(old, kept)| old.map(|r| (r, kept)))
+            .collect();
+        let start = delete::Start::Lower {
+            candidates,
+            origins,
+            aggregate_rows,
+        };
+        let mut level_deletion = self.delete_unproved(store, level, start, Deleted::default())?;
+        level_deletion.deleted.work += work.total();
+        level_deletion.additions = additions;
+        Ok(level_deletion)
+    }
+
+    fn report(&mut self, report: &mut BatchReport) {
+        report.checked = Some(self.batch_checks.checked);
+        report.disproved = Some(self.batch_checks.disproved);
+        report.backward_instances = Some(self.batch_checks.backward_instances);
+    }
+}
+
+impl Maintained<BfDeletion> {
+    /// A `bf` engine for a program, with or without stratified negation and aggregates.
+    pub fn new(program: Arc<Program>) -> Self {
+        Self::with(program, BfDeletion::new)
+    }
+
     /// The facts the last batch checked, in the order their checks began (level after
     /// level), each with whether the check proved it; empty unless facts are traced
-    /// ([`Engine::set_trace_facts`], on by default).
-    pub fn last_checks(&self) -> &[(crate::engine::Fact, bool)] {
-        self.engine.last_checks()
-    }
-
-    /// [`Dred::set_recording`]: each fact deleted is recorded with the instance that made it
-    /// a candidate, each fact inserted with the first instance that derived it.
-    pub fn set_recording(&mut self, on: bool) {
-        self.engine.set_recording(on);
-    }
-
-    /// [`Dred::last_derivations`].
-    pub fn last_derivations(&self) -> Option<&[crate::record::Derivation]> {
-        self.engine.last_derivations()
-    }
-}
-
-impl Engine for Bf {
-    fn name(&self) -> &str {
-        self.engine.name()
-    }
-
-    fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
-        self.engine.materialise(edb)
-    }
-
-    fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
-        self.engine.apply(batch)
-    }
-
-    fn set_trace_facts(&mut self, on: bool) {
-        self.engine.set_trace_facts(on);
-    }
-
-    fn digest(&self) -> ModelDigest {
-        self.engine.digest()
-    }
-
-    fn net_change(&self) -> Option<NetChange> {
-        self.engine.net_change()
-    }
-
-    fn model(&self) -> Model {
-        self.engine.model()
+    /// ([`Engine::set_trace_facts`](crate::Engine::set_trace_facts), on by default).
+    pub fn last_checks(&self) -> &[(Fact, bool)] {
+        &self.deletion.last_checks
     }
 }

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use super::Bf;
-use crate::dred::seed_setup as setup;
 use crate::engine::{Batch, Edb, Engine, Fact, Phase, RequestedBatch};
+use crate::seed::seed_setup as setup;
 use crate::{load_program, Program, SourceFile, Symbols};
 
 fn edge_batch(program: &Program, symbols: &mut Symbols, edb: &Edb, delete: bool) -> Batch {

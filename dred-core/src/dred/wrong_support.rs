@@ -139,7 +139,7 @@ mod tests {
         let (edge, path) = (0, 1);
         let mut s = |x: &str, y: &str| vec![symbols.intern(x), symbols.intern(y)];
         let mut edb = Edb::empty(&program);
-        for (x, y) in crate::dred::seed_edges() {
+        for (x, y) in crate::seed::seed_edges() {
             edb.insert(Fact::new(edge, s(x, y)));
         }
         let (ab, ac, ad) = (s("a", "b"), s("a", "c"), s("a", "d"));

@@ -289,11 +289,7 @@ fn bound_instances(
     head: &[Value],
 ) -> Option<Vec<Vec<Value>>> {
     let mut vars = vec![0; plan.num_vars];
-    if !crate::dred::production::plans::bind_head(
-        &program.rules[plan.rule].head.args,
-        head,
-        &mut vars,
-    ) {
+    if !crate::maintain::plans::bind_head(&program.rules[plan.rule].head.args, head, &mut vars) {
         return None;
     }
     let mut seen = Vec::new();

@@ -9,7 +9,7 @@ const SEED: &str = include_str!("../../../datasets/seed/path.dl");
 fn seed_edb(program: &Program, symbols: &mut Symbols) -> Edb {
     let mut edb = Edb::empty(program);
     let edge = program.relation_id("edge").expect("edge");
-    for (a, b) in crate::dred::seed_edges() {
+    for (a, b) in crate::seed::seed_edges() {
         edb.insert(Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]));
     }
     edb

@@ -27,10 +27,10 @@
 //! engine's (which is why tests that compare them turn saturation off).
 
 use super::heads::{HeadProbes, RecentHeads};
-use super::plans::Plans;
-use super::rows::{RowRef, SpareRows};
 use crate::engine::{Fact, Phase, Work};
 use crate::exec::{Matcher, Versions, WorkCounter};
+use crate::maintain::plans::Plans;
+use crate::maintain::{Deleted, RowRef, SpareRows};
 use crate::program::{Program, RelId};
 use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
@@ -77,26 +77,8 @@ impl Saturation {
     }
 }
 
-/// The result of phase 1.
-#[derive(Clone, Debug, Default)]
-pub struct OverDeleted {
-    /// All of D: D- and every IDB fact reached, in the order reached.
-    pub deleted: Vec<RowRef>,
-    /// D ∩ J: the IDB part of D.
-    pub overdeleted_idb: Vec<RowRef>,
-    /// The frontiers: round 1 is D-, then the facts newly reached in each round.
-    pub rounds: Vec<Vec<RowRef>>,
-    /// Work of the phase (joins, one probe per deletion and per instance's head).
-    pub work: Work,
-    /// Vectors kept for the next batch's frontiers.
-    spare: SpareRows,
-    /// Whether the phase passed its budget and over-deleted the rest of the level wholesale.
-    pub saturated: bool,
-    /// A relation in which a head reached (or a fact of D-) was not in the old model: the
-    /// old model was not closed under the rules, or D- not normalised. D is then incomplete
-    /// and the engine must not go on.
-    pub not_closed: Option<RelId>,
-}
+/// The result of phase 1: the chassis's deleted set D, its frontiers as rounds.
+pub type OverDeleted = Deleted;
 
 /// Phase 1's per-run scratch that a lookup of heads updates: the heads held, those found
 /// lately, the marks of D, and the first relation found not closed.

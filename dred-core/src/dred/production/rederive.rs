@@ -26,11 +26,11 @@
 use std::collections::HashSet;
 
 use super::heads::HeadProbes;
-use super::plans::{bind_head, Plans};
 use super::rederive_cost::{body_rows, OrderStats, RederiveCosts};
-use super::rows::{RowRef, SpareRows};
 use crate::engine::{Phase, Work};
 use crate::exec::{Matcher, Versions, WorkCounter};
+use crate::maintain::plans::{bind_head, Plans};
+use crate::maintain::{RowRef, SpareRows};
 use crate::plan::RulePlan;
 use crate::program::{Program, RelId};
 use crate::record::Recorder;

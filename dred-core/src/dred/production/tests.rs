@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use super::Dred;
-use crate::dred::seed_setup as setup;
 use crate::engine::{Batch, Edb, Engine, Fact, Phase, RequestedBatch};
+use crate::seed::seed_setup as setup;
 use crate::{load_program, Program, SourceFile, Symbols};
 
 fn delete_ab(program: &Program, symbols: &mut Symbols, edb: &Edb) -> Batch {
@@ -391,7 +391,7 @@ fn a_model_not_closed_is_an_error_not_a_panic() {
     dred.materialise(&edb).expect("materialise");
     let path = program.relation_id("path").expect("path");
     let (a, b) = (symbols.intern("a"), symbols.intern("b"));
-    assert!(dred.relations[path].remove(&[a, b]).is_some());
+    assert!(dred.store.relations[path].remove(&[a, b]).is_some());
     let batch = delete_ab(&program, &mut symbols, &edb);
     let err = dred.apply(&batch).expect_err("the broken model is found");
     assert!(

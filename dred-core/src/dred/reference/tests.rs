@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::instances::{FactTable, InstanceStore};
 use super::*;
-use crate::dred::seed_edges;
 use crate::engine::RequestedBatch;
+use crate::seed::seed_edges;
 use crate::{load_program, Oracle, SourceFile, Symbols};
 
 const PATH: &str = "\

@@ -21,7 +21,7 @@
 //! their revived rows and lost facts go through seeded plans the same way.
 
 use super::plans::Plans;
-use super::rows::RowRef;
+use super::RowRef;
 use crate::engine::{Fact, Phase, Round, Work};
 use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
 use crate::program::Program;
@@ -203,7 +203,10 @@ where
         // Only EDB facts are revived (level 0): an aggregate's new row above it is appended
         // even where a tombstone holds its values, so that the batch's new rows of a level
         // are the rows past the level's start.
-        relations[rel].insert_batch_with(rows, level == 0, |row, o| {
+        // (A program fact of a derived relation is appended too: a recomputation evaluates
+        // the relation again after deleting it.)
+        let revive = level == 0 && !program.is_idb(rel);
+        relations[rel].insert_batch_with(rows, revive, |row, o| {
             offered += 1;
             match o {
                 Insertion::Present => return,

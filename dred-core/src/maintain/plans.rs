@@ -1,4 +1,4 @@
-//! The plans `dred` makes once per program, shared by its three phases: per relation the
+//! The plans the chassis makes once per program, shared by the algorithms' phases: per relation the
 //! rules seeded with one of its facts (phase 1, and the seeded later rounds of phase 2),
 //! per rule the head-bound orders of a proof search (phase 2) and the semi-naive delta plans
 //! (phase 3), and the plans of a rule's instances over the survivors (phase 2's scans).
@@ -31,12 +31,12 @@ pub(crate) struct Plans {
     /// For each rule, plans with the head's variables bound — "is there a proof of this
     /// fact by this rule?" — in every order that starts from a different positive body atom
     /// (one plan for rules with at most one);
-    /// [`OrderStats`](super::rederive_cost::OrderStats) picks among them.
+    /// [`OrderStats`](super::order_stats::OrderStats) picks among them.
     pub(crate) head_bound: Vec<Vec<RulePlan>>,
     /// For each rule, one semi-naive plan per positive body atom as the delta.
     pub(crate) semi_naive: Vec<Vec<RulePlan>>,
     /// For each rule with a positive body atom, a plan of all its instances over the live
-    /// rows (round 1 of rederivation by scan, see [`ScanStats`](super::rederive_cost::ScanStats)).
+    /// rows (round 1 of rederivation by scan, see [`ScanStats`](crate::dred::production::rederive_cost::ScanStats)).
     pub(crate) survivors: Vec<Option<RulePlan>>,
 }
 
@@ -143,9 +143,10 @@ impl Plans {
     }
 }
 
-/// How `dred` finds the rows of one group of an aggregate relation and of its input.
+/// How a maintenance algorithm finds the rows of one group of an aggregate relation and of
+/// its input.
 #[derive(Clone, Debug)]
-pub(crate) struct AggregatePlan {
+pub struct AggregatePlan {
     /// Index in [`Program::aggregates`].
     pub(crate) def: usize,
     /// The aggregate relation's index on its group columns; `None` without grouping (one

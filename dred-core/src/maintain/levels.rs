@@ -1,0 +1,191 @@
+//! What a batch carries from one level to the next: the net changes of the levels below as
+//! rows ([`LowerChanges`]), the aggregate groups they touched, and the counters summed over
+//! the levels. Shared by every deletion algorithm: a level above 0 starts from the changes
+//! below, whatever algorithm maintained them.
+
+use std::collections::HashSet;
+
+use super::plans::AggregatePlan;
+use super::RowRef;
+use crate::engine::{Fact, Work};
+use crate::program::{Program, RelId};
+use crate::storage::{Relation, RowId};
+use crate::value::{Tuple, Value};
+
+/// True when relation `rel` is maintained before level `level`: an `.input` relation (it
+/// changes in level 0) or a derived relation of a lower level.
+pub(crate) fn is_below(program: &Program, rel: RelId, level: usize) -> bool {
+    !program.is_idb(rel) || program.level_of(rel) < level
+}
+
+/// The groups of `aggregates` (one level's) whose input changed below: each group key of a
+/// lost or gained input row, once per aggregate, in order of the changes.
+pub(crate) fn touched_groups(
+    program: &Program,
+    aggregates: &[AggregatePlan],
+    changes: &LowerChanges,
+    relations: &[Relation],
+) -> Vec<(AggregatePlan, Tuple)> {
+    let mut out = Vec::new();
+    for a in aggregates {
+        let def = &program.aggregates[a.def];
+        let mut seen: HashSet<&[Value]> = HashSet::new();
+        for &(rel, r) in changes.removed.iter().chain(&changes.added) {
+            if rel == def.input {
+                let key = &relations[rel].row(r)[..def.group];
+                if seen.insert(key) {
+                    out.push((a.clone(), key.to_vec()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The touched groups' values over the new input: per relation, the rows to add (a group
+/// whose value moved or that was empty before); per group, whether its old row keeps its
+/// value.
+pub(crate) fn aggregate_outcome(
+    program: &Program,
+    relations: &[Relation],
+    touched: &[(AggregatePlan, Tuple)],
+    old_rows: &[Option<RowRef>],
+) -> (Vec<Vec<Tuple>>, Vec<bool>) {
+    let mut additions: Vec<Vec<Tuple>> = vec![Vec::new(); relations.len()];
+    let mut kept = Vec::with_capacity(touched.len());
+    for ((a, key), old) in touched.iter().zip(old_rows) {
+        let def = &program.aggregates[a.def];
+        let input = &relations[def.input];
+        let rows = AggregatePlan::group(input, a.input_rows, key);
+        let new = def.fold(rows.iter().map(|&r| input.row(r)));
+        let old = old.map(|(rel, r)| relations[rel].row(r)[def.group]);
+        match (old, new) {
+            (Some(old), Some(v)) if old == v => kept.push(true),
+            (_, Some(v)) => {
+                kept.push(false);
+                let mut row = key.clone();
+                row.push(v);
+                additions[def.rel].push(row);
+            }
+            (_, None) => kept.push(false),
+        }
+    }
+    (additions, kept)
+}
+
+/// The counters of a batch, summed over its levels.
+#[derive(Debug, Default)]
+pub(crate) struct LevelTotals {
+    /// IDB facts deleted (DRed: over-deleted).
+    pub(crate) overdeleted: usize,
+    /// Of those, the facts put back before phase 3.
+    pub(crate) rederived: usize,
+    /// IDB facts new in the batch's model (phase 3's, and those a restoration found new).
+    pub(crate) inserted: usize,
+    /// Work of deletion, restoration and phase 3.
+    pub(crate) work: [Work; 3],
+}
+
+/// The net changes of the levels maintained so far in a batch (the EDB's included), as rows:
+/// what seeds the levels above. Kept only for programs with negation.
+///
+/// Why rows and a view of the old relations rather than copies: phase 1 of a level must
+/// match instances of the relations *before* the batch (an instance that used two lost
+/// facts must be found), and every lost fact is still a tombstone, every gained fact a live
+/// row, until the batch ends — so flipping their liveness shows the old relations and flips
+/// back, in time proportional to the change.
+#[derive(Debug)]
+pub struct LowerChanges {
+    /// Each relation's end when the batch began: rows past it were appended by the batch.
+    pub(crate) batch_start: Vec<RowId>,
+    /// Facts lost: tombstones with no live row of the same values.
+    pub(crate) removed: Vec<RowRef>,
+    /// Facts gained: live rows whose values were not in the model before the batch.
+    pub(crate) added: Vec<RowRef>,
+    /// Of `added`, the rows made live again without being appended (revived EDB facts).
+    pub(crate) revived: Vec<RowRef>,
+}
+
+impl LowerChanges {
+    pub(crate) fn new(relations: &[Relation]) -> Self {
+        LowerChanges {
+            batch_start: relations.iter().map(Relation::end).collect(),
+            removed: Vec::new(),
+            added: Vec::new(),
+            revived: Vec::new(),
+        }
+    }
+
+    /// Adds one level's net change: of its D (`deleted`), the rows with no live copy now;
+    /// of the rows appended since `insert_start` to the relations `ours` selects, the live
+    /// ones whose values were not among D (those came back).
+    pub(crate) fn record(
+        &mut self,
+        relations: &[Relation],
+        deleted: &[RowRef],
+        insert_start: &[RowId],
+        ours: impl Fn(RelId) -> bool,
+    ) {
+        let mut back: HashSet<RowRef> = HashSet::new();
+        for &(rel, r) in deleted {
+            let relation = &relations[rel];
+            if relation.is_live(r) {
+                continue;
+            }
+            match relation.row_id(relation.row(r)) {
+                Some(copy) => {
+                    back.insert((rel, copy));
+                }
+                None => self.removed.push((rel, r)),
+            }
+        }
+        for (rel, relation) in relations.iter().enumerate() {
+            if !ours(rel) {
+                continue;
+            }
+            for r in insert_start[rel]..relation.end() {
+                if relation.is_live(r) && !back.contains(&(rel, r)) {
+                    self.added.push((rel, r));
+                }
+            }
+        }
+    }
+
+    /// Adds the facts of A+ that phase 3 revived rather than appended (rows before
+    /// `insert_start`).
+    pub(crate) fn record_revived(
+        &mut self,
+        relations: &[Relation],
+        insertions: &[Fact],
+        insert_start: &[RowId],
+    ) {
+        for f in insertions {
+            if let Some(r) = relations[f.rel].row_id(&f.tuple) {
+                if r < insert_start[f.rel] {
+                    self.added.push((f.rel, r));
+                    self.revived.push((f.rel, r));
+                }
+            }
+        }
+    }
+
+    /// Shows the relations as they were before the batch: lost facts live, gained ones not.
+    pub fn show_old(&self, relations: &mut [Relation]) {
+        for &(rel, r) in &self.removed {
+            relations[rel].revive(r);
+        }
+        for &(rel, r) in &self.added {
+            relations[rel].remove_id(r);
+        }
+    }
+
+    /// Undoes [`LowerChanges::show_old`].
+    pub fn show_new(&self, relations: &mut [Relation]) {
+        for &(rel, r) in &self.added {
+            relations[rel].revive(r);
+        }
+        for &(rel, r) in &self.removed {
+            relations[rel].remove_id(r);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Recomputation as a deletion algorithm: a level's strata that read a changed relation lose
+//! every fact, and are evaluated again from the relations below them, on the chassis's
+//! storage. The baseline an incremental algorithm must beat, batch by batch, without leaving
+//! the engine (`recompute`, [`crate::Recompute`], evaluates the whole program into a fresh
+//! model instead).
+//!
+//! Input: at level 0, D- and the relations before the batch; above, the net changes of the
+//! levels below. Output: D is D- and every live fact of the *affected* strata of the level
+//! (those whose rules or aggregate read a relation that changed, or a relation of an affected
+//! stratum); those strata are then evaluated semi-naively from scratch, one at a time in
+//! dependency order, over the new relations below, their facts appended as new rows. At
+//! level 0 the evaluation runs before A+ is inserted (phase 3 adds A+ and its consequences);
+//! above, it runs over the new relations below, so the level is complete and phase 3 has
+//! nothing to add. A batch without deletions at level 0 deletes nothing there.
+//! Postcondition: the level's live rows are the least model of its rules over the relations
+//! below (at level 0: over E \ D-).
+//!
+//! Counters: `overdeleted` = the facts deleted, `rederived` = those the evaluation derived
+//! again, `inserted` also counts the facts the evaluation found new (above level 0). Trace
+//! rounds: one `delete` round of D, then the evaluation's rounds as `rederive` rounds. A
+//! recomputation records no derivations for `explain`.
+//!
+//! Cost: per affected stratum, one evaluation of it from scratch; no state between batches.
+
+use super::levels::LowerChanges;
+use super::plans::AggregatePlan;
+use super::{Deleted, Deletion, LevelDeletion, RowRef, Store};
+use crate::engine::{BatchReport, EngineError, Fact, Phase, Round};
+use crate::program::{Literal, Program};
+use crate::value::Tuple;
+use std::time::Instant;
+
+/// Recomputing the affected strata of each level (see the module's header). No state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Recompute;
+
+/// Per stratum of `level`, whether it reads (through a rule's body or its aggregate) a
+/// relation that `changed` marks or a relation of an affected stratum before it; marks the
+/// affected strata's relations in `changed`.
+fn affected_strata(program: &Program, level: usize, changed: &mut [bool]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (s, stratum) in program.strata.iter().enumerate() {
+        if stratum.level != level {
+            continue;
+        }
+        let reads_changed = stratum.rules.iter().any(|&r| {
+            program.rules[r].body.iter().any(|l| match l {
+                Literal::Positive(a) | Literal::Negative(a) => changed[a.rel],
+                _ => false,
+            })
+        }) || stratum
+            .aggregate
+            .is_some_and(|k| changed[program.aggregates[k].input]);
+        if reads_changed {
+            for &rel in &stratum.relations {
+                changed[rel] = true;
+            }
+            out.push(s);
+        }
+    }
+    out
+}
+
+impl Recompute {
+    /// Deletes every live fact of `strata` (appending them to D), then evaluates them again;
+    /// the result's D must hold the level's D- already.
+    fn recompute(
+        store: &mut Store,
+        level: usize,
+        strata: &[usize],
+        mut deleted: Deleted,
+        complete: bool,
+    ) -> LevelDeletion {
+        let program = store.program.clone();
+        for &s in strata {
+            for &rel in &program.strata[s].relations {
+                let relation = &store.relations[rel];
+                for r in 0..relation.end() {
+                    if relation.is_live(r) {
+                        deleted.deleted.push((rel, r));
+                        deleted.overdeleted_idb.push((rel, r));
+                    }
+                }
+            }
+        }
+        deleted.rounds.push(deleted.deleted.clone());
+        store.remove_deleted(&mut deleted);
+        let mut rounds = store.rounds(level, Phase::Delete, &deleted.rounds);
+
+        let t = Instant::now();
+        let mut out = LevelDeletion {
+            complete,
+            ..LevelDeletion::default()
+        };
+        let mut evaluated_rounds = 0;
+        for &s in strata {
+            let (ins, folding) = store.evaluate_stratum(s, false);
+            out.appended += ins.inserted;
+            out.restore_work += ins.work;
+            out.restore_work += folding;
+            for r in ins.rounds {
+                evaluated_rounds += 1;
+                rounds.push(Round {
+                    phase: Phase::Rederive,
+                    round: evaluated_rounds,
+                    ..r
+                });
+            }
+        }
+        // The facts of D live again (as new rows): one probe each.
+        out.restored = deleted
+            .overdeleted_idb
+            .iter()
+            .filter(|&&(rel, r)| {
+                let relation = &store.relations[rel];
+                relation.row_id(relation.row(r)).is_some()
+            })
+            .count();
+        out.restore_work.probes += deleted.overdeleted_idb.len() as u64;
+        out.restore_ns = t.elapsed().as_nanos() as u64;
+        out.rounds = rounds;
+        out.deleted = deleted;
+        out
+    }
+}
+
+impl Deletion for Recompute {
+    fn name(&self) -> &'static str {
+        "recompute-levels"
+    }
+
+    fn delete_level0(
+        &mut self,
+        store: &mut Store,
+        deletions: &[Fact],
+        reuse: Deleted,
+    ) -> Result<LevelDeletion, EngineError> {
+        let mut deleted = Deleted {
+            spare: reuse.spare,
+            ..Deleted::default()
+        };
+        if deletions.is_empty() {
+            return Ok(LevelDeletion {
+                deleted,
+                ..LevelDeletion::default()
+            });
+        }
+        let mut changed = vec![false; store.relations.len()];
+        for f in deletions {
+            let Some(r) = store.relations[f.rel].row_id(&f.tuple) else {
+                return Err(store.invariant(store.not_closed_message(f.rel)));
+            };
+            deleted.deleted.push((f.rel, r));
+            changed[f.rel] = true;
+        }
+        deleted.work.probes += deletions.len() as u64;
+        let strata = affected_strata(&store.program, 0, &mut changed);
+        Ok(Self::recompute(store, 0, &strata, deleted, false))
+    }
+
+    fn delete_level(
+        &mut self,
+        store: &mut Store,
+        level: usize,
+        changes: &LowerChanges,
+        _touched: &[(AggregatePlan, Tuple)],
+        _old_rows: &[Option<RowRef>],
+    ) -> Result<LevelDeletion, EngineError> {
+        changes.show_new(&mut store.relations);
+        let mut changed = vec![false; store.relations.len()];
+        for &(rel, _) in changes.removed.iter().chain(&changes.added) {
+            changed[rel] = true;
+        }
+        let strata = affected_strata(&store.program, level, &mut changed);
+        Ok(Self::recompute(
+            store,
+            level,
+            &strata,
+            Deleted::default(),
+            true,
+        ))
+    }
+
+    fn report(&mut self, _report: &mut BatchReport) {}
+}

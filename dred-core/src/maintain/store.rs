@@ -1,0 +1,258 @@
+//! The model every algorithm maintains ([`Store`]) and what the chassis does with it outside
+//! any algorithm: checking a batch, removing D, phase 3 of level 0, evaluating a stratum from
+//! scratch, counting what came back, compacting.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::plans::Plans;
+use super::{insert, Deleted, RowRef};
+use crate::engine::{Batch, EngineError, Fact, Phase, Round, Work};
+use crate::program::{Program, RelId};
+use crate::record::Recorder;
+use crate::storage::Relation;
+use crate::value::{Tuple, Value};
+
+/// The model every algorithm maintains, and what it is maintained with: the relations and
+/// their indexes, the plans, the program facts, and the recording. Cloning copies the model.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub(crate) program: Arc<Program>,
+    pub(crate) relations: Vec<Relation>,
+    pub(crate) plans: Plans,
+    /// Program facts, which hold through their empty-body instance.
+    pub(crate) program_facts: HashSet<(RelId, Tuple)>,
+    pub(crate) materialised: bool,
+    pub(crate) trace_facts: bool,
+    /// The first derivation of each fact of the last batch's rounds, when recording.
+    pub(crate) recorder: Option<Recorder>,
+    /// Batches applied since materialisation (errors name the batch).
+    pub(crate) batches: usize,
+    /// The engine's name in reports and errors.
+    pub(crate) engine: &'static str,
+    /// Work (probes plus rows touched) of evaluating level 0 from scratch, measured at
+    /// materialisation; an algorithm that evaluates the level again may update it.
+    pub(crate) evaluation_work: u64,
+}
+
+impl Store {
+    /// An empty model of `program` with the plans' indexes, for the engine `engine`.
+    pub(crate) fn new(program: Arc<Program>, engine: &'static str) -> Self {
+        let mut relations: Vec<Relation> = program
+            .relations
+            .iter()
+            .map(|d| Relation::new(d.arity()))
+            .collect();
+        let plans = Plans::new(&program, &mut relations);
+        let program_facts = program
+            .facts
+            .iter()
+            .map(|f| (f.rel, f.tuple.clone()))
+            .collect();
+        Store {
+            program,
+            relations,
+            plans,
+            program_facts,
+            materialised: false,
+            trace_facts: true,
+            recorder: None,
+            batches: 0,
+            engine,
+            evaluation_work: 0,
+        }
+    }
+
+    /// The fact a row reference names.
+    pub(crate) fn fact(&self, (rel, r): RowRef) -> Fact {
+        Fact::new(rel, self.relations[rel].row(r).to_vec())
+    }
+
+    /// A trace round of `rows` (their facts copied only while facts are traced).
+    pub(crate) fn round(&self, level: usize, phase: Phase, round: usize, rows: &[RowRef]) -> Round {
+        if self.trace_facts {
+            Round::with_facts(phase, round, rows.iter().map(|&rr| self.fact(rr)).collect())
+                .in_stratum(level)
+        } else {
+            Round {
+                stratum: level,
+                phase,
+                round,
+                size: rows.len(),
+                facts: Vec::new(),
+            }
+        }
+    }
+
+    /// The trace rounds of a phase's frontiers, numbered from 1.
+    pub(crate) fn rounds(
+        &self,
+        level: usize,
+        phase: Phase,
+        frontiers: &[Vec<RowRef>],
+    ) -> Vec<Round> {
+        frontiers
+            .iter()
+            .enumerate()
+            .map(|(i, rows)| self.round(level, phase, i + 1, rows))
+            .collect()
+    }
+
+    /// The broken invariant `invariant` of the running batch, as an error.
+    pub(crate) fn invariant(&self, invariant: String) -> EngineError {
+        EngineError::Invariant {
+            engine: self.engine.into(),
+            batch: self.batches,
+            invariant,
+        }
+    }
+
+    /// Why a deletion that reached a fact of `rel` not in the model must stop.
+    pub(crate) fn not_closed_message(&self, rel: RelId) -> String {
+        format!(
+            "a deletion reached a fact of `{}` that is not in the old model: the old model \
+             is not closed under the rules (an earlier batch left it wrong) or D- is not in it",
+            self.program.relations[rel].name
+        )
+    }
+
+    /// D leaves the model by row id; survivors are what stays live.
+    pub(crate) fn remove_deleted(&mut self, deleted: &mut Deleted) {
+        for &(rel, r) in &deleted.deleted {
+            self.relations[rel].remove_id(r);
+        }
+        deleted.work.touched += deleted.deleted.len() as u64;
+    }
+
+    /// Phase 3 of level 0: adds `insertions` (the A+ of a normalised batch) and what follows
+    /// from them.
+    pub(crate) fn insert(&mut self, insertions: &[Fact]) -> insert::Inserted {
+        assert!(
+            self.materialised,
+            "{}: insert before materialise",
+            self.engine
+        );
+        insert::insert(
+            &self.program,
+            &mut self.relations,
+            &self.plans,
+            insertions,
+            self.trace_facts,
+            self.recorder.as_mut(),
+        )
+    }
+
+    /// Of the deleted IDB rows of a batch, those gone from the model and those derived
+    /// again as new rows (by phase 3, or by a restoration that appends).
+    pub(super) fn gone_and_back(&self, deleted_idb: &[RowRef]) -> (usize, usize) {
+        let (mut gone, mut back) = (0, 0);
+        for &(rel, r) in deleted_idb {
+            let relation = &self.relations[rel];
+            if !relation.is_live(r) {
+                if relation.row_id(relation.row(r)).is_some() {
+                    back += 1;
+                } else {
+                    gone += 1;
+                }
+            }
+        }
+        (gone, back)
+    }
+
+    /// Facts in the derived relations.
+    pub(super) fn idb_len(&self) -> usize {
+        self.relations
+            .iter()
+            .enumerate()
+            .filter(|(rel, _)| self.program.is_idb(*rel))
+            .map(|(_, r)| r.len())
+            .sum()
+    }
+
+    /// Checks that `batch` is normalised against this EDB, as [`Batch::normalise`] makes it:
+    /// every fact of an input relation with the relation's arity, D- present, A+ absent.
+    /// Deletion relies on it (a deleted fact is a row of the model).
+    pub(super) fn check_batch(&self, batch: &Batch) -> Result<(), EngineError> {
+        let misuse = |what: &str, f: &Fact| EngineError::Misuse {
+            engine: self.engine.into(),
+            message: format!(
+                "batch {}: {what} {}{:?}: the batch is not normalised against this EDB",
+                self.batches + 1,
+                self.program
+                    .relations
+                    .get(f.rel)
+                    .map_or("?", |d| d.name.as_str()),
+                f.tuple
+            ),
+        };
+        for (facts, present, what) in [
+            (&batch.deletions, true, "deleted fact is absent:"),
+            (&batch.insertions, false, "inserted fact is present:"),
+        ] {
+            for f in facts {
+                let fits = self
+                    .program
+                    .relations
+                    .get(f.rel)
+                    .is_some_and(|d| d.input && d.arity() == f.tuple.len());
+                if !fits {
+                    return Err(misuse("not a fact of an input relation:", f));
+                }
+                if self.relations[f.rel].contains(&f.tuple) != present {
+                    return Err(misuse(what, f));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Compacts relations whose tombstones outnumber their live rows (row ids change, so no
+    /// row reference of the batch may be used afterwards).
+    pub(crate) fn compact(&mut self) {
+        for r in &mut self.relations {
+            if r.dead_count() > 1024 && r.dead_count() > r.len() {
+                r.compact();
+            }
+        }
+    }
+
+    /// Evaluates stratum `s` from the relations below it, its own relations empty of live
+    /// rows (at materialisation, or when [`recompute`](super::recompute) has deleted them), with its program
+    /// facts and, for an aggregate relation, its rows; returns phase 3's outcome and the work
+    /// of folding the aggregate. Strata are evaluated one at a time, not a level's rules
+    /// together: a rule of a later stratum would otherwise fire in every round of an earlier
+    /// one's fixpoint (Debian installability: 345 million probes against 20 million).
+    pub(crate) fn evaluate_stratum(&mut self, s: usize, record: bool) -> (insert::Inserted, Work) {
+        let program = self.program.clone();
+        let stratum = &program.strata[s];
+        let mut rows: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
+        for &f in &stratum.facts {
+            let fact = &program.facts[f];
+            rows[fact.rel].push(fact.tuple.clone());
+        }
+        let mut folding = Work::default();
+        if let Some(k) = stratum.aggregate {
+            let def = &program.aggregates[k];
+            let counter = crate::exec::WorkCounter::default();
+            let flat = crate::eval::aggregate_rows(def, &self.relations[def.input], &counter);
+            folding = counter.total();
+            rows[def.rel].extend(flat.chunks_exact(def.group + 1).map(<[Value]>::to_vec));
+        }
+        let everything = vec![0; self.relations.len()];
+        let inserted = insert::insert_rows(
+            &program,
+            &mut self.relations,
+            &self.plans,
+            stratum.level,
+            rows.iter().map(|r| r.iter()),
+            Some(insert::FromBelow {
+                delta_from: everything,
+                rules: Some(&stratum.rules),
+                ..insert::FromBelow::default()
+            }),
+            self.trace_facts,
+            if record { self.recorder.as_mut() } else { None },
+        );
+        (inserted, folding)
+    }
+}
