@@ -45,6 +45,8 @@ pub struct PerBatchDeletion {
     method: Method,
     /// The method of the last batch applied (its report's counters are that method's).
     last: Method,
+    /// Batch k uses `Method::ALL[(k - 1) % 3]`, whatever [`PerBatch::set_method`] said.
+    rotate: bool,
 }
 
 /// An engine whose deletion algorithm is chosen per batch ([`PerBatch::set_method`]).
@@ -107,7 +109,11 @@ impl<D: Deletion> DeletionDyn for D {
 
 impl Deletion for PerBatchDeletion {
     fn name(&self) -> &'static str {
-        "per-batch"
+        if self.rotate {
+            "rotate"
+        } else {
+            "per-batch"
+        }
     }
 
     fn materialised(&mut self, store: &Store) {
@@ -122,6 +128,9 @@ impl Deletion for PerBatchDeletion {
         deletions: &[Fact],
         reuse: Deleted,
     ) -> Result<LevelDeletion, EngineError> {
+        if self.rotate {
+            self.method = Method::ALL[(store.batches - 1) % Method::ALL.len()];
+        }
         self.last = self.method;
         self.chosen().delete_level0(store, deletions, reuse)
     }
@@ -147,16 +156,28 @@ impl Maintained<PerBatchDeletion> {
     /// An engine for `program` with every algorithm's plans, DRed's deletion until
     /// [`PerBatch::set_method`] says otherwise.
     pub fn new(program: Arc<Program>) -> Self {
+        Self::scheduled(program, false)
+    }
+
+    /// An engine (`rotate`) whose batch k uses DRed, B/F and recomputation in turn
+    /// (`Method::ALL[(k - 1) % 3]`): each hands the next a model the others maintained, which
+    /// is what the fuzzer checks it on.
+    pub fn rotating(program: Arc<Program>) -> Self {
+        Self::scheduled(program, true)
+    }
+
+    fn scheduled(program: Arc<Program>, rotate: bool) -> Self {
         Self::with(program, |store| PerBatchDeletion {
             dred: DredDeletion::new(store),
             bf: BfDeletion::new(store),
             recompute: Recompute,
             method: Method::Dred,
             last: Method::Dred,
+            rotate,
         })
     }
 
-    /// The deletion algorithm of the batches from now on.
+    /// The deletion algorithm of the batches from now on (ignored by a rotating engine).
     pub fn set_method(&mut self, method: Method) {
         self.deletion.method = method;
     }

@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use dd_baseline::{Cluster, DdConfig, DdEngine};
+use dred_core::maintain::recompute::RecomputeLevels;
+use dred_core::per_batch::PerBatch;
 use dred_core::{Bf, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
 
 /// EDBs up to this many facts count as small: the default engine set then includes the
@@ -28,6 +30,13 @@ pub enum EngineKind {
     WrongSupport,
     /// Semi-naive evaluation from scratch after every batch: the baseline to beat.
     Recompute,
+    /// Recomputation on `dred`'s storage: per level, the strata a batch's deletions reach lose
+    /// every fact and are evaluated again from the levels below; insertions semi-naively.
+    #[value(name = "recompute-levels")]
+    RecomputeLevels,
+    /// `dred`'s storage with the deletion algorithm rotated batch by batch (DRed, B/F,
+    /// `recompute-levels`): each hands the next a model the others maintained; for the fuzzer.
+    Rotate,
     /// Naive evaluation by ground enumeration, independent of every other engine; slow.
     Oracle,
     /// The same program compiled to differential-dataflow on timely: `--workers` threads per
@@ -44,6 +53,8 @@ impl EngineKind {
             EngineKind::Reference => "reference",
             EngineKind::WrongSupport => "wrong-support",
             EngineKind::Recompute => "recompute",
+            EngineKind::RecomputeLevels => "recompute-levels",
+            EngineKind::Rotate => "rotate",
             EngineKind::Oracle => "oracle",
             EngineKind::Dd => "dd",
         }
@@ -80,6 +91,8 @@ impl EngineKind {
             | EngineKind::Bf
             | EngineKind::Reference
             | EngineKind::Recompute
+            | EngineKind::RecomputeLevels
+            | EngineKind::Rotate
             | EngineKind::Oracle
             | EngineKind::Dd => true,
         }
@@ -100,6 +113,8 @@ impl EngineKind {
             EngineKind::Reference => Box::new(Reference::new(program)),
             EngineKind::WrongSupport => Box::new(WrongSupport::new(program)),
             EngineKind::Recompute => Box::new(Recompute::new(program)),
+            EngineKind::RecomputeLevels => Box::new(RecomputeLevels::new(program)),
+            EngineKind::Rotate => Box::new(PerBatch::rotating(program)),
             EngineKind::Oracle => Box::new(Oracle::new(program)),
             EngineKind::Dd => Box::new(DdEngine::new(
                 program,

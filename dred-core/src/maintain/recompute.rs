@@ -34,6 +34,16 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Recompute;
 
+/// The engine `recompute-levels`: the chassis with recomputation as its deletion.
+pub type RecomputeLevels = super::Maintained<Recompute>;
+
+impl RecomputeLevels {
+    /// A `recompute-levels` engine for a program, with or without negation and aggregates.
+    pub fn new(program: std::sync::Arc<crate::program::Program>) -> Self {
+        Self::with(program, |_| Recompute)
+    }
+}
+
 /// Per stratum of `level`, whether it reads (through a rule's body or its aggregate) a
 /// relation that `changed` marks or a relation of an affected stratum before it; marks the
 /// affected strata's relations in `changed`.

@@ -48,7 +48,7 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "recompute,dred,reference,bf,dd"
+        default_value = "recompute,dred,reference,bf,dd,recompute-levels,rotate"
     )]
     pub engines: Vec<EngineKind>,
     /// Generate programs with stratified negation.
@@ -98,9 +98,12 @@ fn run_case(
     })?;
     let (chosen, mut engines) = engines_for(kinds, &loaded, workers);
     let observed = check_case(&loaded, &mut engines)?;
-    let dred_ran = chosen
-        .iter()
-        .any(|k| matches!(k, EngineKind::Dred | EngineKind::Reference | EngineKind::Bf));
+    let dred_ran = chosen.iter().any(|k| {
+        matches!(
+            k,
+            EngineKind::Dred | EngineKind::Reference | EngineKind::Bf | EngineKind::Rotate
+        )
+    });
     Ok((observed, Features::of(case, &loaded), dred_ran))
 }
 
