@@ -120,11 +120,19 @@ fn write_cases(f: &Findings, path: &Path) -> anyhow::Result<()> {
         "aa_p10",
         "aa_p90",
         "aa_unreliable",
+        "worst_dred",
+        "worst_bf",
+        "worst_dd",
     ])?;
     let m = |s: Option<crate::stats::Spread>| s.map_or(String::new(), |s| format!("{}", s.median));
     for c in &f.cases {
         let t = |e: &str| m(c.time.get(e).copied());
         let sp = |e: &str| m(c.speedup.get(e).copied());
+        let worst = |e: &str| {
+            c.worst
+                .get(e)
+                .map_or(String::new(), |w| w.ratio.to_string())
+        };
         w.write_record([
             c.dataset.clone(),
             c.program.clone(),
@@ -149,6 +157,9 @@ fn write_cases(f: &Findings, path: &Path) -> anyhow::Result<()> {
             c.aa.map_or(String::new(), |a| a.p10.to_string()),
             c.aa.map_or(String::new(), |a| a.p90.to_string()),
             c.aa.map_or(String::new(), |a| (!a.reliable()).to_string()),
+            worst("dred"),
+            worst("bf"),
+            worst("dd"),
         ])?;
     }
     dred_core::io::write_atomic(path, &w.into_inner()?)

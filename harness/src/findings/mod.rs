@@ -67,6 +67,22 @@ pub struct CaseFigures {
     /// The A/A check (`dred@2` / `dred`, every batch after materialisation), if the case ran
     /// the pair.
     pub aa: Option<AaCheck>,
+    /// Per engine, over every batch after materialisation (inverse batches of a reverted
+    /// stream included, so that no slow batch is left out): the worst ratio of its time to
+    /// recomputation's on the same batch, and how many batches passed
+    /// [`COLLAPSE_FACTOR`](crate::summary::COLLAPSE_FACTOR) times it, of how many.
+    pub worst: BTreeMap<String, Worst>,
+}
+
+/// An engine's slowest batch of a case against recomputation on the same batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Worst {
+    /// The largest engine / recompute time ratio over the case's batches.
+    pub ratio: f64,
+    /// Batches whose ratio is above [`COLLAPSE_FACTOR`](crate::summary::COLLAPSE_FACTOR).
+    pub collapsed: usize,
+    /// Batches with both times.
+    pub batches: usize,
 }
 
 impl CaseFigures {
@@ -181,7 +197,14 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
     let mut by_batch: BTreeMap<usize, BTreeMap<&str, &ReportRow>> = BTreeMap::new();
     let mut model_size = 0;
     let mut aa_times: BTreeMap<&str, BTreeMap<usize, u64>> = BTreeMap::new();
+    let mut every_batch: BTreeMap<usize, BTreeMap<&str, u64>> = BTreeMap::new();
     for r in rows {
+        if r.batch > 0 {
+            every_batch
+                .entry(r.batch)
+                .or_default()
+                .insert(r.engine.as_str(), r.time_ns);
+        }
         if r.batch == 0 && r.engine == RECOMPUTE {
             model_size = r.model_size;
         }
@@ -238,6 +261,23 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
             }
         }
     }
+    let mut worst: BTreeMap<String, Worst> = BTreeMap::new();
+    for engines in every_batch.values() {
+        let Some(&base) = engines.get(RECOMPUTE) else {
+            continue;
+        };
+        for (e, &t) in engines.iter().filter(|(e, _)| **e != RECOMPUTE) {
+            let ratio = t.max(1) as f64 / base.max(1) as f64;
+            let w = worst.entry(e.to_string()).or_insert(Worst {
+                ratio,
+                collapsed: 0,
+                batches: 0,
+            });
+            w.ratio = w.ratio.max(ratio);
+            w.batches += 1;
+            w.collapsed += usize::from(ratio > crate::summary::COLLAPSE_FACTOR);
+        }
+    }
     let spreads = |m: BTreeMap<String, Vec<f64>>| {
         m.into_iter()
             .filter_map(|(k, v)| Some((k, Spread::of(v)?)))
@@ -262,6 +302,7 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
             (Some(second), Some(first)) => AaCheck::of(second, first),
             _ => None,
         },
+        worst,
     }
 }
 
@@ -389,7 +430,7 @@ pub fn short_dataset(name: &str) -> String {
 }
 
 /// The named tables.
-pub const TABLES: [&str; 9] = [
+pub const TABLES: [&str; 10] = [
     "aa",
     "overdeletion",
     "bf_work",
@@ -399,6 +440,7 @@ pub const TABLES: [&str; 9] = [
     "predictors",
     "bf",
     "datasets",
+    "collapses",
 ];
 
 /// Renders table `name` as Markdown.
@@ -417,6 +459,7 @@ pub fn table(f: &Findings, name: &str) -> Option<String> {
             (over > 0.0).then(|| checked / over)
         }),
         "datasets" => datasets_table(f),
+        "collapses" => collapses_table(f),
         _ => return None,
     })
 }
@@ -466,6 +509,64 @@ fn marked_table(
 fn timed_table(f: &Findings, kind: &str, value: impl Fn(&CaseFigures) -> Option<f64>) -> String {
     marked_table(f, kind, value, CaseFigures::unreliable)
 }
+
+/// Every (case, engine) whose slowest batch took more than
+/// [`COLLAPSE_FACTOR`](crate::summary::COLLAPSE_FACTOR) times recomputation's time on the same
+/// batch, worst first: the worst ratio, the batches past the factor of those measured, and the
+/// case's median speedup beside it (a collapse hides in a median; this table shows it). The
+/// [`COLLAPSES_SHOWN`] worst, then a line counting the rest (every case's worst ratio per
+/// engine is in `cases.csv`); one line saying so when there is none.
+fn collapses_table(f: &Findings) -> String {
+    let factor = crate::summary::COLLAPSE_FACTOR;
+    let mut rows: Vec<(&CaseFigures, &str, Worst)> = f
+        .cases
+        .iter()
+        .flat_map(|c| {
+            c.worst
+                .iter()
+                .filter(|(e, w)| !e.contains('@') && w.ratio > factor)
+                .map(move |(e, w)| (c, e.as_str(), *w))
+        })
+        .collect();
+    if rows.is_empty() {
+        return format!(
+            "No engine took more than {factor}× recomputation's time on any batch of any case.\n"
+        );
+    }
+    rows.sort_by(|a, b| b.2.ratio.total_cmp(&a.2.ratio));
+    let rest = rows.len().saturating_sub(COLLAPSES_SHOWN);
+    rows.truncate(COLLAPSES_SHOWN);
+    let mut s = format!(
+        "| dataset | program | change | k | engine | worst batch / recompute | batches over \
+         ×{factor} | median speedup |\n|---|---|---|---:|---|---:|---:|---:|\n"
+    );
+    for (c, e, w) in rows {
+        let median = c.speedup.get(e).map(|sp| sp.median);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {e} | ‼ {}× | {} of {} | {} |",
+            short_dataset(&c.dataset),
+            c.program,
+            c.kind,
+            thousands(c.size as f64),
+            thousands(round_sig(w.ratio, 2)),
+            w.collapsed,
+            w.batches,
+            median.map_or("—".into(), |m| format!("{}×", thousands(round_sig(m, 2)))),
+        );
+    }
+    if rest > 0 {
+        let _ = writeln!(
+            s,
+            "\n… and {rest} more (case, engine) pairs past ×{factor}: the `worst_*` columns of \
+             `findings/cases.csv` give every case's worst ratio per engine."
+        );
+    }
+    s
+}
+
+/// Rows of the collapses table shown in the findings; the rest are counted.
+pub const COLLAPSES_SHOWN: usize = 25;
 
 /// The A/A check of every case that ran the pair: rows (dataset, program, kind), columns the
 /// change sizes, cells the median of `dred@2` / `dred` per batch with p10 and p90, ⚠ outside
@@ -707,6 +808,30 @@ pub fn values(
             );
         }
     }
+    // Collapses: per engine, the cases with a batch past COLLAPSE_FACTOR× recomputation, of
+    // the cases it ran beside recomputation, and its worst ratio over them all.
+    for engine in ENGINES {
+        let measured: Vec<&Worst> = f.cases.iter().filter_map(|c| c.worst.get(engine)).collect();
+        let factor = crate::summary::COLLAPSE_FACTOR;
+        let collapsed = measured.iter().filter(|w| w.ratio > factor).count();
+        put(
+            &format!("collapse_{engine}_cases"),
+            thousands(collapsed as f64),
+        );
+        put(
+            &format!("collapse_{engine}_of"),
+            thousands(measured.len() as f64),
+        );
+        let worst = measured.iter().map(|w| w.ratio).fold(0.0, f64::max);
+        put(
+            &format!("collapse_{engine}_worst"),
+            format!("{}×", thousands(round_sig(worst, 2))),
+        );
+    }
+    put(
+        "collapse_factor",
+        crate::summary::COLLAPSE_FACTOR.to_string(),
+    );
     // The A/A check: how many cases ran it, how many read unreliable, the range of medians.
     let aa: Vec<(AaCheck, f64)> = f
         .cases

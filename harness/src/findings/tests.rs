@@ -261,3 +261,47 @@ fn the_aa_pair_gives_each_case_its_check_and_flags_unreliable_ratios() {
     assert_eq!(v["aa_unreliable"], "1");
     assert_eq!(v["aa_lt20_within10"], "1");
 }
+
+/// A batch slower than recomputing by more than the collapse factor is found whatever the
+/// median says, inverse batches of a reverted stream included: the worst ratio, the batches
+/// past the factor, the table's line and the count of cases.
+#[test]
+fn a_collapse_is_flagged_though_the_median_is_fast() {
+    let s = "delete-k1-b3-s1-revert";
+    let mut rows = Vec::new();
+    // dred: 100× faster on the forward batches, 5× slower on the inverse batch 4.
+    for (batch, dred_t, rec_t) in [
+        (0, 9, 10),
+        (1, 10, 1000),
+        (2, 10, 1000),
+        (3, 10, 1000),
+        (4, 500, 100),
+    ] {
+        rows.push(row("dred", s, batch, dred_t));
+        rows.push(row("bf", s, batch, dred_t.min(50)));
+        rows.push(row(RECOMPUTE, s, batch, rec_t));
+    }
+    let f = Findings::of(&rows, Vec::new());
+    let c = &f.cases[0];
+    assert_eq!(c.speedup["dred"].median, 100.0, "forward batches only");
+    let w = c.worst["dred"];
+    assert_eq!((w.ratio, w.collapsed, w.batches), (5.0, 1, 4));
+    assert_eq!(c.worst["bf"].collapsed, 0, "bf's worst is 0.5×");
+    let shown = table(&f, "collapses").expect("table");
+    assert!(shown.contains("| dred | ‼ 5× | 1 of 4 | 100× |"), "{shown}");
+    assert!(!shown.contains("| bf |"), "{shown}");
+    let v = values(&f, &rows, &[]);
+    assert_eq!(
+        (
+            v["collapse_dred_cases"].as_str(),
+            v["collapse_dred_of"].as_str()
+        ),
+        ("1", "1")
+    );
+    assert_eq!(v["collapse_bf_cases"], "0");
+    assert_eq!(v["collapse_dred_worst"], "5×");
+    // No collapse: one line.
+    let fast: Vec<ReportRow> = rows.iter().filter(|r| r.batch < 4).cloned().collect();
+    let none = table(&Findings::of(&fast, Vec::new()), "collapses").expect("table");
+    assert!(none.starts_with("No engine took more than 3×"), "{none}");
+}
