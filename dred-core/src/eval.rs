@@ -9,12 +9,15 @@
 //! they can be inserted at once without being seen until the next round.
 //!
 //! This module only schedules: which plans run, over which versions, round after round; each
-//! join runs in the shared executor ([`crate::exec::Matcher`]).
+//! join runs in the shared executor ([`crate::exec::Matcher`]), but for the plans of one
+//! scanned and one walked atom, which run in a loop of their own (`scan_walk`).
+
+mod scan_walk;
 
 use std::sync::Arc;
 
 use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, Work};
-use crate::exec::{idb_digest, idb_model, Matcher, Versions, WorkCounter};
+use crate::exec::{idb_digest, idb_model, Versions, WorkCounter};
 use crate::plan::{plan_rule, RulePlan, Version};
 use crate::program::{Program, RelId};
 use crate::storage::Relation;
@@ -147,12 +150,7 @@ impl Evaluator {
             }
             for plan in &self.plans[s].base {
                 out.clear();
-                let n = Matcher {
-                    relations: &self.relations,
-                    versions: &versions,
-                    work: &work,
-                }
-                .run(plan, &mut out);
+                let n = scan_walk::run(&self.relations, &versions, &work, plan, &mut out);
                 self.instances_matched += n;
                 work.probe(n);
                 self.relations[plan.head_rel].insert_flat(&out, n);
@@ -173,12 +171,7 @@ impl Evaluator {
             loop {
                 for plan in &self.plans[s].recursive {
                     out.clear();
-                    let n = Matcher {
-                        relations: &self.relations,
-                        versions: &versions,
-                        work: &work,
-                    }
-                    .run(plan, &mut out);
+                    let n = scan_walk::run(&self.relations, &versions, &work, plan, &mut out);
                     self.instances_matched += n;
                     work.probe(n);
                     self.relations[plan.head_rel].insert_flat(&out, n);
