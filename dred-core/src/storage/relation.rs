@@ -754,6 +754,15 @@ impl Relation {
             self.len += 1;
             each(item, Insertion::Appended);
         }
+        self.index_appended(first, bulk);
+    }
+
+    /// Brings every index up to date with the rows appended from `first` on, one index at a
+    /// time, each prefetching the groups of the rows a few places ahead (see
+    /// [`Relation::insert_batch`]). `bulk`: the rows are at least as many as the relation
+    /// held before them, and each table is sized once for the groups they may open.
+    fn index_appended(&mut self, first: RowId, bulk: bool) {
+        const AHEAD: usize = 16;
         let (data, arity, hasher) = (&self.data, self.arity, &self.hasher);
         let row = |r: RowId| &data[r as usize * arity..(r as usize + 1) * arity];
         let end = self.len as RowId;
@@ -986,6 +995,8 @@ impl Relation {
         }
     }
 }
+
+mod flat;
 
 #[cfg(test)]
 mod tests;
