@@ -3,6 +3,7 @@
 
 #![deny(missing_docs)]
 
+pub mod calibration;
 pub mod cases;
 pub mod charts;
 pub mod cmd;

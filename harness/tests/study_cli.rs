@@ -55,7 +55,47 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
             ],
         )
     };
-    assert_eq!(regress(&report).status.code(), Some(0));
+    // The machine's calibration, beside the report and in the summary; regress fails on a
+    // report whose calibration reads `recompute` past 1.5× datafrog (a debug build's
+    // `recompute`, at opt-level 1 against datafrog's 2, may well).
+    assert!(
+        summary.contains("Calibration: on this machine `recompute` takes"),
+        "{summary}"
+    );
+    let calibration = std::fs::read_to_string(out.join("calibration.csv")).expect("calibration");
+    let ratio: f64 = calibration
+        .lines()
+        .nth(1)
+        .and_then(|l| l.split(',').nth(6))
+        .and_then(|r| r.parse().ok())
+        .expect("a ratio");
+    let o = regress(&report);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(err.contains("regress: Calibration:"), "{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(if ratio > 1.5 { 1 } else { 0 }),
+        "{err}"
+    );
+    // Planted: one beside a copy of the report, fast then slow.
+    let planted = tmp.path().join("planted");
+    std::fs::create_dir_all(&planted).expect("planted");
+    std::fs::copy(&report, planted.join("report.csv.gz")).expect("copy");
+    for (ratio, code) in [(1.0, 0), (2.0, 1)] {
+        std::fs::write(
+            planted.join("calibration.csv"),
+            format!(
+                "graph,edges,paths,runs,recompute_ns,datafrog_ns,ratio\n\
+                 go-mf,10,20,7,1000000,1000000,{ratio}\n"
+            ),
+        )
+        .expect("calibration");
+        let o = regress(&planted.join("report.csv.gz"));
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(code), "{err}");
+        assert_eq!(err.contains("past 1.5×"), code == 1, "{err}");
+    }
+    // The other checks below run on reports without a calibration beside them.
 
     // Tamper with one deterministic figure: the over-deleted count of the first dred row
     // that has one.

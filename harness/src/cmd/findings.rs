@@ -70,7 +70,20 @@ pub fn run(args: &FindingsArgs) -> anyhow::Result<Outcome> {
         plots::draw_figure(&fig, &args.study.join("plots"))?;
         figures.insert(fig.name.clone());
     }
-    let values = values(&findings, &rows, &runs);
+    let mut values = values(&findings, &rows, &runs);
+    // The machine's calibration, as the study wrote it beside its report.
+    values.insert(
+        "calibration".into(),
+        match crate::calibration::Calibration::read(&args.study)? {
+            Some(c) => c.line(),
+            None => format!(
+                "Calibration: none (no `{}` beside the report: the study predates the \
+                 calibration of issue 43), so how fast `recompute` is on the study's machine \
+                 against another engine is not known; `dredbench study` now measures it first.",
+                crate::calibration::FILE
+            ),
+        },
+    );
     let text = render(
         &template,
         &findings,

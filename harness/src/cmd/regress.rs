@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::calibration::{Calibration, RATIO_LIMIT};
 use crate::regression::{
     aggregate_change, find_regressions, time_ratios, timed_cases, Timing, Tolerances, Untimed,
 };
@@ -74,7 +75,32 @@ pub fn run(args: &RegressArgs) -> anyhow::Result<Outcome> {
         work_tolerance: args.work_tolerance,
         aggregate_tolerance: args.aggregate_tolerance,
     };
-    let problems = find_regressions(&baseline, &report, &tolerances);
+    let mut problems: Vec<String> = find_regressions(&baseline, &report, &tolerances)
+        .into_iter()
+        .map(|p| p.to_string())
+        .collect();
+    // The machine's calibration, written by `study` beside its report: a `recompute` much
+    // slower than datafrog makes every speedup of the report read too high.
+    let beside = args.report.parent().unwrap_or(std::path::Path::new("."));
+    match Calibration::read(beside)? {
+        Some(c) => {
+            eprintln!("regress: {}", c.line());
+            if c.ratio() > RATIO_LIMIT {
+                problems.push(format!(
+                    "calibration: recompute takes {:.2}× datafrog's time on linear TC of {}, \
+                     past {RATIO_LIMIT}× ({})",
+                    c.ratio(),
+                    c.graph,
+                    beside.join(crate::calibration::FILE).display()
+                ));
+            }
+        }
+        None => eprintln!(
+            "regress: no {} beside the report (a study writes one): the machine is not \
+             calibrated",
+            crate::calibration::FILE
+        ),
+    }
     let timed = timed_cases(&baseline, &report, &tolerances);
     let by_aa = timed
         .values()

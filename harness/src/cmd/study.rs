@@ -424,6 +424,10 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         planned_cases(args, batches)
     };
     std::fs::create_dir_all(&args.out)?;
+    // The machine's calibration first, on a machine not yet warmed by the cases.
+    let calibration = crate::calibration::measure(crate::calibration::RUNS)?;
+    calibration.write(&args.out)?;
+    eprintln!("study: {}", calibration.line());
     // Every study writes its report gzipped: the studies that are kept (`results/study/`,
     // `results/baseline/`, `results/findings/`) run to 1 to 12 MB as text, a tenth of that
     // gzipped, and one name for every study's report is what a script can rely on.
@@ -544,6 +548,8 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             ""
         }
     );
+    md.push_str(&calibration.line());
+    md.push_str("\n\n");
     md.push_str(&summary(&rows));
     md.push_str(if args.full {
         "\nPlots: `dredbench findings` draws them, into `plots/`."
