@@ -1,5 +1,7 @@
 //! Linear transitive closure, `recompute` (this crate's semi-naive evaluator) against
-//! datafrog on the same random graph, side by side in one run.
+//! datafrog on the same graph, side by side in one run: two random graphs and the shipped
+//! Gene Ontology graphs GO CC and GO MF (their `edge.facts`, terms numbered in order of first
+//! appearance).
 //!
 //! path(x, y) :- edge(x, y).
 //! path(x, z) :- path(x, y), edge(y, z).
@@ -26,6 +28,21 @@ fn random_graph(n: u64, m: usize, seed: u64) -> Vec<(u32, u32)> {
     edges.into_iter().collect()
 }
 
+/// A shipped graph's edges, its terms numbered densely in order of first appearance.
+fn shipped_graph(name: &str) -> Vec<(u32, u32)> {
+    let path = format!("{}/../datasets/{name}/facts/edge.facts", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut ids = std::collections::HashMap::new();
+    let mut id = |term: &str| {
+        let next = ids.len() as u32;
+        *ids.entry(term.to_string()).or_insert(next)
+    };
+    text.lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(a, b)| (id(a), id(b)))
+        .collect()
+}
+
 fn datafrog_tc(edges: &[(u32, u32)]) -> usize {
     use datafrog::{Iteration, Relation};
     let mut iteration = Iteration::new();
@@ -44,8 +61,19 @@ fn datafrog_tc(edges: &[(u32, u32)]) -> usize {
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("linear_tc");
     group.sample_size(10);
-    for &(n, m) in &[(1000u64, 2000usize), (2000, 5000)] {
-        let edges = random_graph(n, m, 42);
+    let graphs = [
+        ("random".to_string(), random_graph(1000, 2000, 42)),
+        ("random".to_string(), random_graph(2000, 5000, 42)),
+        ("go-cc".to_string(), shipped_graph("go-cc")),
+        ("go-mf".to_string(), shipped_graph("go-mf")),
+    ];
+    for (name, edges) in graphs {
+        let n = edges
+            .iter()
+            .map(|&(a, b)| a.max(b) as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let m = edges.len();
         let mut symbols = Symbols::new();
         let program = Arc::new(
             load_program(
@@ -67,7 +95,7 @@ fn bench(c: &mut Criterion) {
         let ours = evaluator.relations()[1].len();
         let theirs = datafrog_tc(&edges);
         assert_eq!(ours, theirs, "both compute the same closure");
-        let id = format!("{n}n_{m}e_{ours}paths");
+        let id = format!("{name}_{n}n_{m}e_{ours}paths");
         group.bench_function(BenchmarkId::new("recompute", &id), |b| {
             b.iter(|| {
                 evaluator.evaluate(rows.iter().map(|r| (0, &r[..])));
