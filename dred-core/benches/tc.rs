@@ -30,7 +30,10 @@ fn random_graph(n: u64, m: usize, seed: u64) -> Vec<(u32, u32)> {
 
 /// A shipped graph's edges, its terms numbered densely in order of first appearance.
 fn shipped_graph(name: &str) -> Vec<(u32, u32)> {
-    let path = format!("{}/../datasets/{name}/facts/edge.facts", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../datasets/{name}/facts/edge.facts",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut ids = std::collections::HashMap::new();
     let mut id = |term: &str| {
