@@ -297,7 +297,7 @@ fn check_full_on_the_seed_example() {
 /// A program with negation and an aggregate over the seed graph, through every engine that
 /// maintains it: the batch that deletes edge(a, b) inserts `unreachable` facts at level 1 and
 /// changes a's out-degree at the aggregate's level; the trace tags rounds with `stratum`, and
-/// `oracle` checks every model.
+/// `oracle` checks every model (the chassis's `recompute-levels` and `rotate` included).
 #[test]
 fn negation_and_aggregates_run_on_every_engine() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -328,7 +328,7 @@ fn negation_and_aggregates_run_on_every_engine() {
         "--updates",
         &updates,
         "--engines",
-        "dred,reference,bf,dd,recompute,oracle",
+        "dred,reference,bf,dd,recompute,oracle,recompute-levels,rotate",
         "--check",
         "full",
         "--trace",
