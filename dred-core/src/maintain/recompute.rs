@@ -93,7 +93,10 @@ impl Recompute {
                 }
             }
         }
-        deleted.rounds.push(deleted.deleted.clone());
+        // One round of D; none when nothing was deleted (no affected stratum, no D-).
+        if !deleted.deleted.is_empty() {
+            deleted.rounds.push(deleted.deleted.clone());
+        }
         store.remove_deleted(&mut deleted);
         let mut rounds = store.rounds(level, Phase::Delete, &deleted.rounds);
 
