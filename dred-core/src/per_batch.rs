@@ -53,57 +53,13 @@ pub struct PerBatchDeletion {
 pub type PerBatch = Maintained<PerBatchDeletion>;
 
 impl PerBatchDeletion {
-    fn chosen(&mut self) -> &mut dyn DeletionDyn {
+    /// The algorithm of the running batch.
+    fn chosen(&mut self) -> &mut dyn Deletion {
         match self.method {
             Method::Dred => &mut self.dred,
             Method::BackwardForward => &mut self.bf,
             Method::Recompute => &mut self.recompute,
         }
-    }
-}
-
-/// [`Deletion`] without `Clone`, so that the chosen algorithm can be borrowed as one type.
-trait DeletionDyn {
-    fn delete_level0(
-        &mut self,
-        store: &mut Store,
-        deletions: &[Fact],
-        reuse: Deleted,
-    ) -> Result<LevelDeletion, EngineError>;
-    fn delete_level(
-        &mut self,
-        store: &mut Store,
-        level: usize,
-        changes: &LowerChanges,
-        touched: &[(AggregatePlan, Tuple)],
-        old_rows: &[Option<RowRef>],
-    ) -> Result<LevelDeletion, EngineError>;
-    fn report(&mut self, report: &mut BatchReport);
-}
-
-impl<D: Deletion> DeletionDyn for D {
-    fn delete_level0(
-        &mut self,
-        store: &mut Store,
-        deletions: &[Fact],
-        reuse: Deleted,
-    ) -> Result<LevelDeletion, EngineError> {
-        Deletion::delete_level0(self, store, deletions, reuse)
-    }
-
-    fn delete_level(
-        &mut self,
-        store: &mut Store,
-        level: usize,
-        changes: &LowerChanges,
-        touched: &[(AggregatePlan, Tuple)],
-        old_rows: &[Option<RowRef>],
-    ) -> Result<LevelDeletion, EngineError> {
-        Deletion::delete_level(self, store, level, changes, touched, old_rows)
-    }
-
-    fn report(&mut self, report: &mut BatchReport) {
-        Deletion::report(self, report);
     }
 }
 

@@ -98,7 +98,10 @@ pub struct LevelDeletion {
 
 /// A deletion algorithm: how one level's deletion is done on the chassis's [`Store`]. The
 /// chassis does everything else (levels, phase 3, counters, errors).
-pub trait Deletion: Clone + std::fmt::Debug {
+///
+/// No supertraits, so that an engine may hold the algorithm it runs as `dyn Deletion`
+/// ([`crate::per_batch`] does); `Maintained<D>` is `Clone` and `Debug` when `D` is.
+pub trait Deletion {
     /// The engine's name in reports and errors.
     fn name(&self) -> &'static str;
 

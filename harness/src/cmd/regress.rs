@@ -75,10 +75,7 @@ pub fn run(args: &RegressArgs) -> anyhow::Result<Outcome> {
         work_tolerance: args.work_tolerance,
         aggregate_tolerance: args.aggregate_tolerance,
     };
-    let mut problems: Vec<String> = find_regressions(&baseline, &report, &tolerances)
-        .into_iter()
-        .map(|p| p.to_string())
-        .collect();
+    let mut problems = find_regressions(&baseline, &report, &tolerances);
     // The machine's calibration, written by `study` beside its report: a `recompute` much
     // slower than datafrog makes every speedup of the report read too high.
     let beside = args.report.parent().unwrap_or(std::path::Path::new("."));
