@@ -396,6 +396,13 @@ pub struct BatchReport {
     /// `dred`: levels whose phase 1 passed its budget and over-deleted the level wholesale
     /// (rederivation then recomputed it; see `dred::production::overdelete`).
     pub saturated: Option<usize>,
+    /// `auto`: the algorithm it chose for the batch (`dred`, `bf` or `recompute`).
+    pub chosen: Option<&'static str>,
+    /// `auto`: 1 when the chosen algorithm passed its budget and the batch was finished by
+    /// recomputing the affected strata, else 0.
+    pub abandoned: Option<usize>,
+    /// `auto`: its predicted nanoseconds of DRed, B/F and recomputation for the batch.
+    pub predicted_ns: Option<[u64; 3]>,
     /// Work counted in phase 1 (engines that count it).
     pub overdelete_work: Option<Work>,
     /// Work counted in phase 2.

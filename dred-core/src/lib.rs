@@ -20,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+pub mod auto;
 pub mod bf;
 pub mod check;
 pub mod diagnostic;
@@ -44,6 +45,7 @@ pub mod syntax;
 pub mod testing;
 pub mod value;
 
+pub use auto::Auto;
 pub use bf::Bf;
 pub use check::{check, load_program};
 pub use diagnostic::{Diagnostic, SourceFile, Span};

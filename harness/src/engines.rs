@@ -6,7 +6,7 @@ use clap::ValueEnum;
 use dd_baseline::{Cluster, DdConfig, DdEngine};
 use dred_core::maintain::recompute::RecomputeLevels;
 use dred_core::per_batch::PerBatch;
-use dred_core::{Bf, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
+use dred_core::{Auto, Bf, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
 
 /// EDBs up to this many facts count as small: the default engine set then includes the
 /// instance-enumerating `reference` and `oracle`.
@@ -37,6 +37,10 @@ pub enum EngineKind {
     /// `dred`'s storage with the deletion algorithm rotated batch by batch (DRed, B/F,
     /// `recompute-levels`): each hands the next a model the others maintained; for the fuzzer.
     Rotate,
+    /// `dred`'s storage, the deletion algorithm chosen per batch (DRed, B/F or
+    /// `recompute-levels`) from predicted costs, and abandoned for recomputation once it
+    /// passes a budget set by the predicted recomputation (`dred_core::auto`).
+    Auto,
     /// Naive evaluation by ground enumeration, independent of every other engine; slow.
     Oracle,
     /// The same program compiled to differential-dataflow on timely: `--workers` threads per
@@ -55,6 +59,7 @@ impl EngineKind {
             EngineKind::Recompute => "recompute",
             EngineKind::RecomputeLevels => "recompute-levels",
             EngineKind::Rotate => "rotate",
+            EngineKind::Auto => "auto",
             EngineKind::Oracle => "oracle",
             EngineKind::Dd => "dd",
         }
@@ -93,6 +98,7 @@ impl EngineKind {
             | EngineKind::Recompute
             | EngineKind::RecomputeLevels
             | EngineKind::Rotate
+            | EngineKind::Auto
             | EngineKind::Oracle
             | EngineKind::Dd => true,
         }
@@ -115,6 +121,7 @@ impl EngineKind {
             EngineKind::Recompute => Box::new(Recompute::new(program)),
             EngineKind::RecomputeLevels => Box::new(RecomputeLevels::new(program)),
             EngineKind::Rotate => Box::new(PerBatch::rotating(program)),
+            EngineKind::Auto => Box::new(Auto::new(program)),
             EngineKind::Oracle => Box::new(Oracle::new(program)),
             EngineKind::Dd => Box::new(DdEngine::new(
                 program,

@@ -90,6 +90,22 @@ pub struct ReportRow {
     /// reports of older revisions.
     #[serde(default)]
     pub saturated: Option<usize>,
+    /// `auto`: the algorithm it chose (`dred`, `bf`, `recompute`); empty for other engines.
+    #[serde(default)]
+    pub chosen: Option<String>,
+    /// `auto`: 1 when the choice passed its budget and the batch was finished by
+    /// recomputation, else 0.
+    #[serde(default)]
+    pub abandoned: Option<usize>,
+    /// `auto`: predicted nanoseconds of DRed's deletion for the batch.
+    #[serde(default)]
+    pub predicted_dred_ns: Option<u64>,
+    /// `auto`: predicted nanoseconds of B/F's deletion.
+    #[serde(default)]
+    pub predicted_bf_ns: Option<u64>,
+    /// `auto`: predicted nanoseconds of recomputing the affected strata.
+    #[serde(default)]
+    pub predicted_recompute_ns: Option<u64>,
     /// Phase 1 hash probes into stored relations (index lookups, membership tests, inserts).
     #[serde(default)]
     pub overdelete_probes: Option<u64>,

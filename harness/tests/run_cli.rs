@@ -328,7 +328,7 @@ fn negation_and_aggregates_run_on_every_engine() {
         "--updates",
         &updates,
         "--engines",
-        "dred,reference,bf,dd,recompute,oracle,recompute-levels,rotate",
+        "dred,reference,bf,dd,recompute,oracle,recompute-levels,rotate,auto",
         "--check",
         "full",
         "--trace",

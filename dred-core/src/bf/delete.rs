@@ -57,6 +57,9 @@ pub(crate) struct DeleteContext<'a> {
     pub(crate) in_d: &'a mut RowMarks,
     /// Marks of the facts queued in this level, kept across batches.
     pub(crate) queued: &'a mut RowMarks,
+    /// Work past which the deletion stops before its next check, D incomplete
+    /// ([`Deleted::abandoned`]); set by a guard (`auto`).
+    pub(crate) budget: Option<u64>,
 }
 
 /// The heads of the level's instances of `relations` (shown as they were before the batch)
@@ -137,6 +140,7 @@ pub(crate) fn delete(
     out.rounds.clear();
     out.work = Default::default();
     out.not_closed = None;
+    out.abandoned = false;
     // Nothing to delete or check (a batch of insertions only): no per-batch scratch either.
     let nothing = match &start {
         Start::Deleted(deletions) => deletions.is_empty(),
@@ -150,6 +154,12 @@ pub(crate) fn delete(
         return Ok((out, CheckCounts::default()));
     }
     let work = WorkCounter::default();
+    let past_budget = |work: &WorkCounter| {
+        d.budget.is_some_and(|b| {
+            let w = work.total();
+            w.probes + w.touched > b
+        })
+    };
     d.checker.begin(relations);
     d.in_d.reset(relations);
     d.queued.reset(relations);
@@ -198,6 +208,11 @@ pub(crate) fn delete(
             let cx = shared.context(relations, &versions, &work, level);
             let mut origins = origins.into_iter();
             for c in candidates {
+                if past_budget(&work) {
+                    out.abandoned = true;
+                    out.work = work.total();
+                    return Ok((out, d.checker.counts()));
+                }
                 d.queued.insert(c.0, c.1);
                 let origin = origins.next();
                 if !d.checker.check(&cx, c) {
@@ -295,6 +310,13 @@ pub(crate) fn delete(
         round_origins.clear();
         let mut origins = candidate_origins.into_iter();
         for c in candidates {
+            if past_budget(&work) {
+                // The facts found underivable this round stay live: recomputing the level
+                // deletes them.
+                out.abandoned = true;
+                out.work = work.total();
+                return Ok((out, d.checker.counts()));
+            }
             let origin = origins.next();
             if !d.checker.check(&cx, c) {
                 round.push(c);

@@ -116,6 +116,7 @@ impl BfDeletion {
             checker: &mut self.checker,
             in_d: &mut self.deleted_marks,
             queued: &mut self.queued_marks,
+            budget: store.budget.map(|b| b.total),
         };
         let rec = store.recorder.as_mut();
         let outcome = delete::delete(context, &mut store.relations, level, start, reuse, rec);

@@ -72,6 +72,22 @@ pub struct Deleted {
     /// old model was not closed under the rules, or D- not normalised. D is then incomplete
     /// and the engine must not go on.
     pub not_closed: Option<RelId>,
+    /// The algorithm passed [`Store`]'s work budget and stopped: every fact of `deleted` is
+    /// out of the model (some may be live again), the level's other facts are as they were,
+    /// and the level must be finished by recomputing its affected strata
+    /// ([`recompute::Recompute::resume`]).
+    pub abandoned: bool,
+}
+
+/// A guard's work budget (probes plus rows touched) for one deletion call
+/// ([`Store`]'s `budget`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkBudget {
+    /// For a first phase that only finds what to delete (DRed's over-deletion): a phase 1
+    /// that costs a large share of the budget is followed by a phase 2 that costs as much.
+    pub find: u64,
+    /// For the whole call.
+    pub total: u64,
 }
 
 /// What one level's deletion did: D, out of the model; what was put back before phase 3.
@@ -417,6 +433,7 @@ impl<D: Deletion> Engine for Maintained<D> {
         }
         self.store.check_batch(batch)?;
         self.store.batches += 1;
+        self.store.batch_insertions = batch.insertions.len();
         if let Some(rec) = &mut self.store.recorder {
             rec.derivations.clear();
         }

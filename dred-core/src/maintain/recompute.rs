@@ -26,7 +26,7 @@ use super::levels::LowerChanges;
 use super::plans::AggregatePlan;
 use super::{Deleted, Deletion, LevelDeletion, RowRef, Store};
 use crate::engine::{BatchReport, EngineError, Fact, Phase, Round};
-use crate::program::{Literal, Program};
+use crate::program::{Literal, Program, RelId};
 use crate::value::Tuple;
 use std::time::Instant;
 
@@ -73,12 +73,14 @@ fn affected_strata(program: &Program, level: usize, changed: &mut [bool]) -> Vec
 
 impl Recompute {
     /// Deletes every live fact of `strata` (appending them to D), then evaluates them again;
-    /// the result's D must hold the level's D- already.
+    /// `deleted.deleted[from..]` are the facts not yet out of the model (at level 0, D-
+    /// first), and they are the recomputation's delete round.
     fn recompute(
         store: &mut Store,
         level: usize,
         strata: &[usize],
         mut deleted: Deleted,
+        from: usize,
         complete: bool,
     ) -> LevelDeletion {
         let program = store.program.clone();
@@ -94,10 +96,13 @@ impl Recompute {
             }
         }
         // One round of D; none when nothing was deleted (no affected stratum, no D-).
-        if !deleted.deleted.is_empty() {
-            deleted.rounds.push(deleted.deleted.clone());
+        if deleted.deleted.len() > from {
+            deleted.rounds.push(deleted.deleted[from..].to_vec());
         }
-        store.remove_deleted(&mut deleted);
+        for &(rel, r) in &deleted.deleted[from..] {
+            store.relations[rel].remove_id(r);
+        }
+        deleted.work.touched += (deleted.deleted.len() - from) as u64;
         let mut rounds = store.rounds(level, Phase::Delete, &deleted.rounds);
 
         let t = Instant::now();
@@ -135,6 +140,61 @@ impl Recompute {
         out.deleted = deleted;
         out
     }
+
+    /// Finishes a level whose algorithm passed its budget and stopped (`partial`, its D out of
+    /// the model, some of it perhaps live again): the level's strata that read a relation
+    /// `changed` marks (at level 0, the relations of D-; above, those the levels below
+    /// changed), or an affected stratum's, lose every live fact and are evaluated again, as
+    /// [`Recompute`] does without an algorithm before it. No rollback is needed: whatever the
+    /// algorithm removed or restored lies in those strata, and their evaluation reads only
+    /// the relations below them, which are already the batch's. `complete` as for
+    /// [`LevelDeletion::complete`] (above level 0).
+    pub(crate) fn resume(
+        store: &mut Store,
+        level: usize,
+        changed: &mut [bool],
+        partial: LevelDeletion,
+        complete: bool,
+    ) -> LevelDeletion {
+        let mut deleted = partial.deleted;
+        deleted.abandoned = false;
+        // The facts of D live again are deleted anew below (and listed then).
+        let relations = &store.relations;
+        deleted
+            .deleted
+            .retain(|&(rel, r)| !relations[rel].is_live(r));
+        deleted
+            .overdeleted_idb
+            .retain(|&(rel, r)| !relations[rel].is_live(r));
+        deleted.rounds.clear();
+        let from = deleted.deleted.len();
+        let strata = affected_strata(&store.program, level, changed);
+        let mut out = Self::recompute(store, level, &strata, deleted, from, complete);
+        let mut rounds = partial.rounds;
+        rounds.append(&mut out.rounds);
+        out.rounds = rounds;
+        out.restore_work += partial.restore_work;
+        out.restore_ns += partial.restore_ns;
+        out
+    }
+
+    /// The relations of `facts`, marked.
+    pub(crate) fn changed_by(store: &Store, facts: impl IntoIterator<Item = RelId>) -> Vec<bool> {
+        let mut changed = vec![false; store.relations.len()];
+        for rel in facts {
+            changed[rel] = true;
+        }
+        changed
+    }
+}
+
+/// The relations the levels below changed, once per changed fact.
+pub(crate) fn lower_changed(changes: &LowerChanges) -> impl Iterator<Item = RelId> + '_ {
+    changes
+        .removed
+        .iter()
+        .chain(&changes.added)
+        .map(|&(rel, _)| rel)
 }
 
 impl Deletion for Recompute {
@@ -168,7 +228,7 @@ impl Deletion for Recompute {
         }
         deleted.work.probes += deletions.len() as u64;
         let strata = affected_strata(&store.program, 0, &mut changed);
-        Ok(Self::recompute(store, 0, &strata, deleted, false))
+        Ok(Self::recompute(store, 0, &strata, deleted, 0, false))
     }
 
     fn delete_level(
@@ -180,16 +240,14 @@ impl Deletion for Recompute {
         _old_rows: &[Option<RowRef>],
     ) -> Result<LevelDeletion, EngineError> {
         changes.show_new(&mut store.relations);
-        let mut changed = vec![false; store.relations.len()];
-        for &(rel, _) in changes.removed.iter().chain(&changes.added) {
-            changed[rel] = true;
-        }
+        let mut changed = Self::changed_by(store, lower_changed(changes));
         let strata = affected_strata(&store.program, level, &mut changed);
         Ok(Self::recompute(
             store,
             level,
             &strata,
             Deleted::default(),
+            0,
             true,
         ))
     }

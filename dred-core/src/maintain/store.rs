@@ -33,6 +33,16 @@ pub struct Store {
     /// Work (probes plus rows touched) of evaluating level 0 from scratch, measured at
     /// materialisation; an algorithm that evaluates the level again may update it.
     pub(crate) evaluation_work: u64,
+    /// Per stratum, the nanoseconds and work of its last evaluation from scratch (at
+    /// materialisation, or when [`recompute`](super::recompute) evaluated it again): what
+    /// recomputing it is predicted to cost (`auto` reads it).
+    pub(crate) stratum_cost: Vec<(u64, u64)>,
+    /// The work past which the running deletion call stops and marks its
+    /// [`Deleted::abandoned`](super::Deleted::abandoned); `None`: no budget. Set by an engine
+    /// that guards its choice of algorithm (`auto`), for one call at a time.
+    pub(crate) budget: Option<super::WorkBudget>,
+    /// |A+| of the running batch (known before its deletion runs).
+    pub(crate) batch_insertions: usize,
 }
 
 impl Store {
@@ -49,6 +59,7 @@ impl Store {
             .iter()
             .map(|f| (f.rel, f.tuple.clone()))
             .collect();
+        let strata = program.strata.len();
         Store {
             program,
             relations,
@@ -60,6 +71,9 @@ impl Store {
             batches: 0,
             engine,
             evaluation_work: 0,
+            stratum_cost: vec![(0, 0); strata],
+            budget: None,
+            batch_insertions: 0,
         }
     }
 
@@ -223,6 +237,7 @@ impl Store {
     /// together: a rule of a later stratum would otherwise fire in every round of an earlier
     /// one's fixpoint (Debian installability: 345 million probes against 20 million).
     pub(crate) fn evaluate_stratum(&mut self, s: usize, record: bool) -> (insert::Inserted, Work) {
+        let start = std::time::Instant::now();
         let program = self.program.clone();
         let stratum = &program.strata[s];
         let mut rows: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
@@ -253,6 +268,8 @@ impl Store {
             self.trace_facts,
             if record { self.recorder.as_mut() } else { None },
         );
+        let work = inserted.work.probes + inserted.work.touched + folding.probes + folding.touched;
+        self.stratum_cost[s] = (start.elapsed().as_nanos() as u64, work);
         (inserted, folding)
     }
 }

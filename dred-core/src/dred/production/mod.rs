@@ -106,11 +106,16 @@ impl DredDeletion {
         reuse: Deleted,
     ) -> Result<Deleted, EngineError> {
         assert!(store.materialised, "dred: overdelete before materialise");
-        // Level 0 only, and not while recording (explain shows DRed's own frontiers).
+        // A guard's budget (auto's) at every level; saturation at level 0 only, and not
+        // while recording (explain shows DRed's own frontiers).
         let budget = match seeds {
-            overdelete::Seeds::Deleted(_) if store.recorder.is_none() => {
-                self.saturation.budget(store.evaluation_work)
+            _ if store.budget.is_some() => {
+                store.budget.map(|b| overdelete::Budget::Abandon(b.find))
             }
+            overdelete::Seeds::Deleted(_) if store.recorder.is_none() => self
+                .saturation
+                .budget(store.evaluation_work)
+                .map(overdelete::Budget::Saturate),
             _ => None,
         };
         let over = overdelete::overdelete(
@@ -138,6 +143,10 @@ impl DredDeletion {
         over: &Deleted,
         given: Option<&HashSet<(RelId, Tuple)>>,
     ) -> rederive::Rederived {
+        // What phase 1 left of a guard's budget.
+        let budget = store
+            .budget
+            .map(|b| b.total.saturating_sub(over.work.probes + over.work.touched));
         rederive::rederive(
             &store.program,
             &mut store.relations,
@@ -148,6 +157,7 @@ impl DredDeletion {
             &mut self.pending_marks,
             std::mem::take(&mut self.last_rederived),
             store.recorder.as_mut(),
+            budget,
         )
     }
 
@@ -164,6 +174,8 @@ impl DredDeletion {
     ) -> LevelDeletion {
         let mut rounds = store.rounds(level, Phase::Overdelete, &over.rounds);
         rounds.extend(store.rounds(level, Phase::Rederive, &re.rounds));
+        let mut over = over;
+        over.abandoned |= re.abandoned;
         let outcome = LevelDeletion {
             deleted: over,
             restored: re.rederived,
@@ -176,6 +188,15 @@ impl DredDeletion {
         };
         self.last_rederived = re;
         outcome
+    }
+}
+
+/// A level whose phase 1 passed the guard's budget: D so far, removed, and nothing restored.
+fn abandoned(over: Deleted, rounds: Vec<crate::engine::Round>) -> LevelDeletion {
+    LevelDeletion {
+        deleted: over,
+        rounds,
+        ..LevelDeletion::default()
     }
 }
 
@@ -193,6 +214,11 @@ impl Deletion for DredDeletion {
         let seeds = overdelete::Seeds::Deleted(deletions);
         let mut over = self.overdelete_level(store, seeds, reuse)?;
         store.remove_deleted(&mut over);
+        if over.abandoned {
+            self.saturated = false;
+            let rounds = store.rounds(0, Phase::Overdelete, &over.rounds);
+            return Ok(abandoned(over, rounds));
+        }
         let t = Instant::now();
         let re = self.rederive(store, &over, None);
         if over.saturated {
@@ -225,6 +251,10 @@ impl Deletion for DredDeletion {
         changes.show_new(&mut store.relations);
         let mut over = over?;
         store.remove_deleted(&mut over);
+        if over.abandoned {
+            let rounds = store.rounds(level, Phase::Overdelete, &over.rounds);
+            return Ok(abandoned(over, rounds));
+        }
 
         let t = Instant::now();
         // A row whose value stays is restored in round 1 as a program fact is (it needs no

@@ -77,6 +77,16 @@ impl Saturation {
     }
 }
 
+/// A work budget of phase 1 and what passing it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Budget {
+    /// Saturate: over-delete the rest of the level wholesale (see the module's header).
+    Saturate(u64),
+    /// Stop, D incomplete and [`Deleted::abandoned`] set: the caller recomputes the level
+    /// (the engine `auto` guards its choice of DRed so).
+    Abandon(u64),
+}
+
 /// The result of phase 1: the chassis's deleted set D, its frontiers as rounds.
 pub type OverDeleted = Deleted;
 
@@ -136,8 +146,8 @@ impl Seeds<'_> {
 /// kept across batches (reset here): the marks of the facts of D, and the heads found lately.
 /// The result is written into `out` (an earlier batch's, emptied first: its memory is reused).
 /// With `rec`, each fact of D is recorded with the instance that reached it first. With a
-/// `budget` (work: probes plus rows touched), the phase saturates once past it (see the
-/// module's header).
+/// `budget` (work: probes plus rows touched), the phase saturates or stops once past it (see
+/// [`Budget`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn overdelete(
     program: &Program,
@@ -148,7 +158,7 @@ pub(crate) fn overdelete(
     recent: &mut RecentHeads,
     mut out: OverDeleted,
     mut rec: Option<&mut Recorder>,
-    budget: Option<u64>,
+    budget: Option<Budget>,
 ) -> OverDeleted {
     SpareRows::reuse(&mut out.deleted);
     SpareRows::reuse(&mut out.overdeleted_idb);
@@ -156,6 +166,7 @@ pub(crate) fn overdelete(
     out.work = Work::default();
     out.not_closed = None;
     out.saturated = false;
+    out.abandoned = false;
     let level = seeds.level();
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
     if seeds.is_empty() {
@@ -285,9 +296,16 @@ pub(crate) fn overdelete(
         let mut next = out.spare.take();
         let round = out.rounds.len() + 2;
         for (i, &(rel, r)) in frontier.iter().enumerate() {
-            if budget.is_some_and(|b| spent(&work) > b) {
-                out.saturated = true;
-                break;
+            match budget {
+                Some(Budget::Saturate(b)) if spent(&work) > b => {
+                    out.saturated = true;
+                    break;
+                }
+                Some(Budget::Abandon(b)) if spent(&work) > b => {
+                    out.abandoned = true;
+                    break;
+                }
+                _ => {}
             }
             prefetch_frontier(&matcher, plans, level, &frontier, i);
             let row = relations[rel].row(r);
@@ -309,6 +327,12 @@ pub(crate) fn overdelete(
             }
         }
         reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
+        if out.abandoned {
+            // What `next` reached stays live: recomputing the level deletes it.
+            out.rounds.push(std::mem::take(&mut frontier));
+            out.spare.keep(next);
+            break;
+        }
         if out.saturated {
             // The rest of the level's IDB joins D as the last round (what `next` reached
             // is in it already: every live row of the level not yet in D).

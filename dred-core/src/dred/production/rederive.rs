@@ -128,13 +128,18 @@ pub struct Rederived {
     pub work: Work,
     /// Later rounds whose checks passed their budget and were finished by the seeded rules.
     pub checks_abandoned: usize,
+    /// The phase passed its work budget and stopped after a round: facts still pending stay
+    /// deleted, and the caller recomputes the level.
+    pub abandoned: bool,
     /// Vectors kept for the next batch's rounds.
     spare: SpareRows,
 }
 
 /// Runs phase 2, reviving restored facts in `relations`. `pending` is scratch kept across
 /// batches (reset here), marking the over-deleted facts not restored yet. The result is
-/// written into `out` (an earlier batch's, emptied first: its memory is reused).
+/// written into `out` (an earlier batch's, emptied first: its memory is reused). With a
+/// `budget` (work), the phase stops at the end of the first round past it
+/// ([`Rederived::abandoned`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rederive(
     program: &Program,
@@ -146,9 +151,11 @@ pub(crate) fn rederive(
     pending: &mut RowMarks,
     mut out: Rederived,
     rec: Option<&mut Recorder>,
+    budget: Option<u64>,
 ) -> Rederived {
     out.rederived = 0;
     out.checks_abandoned = 0;
+    out.abandoned = false;
     out.spare.keep_all(&mut out.rounds);
     out.work = Work::default();
     // Nothing over-deleted: no round (as the reference), and no per-batch scratch.
@@ -167,6 +174,13 @@ pub(crate) fn rederive(
     run.rec = rec;
     run.round1(relations, program_facts);
     while run.end_round(relations) {
+        if budget.is_some_and(|b| {
+            let w = run.work.total();
+            w.probes + w.touched > b
+        }) {
+            run.out.abandoned = true;
+            break;
+        }
         run.later_round(relations);
     }
     run.finish()
