@@ -19,6 +19,7 @@
 //! `{{figure:NAME}}` placeholders; an unknown name is an error, so no figure is silently
 //! left out.
 
+pub mod auto;
 pub mod plots;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -105,6 +106,8 @@ pub struct Findings {
     pub revisions: BTreeSet<String>,
     /// Rows read.
     pub rows: usize,
+    /// The deleting batches that ran `auto` beside `dred`, `bf` and `recompute`.
+    pub auto: Vec<auto::AutoBatch>,
 }
 
 /// Whether a batch of a stream is a forward one (not the inverse of the one before it).
@@ -136,6 +139,7 @@ impl Findings {
             shapes,
             revisions,
             rows: rows.len(),
+            auto: auto::auto_batches(rows),
             ..Findings::default()
         };
         for key in order {
@@ -430,7 +434,7 @@ pub fn short_dataset(name: &str) -> String {
 }
 
 /// The named tables.
-pub const TABLES: [&str; 10] = [
+pub const TABLES: [&str; 12] = [
     "aa",
     "overdeletion",
     "bf_work",
@@ -441,6 +445,8 @@ pub const TABLES: [&str; 10] = [
     "bf",
     "datasets",
     "collapses",
+    "auto_regret",
+    "auto_confusion",
 ];
 
 /// Renders table `name` as Markdown.
@@ -460,6 +466,8 @@ pub fn table(f: &Findings, name: &str) -> Option<String> {
         }),
         "datasets" => datasets_table(f),
         "collapses" => collapses_table(f),
+        "auto_regret" => auto::regret_table(&f.auto),
+        "auto_confusion" => auto::confusion_table(&f.auto),
         _ => return None,
     })
 }
@@ -832,6 +840,9 @@ pub fn values(
         "collapse_factor",
         crate::summary::COLLAPSE_FACTOR.to_string(),
     );
+    for (k, x) in auto::values(&f.auto) {
+        put(&k, x);
+    }
     // The A/A check: how many cases ran it, how many read unreliable, the range of medians.
     let aa: Vec<(AaCheck, f64)> = f
         .cases

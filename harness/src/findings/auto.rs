@@ -1,0 +1,318 @@
+//! The findings on `auto` (issue 40): per deleting batch on which `auto` ran beside `dred`,
+//! `bf` and `recompute` (same batch, same model, side by side), its *regret* — its time over
+//! the best of the three — and what it chose against what was best.
+//!
+//! Batches that delete nothing are left out (every engine runs the same insertion), as are
+//! batches of a case with an error. All batches count, the inverse batches of a reverted
+//! stream too: a collapse must not hide among the forward ones.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::{round_sig, thousands};
+use crate::report::ReportRow;
+use crate::stats::median;
+
+/// The fixed algorithms `auto` is measured against, in table order.
+pub const FIXED: [&str; 3] = ["dred", "bf", "recompute"];
+
+/// One deleting batch with `auto` and the three fixed engines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AutoBatch {
+    /// The program (the workload family of the tables).
+    pub program: String,
+    /// Nanoseconds of `auto` and of [`FIXED`], in that order.
+    pub time_ns: [u64; 4],
+    /// What `auto` chose (`dred`, `bf`, `recompute`).
+    pub chosen: String,
+    /// Whether the choice passed its budget.
+    pub abandoned: bool,
+}
+
+impl AutoBatch {
+    /// The fixed engine that was fastest (ties: table order).
+    pub fn best(&self) -> &'static str {
+        let mut best = 0;
+        for i in 1..FIXED.len() {
+            if self.time_ns[1 + i] < self.time_ns[1 + best] {
+                best = i;
+            }
+        }
+        FIXED[best]
+    }
+
+    /// `engine`'s time (`auto` or one of [`FIXED`]) over the best fixed one's.
+    pub fn over_best(&self, engine: &str) -> f64 {
+        let t = |e: &str| {
+            let i = std::iter::once("auto")
+                .chain(FIXED)
+                .position(|x| x == e)
+                .expect("auto or a fixed engine");
+            self.time_ns[i].max(1) as f64
+        };
+        t(engine) / t(self.best())
+    }
+}
+
+/// The deleting batches of `rows` with `auto` and every fixed engine, in report order.
+pub fn auto_batches(rows: &[ReportRow]) -> Vec<AutoBatch> {
+    type Key<'a> = (&'a str, &'a str, &'a str, usize);
+    let mut failed: std::collections::BTreeSet<(&str, &str, &str)> = Default::default();
+    let mut by_batch: BTreeMap<Key<'_>, BTreeMap<&str, &ReportRow>> = BTreeMap::new();
+    let mut order: Vec<Key<'_>> = Vec::new();
+    for r in rows {
+        if r.error.is_some() {
+            failed.insert((&r.dataset, &r.program, &r.stream));
+        }
+        if r.batch == 0 {
+            continue;
+        }
+        let key = (
+            r.dataset.as_str(),
+            r.program.as_str(),
+            r.stream.as_str(),
+            r.batch,
+        );
+        let entry = by_batch.entry(key).or_default();
+        if entry.is_empty() {
+            order.push(key);
+        }
+        entry.insert(r.engine.as_str(), r);
+    }
+    order
+        .into_iter()
+        .filter(|k| !failed.contains(&(k.0, k.1, k.2)))
+        .filter_map(|k| {
+            let engines = &by_batch[&k];
+            let auto = engines.get("auto")?;
+            if auto.eff_del == 0 {
+                return None;
+            }
+            let mut time_ns = [auto.time_ns, 0, 0, 0];
+            for (i, e) in FIXED.iter().enumerate() {
+                time_ns[1 + i] = engines.get(e)?.time_ns;
+            }
+            Some(AutoBatch {
+                program: k.1.to_string(),
+                time_ns,
+                chosen: auto.chosen.clone().unwrap_or_default(),
+                abandoned: auto.abandoned == Some(1),
+            })
+        })
+        .collect()
+}
+
+/// The value at quantile `q` of `xs` (nearest rank, below).
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[((q * v.len() as f64) as usize).min(v.len() - 1)]
+}
+
+fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = xs.fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
+    (sum / n.max(1) as f64).exp()
+}
+
+/// The regret table: per program and over all, batches, auto / best (median, p90, worst),
+/// the share within 1.25× and the geometric means of auto and of each fixed engine over
+/// the best.
+pub fn regret_table(batches: &[AutoBatch]) -> String {
+    if batches.is_empty() {
+        return "No batch of the report ran `auto` beside `dred`, `bf` and `recompute`.\n".into();
+    }
+    let mut families: Vec<(String, Vec<&AutoBatch>)> = Vec::new();
+    for b in batches {
+        match families.iter_mut().find(|(p, _)| *p == b.program) {
+            Some((_, v)) => v.push(b),
+            None => families.push((b.program.clone(), vec![b])),
+        }
+    }
+    families.push(("all".into(), batches.iter().collect()));
+    let mut s = String::from(
+        "| program | batches | auto / best: median | p90 | worst | ≤ 1.25× | geomean auto | \
+         dred | bf | recompute |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (program, bs) in families {
+        let r: Vec<f64> = bs.iter().map(|b| b.over_best("auto")).collect();
+        let within = r.iter().filter(|&&x| x <= 1.25).count() as f64 / r.len() as f64;
+        let g = |e: &str| format!("{:.2}", geomean(bs.iter().map(|b| b.over_best(e))));
+        let _ = writeln!(
+            s,
+            "| {program} | {} | {:.2} | {:.2} | {} | {:.0}% | {} | {} | {} | {} |",
+            thousands(r.len() as f64),
+            median(r.clone()).unwrap_or(f64::NAN),
+            quantile(&r, 0.9),
+            thousands(round_sig(quantile(&r, 1.0), 2)),
+            100.0 * within,
+            g("auto"),
+            g("dred"),
+            g("bf"),
+            g("recompute"),
+        );
+    }
+    s
+}
+
+/// The confusion table: rows what `auto` chose (abandoned apart), columns which fixed
+/// engine was fastest, cells batches.
+pub fn confusion_table(batches: &[AutoBatch]) -> String {
+    if batches.is_empty() {
+        return "No batch of the report ran `auto` beside `dred`, `bf` and `recompute`.\n".into();
+    }
+    let mut s =
+        String::from("| chosen ＼ fastest | dred | bf | recompute |\n|---|---:|---:|---:|\n");
+    for chosen in FIXED {
+        for abandoned in [false, true] {
+            let row: Vec<usize> = FIXED
+                .iter()
+                .map(|best| {
+                    batches
+                        .iter()
+                        .filter(|b| b.chosen == chosen && b.abandoned == abandoned)
+                        .filter(|b| b.best() == *best)
+                        .count()
+                })
+                .collect();
+            if row.iter().sum::<usize>() == 0 {
+                continue;
+            }
+            let name = if abandoned {
+                format!("{chosen}, abandoned")
+            } else {
+                chosen.to_string()
+            };
+            let _ = writeln!(
+                s,
+                "| {name} | {} |",
+                row.iter()
+                    .map(|n| thousands(*n as f64))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            );
+        }
+    }
+    s
+}
+
+/// The values the findings' text cites: `auto_batches`, `auto_median`, `auto_p90`,
+/// `auto_worst`, `auto_within_125` and `auto_within_2` (percent of batches),
+/// `auto_geomean` and `auto_geomean_{dred,bf,recompute}`, `auto_over_2x_recompute`
+/// (batches), `auto_abandoned` (batches).
+pub fn values(batches: &[AutoBatch]) -> Vec<(String, String)> {
+    let mut v = vec![("auto_batches".to_string(), thousands(batches.len() as f64))];
+    if batches.is_empty() {
+        return v;
+    }
+    let r: Vec<f64> = batches.iter().map(|b| b.over_best("auto")).collect();
+    let share = |limit: f64| {
+        let n = r.iter().filter(|&&x| x <= limit).count();
+        format!("{:.1}", 100.0 * n as f64 / r.len() as f64)
+    };
+    v.push((
+        "auto_median".into(),
+        format!("{:.2}", median(r.clone()).unwrap_or(f64::NAN)),
+    ));
+    v.push(("auto_p90".into(), format!("{:.2}", quantile(&r, 0.9))));
+    v.push((
+        "auto_worst".into(),
+        thousands(round_sig(quantile(&r, 1.0), 2)),
+    ));
+    v.push(("auto_within_125".into(), share(1.25)));
+    v.push(("auto_within_2".into(), share(2.0)));
+    v.push((
+        "auto_geomean".into(),
+        format!("{:.2}", geomean(r.iter().copied())),
+    ));
+    for e in FIXED {
+        v.push((
+            format!("auto_geomean_{e}"),
+            format!("{:.2}", geomean(batches.iter().map(|b| b.over_best(e)))),
+        ));
+    }
+    let over = batches
+        .iter()
+        .filter(|b| b.time_ns[0] > 2 * b.time_ns[3])
+        .count();
+    v.push(("auto_over_2x_recompute".into(), thousands(over as f64)));
+    let abandoned = batches.iter().filter(|b| b.abandoned).count();
+    v.push(("auto_abandoned".into(), thousands(abandoned as f64)));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(engine: &str, batch: usize, eff_del: usize, time_ns: u64) -> ReportRow {
+        ReportRow {
+            dataset: "g".into(),
+            program: "tc".into(),
+            engine: engine.into(),
+            stream: "s".into(),
+            batch,
+            eff_del,
+            time_ns,
+            chosen: (engine == "auto").then(|| "dred".to_string()),
+            abandoned: (engine == "auto").then_some(usize::from(batch == 2)),
+            ..ReportRow::default()
+        }
+    }
+
+    #[test]
+    fn regret_is_auto_over_the_fastest_fixed_engine_on_deleting_batches() {
+        let mut rows = Vec::new();
+        for (batch, del, [auto, dred, bf, rec]) in [
+            (0, 0, [9, 9, 9, 9]),
+            (1, 1, [150, 100, 300, 1_000]),
+            (2, 1, [2_000, 5_000, 4_000, 1_000]),
+            (3, 0, [50, 10, 10, 10]),
+        ] {
+            for (e, t) in [
+                ("auto", auto),
+                ("dred", dred),
+                ("bf", bf),
+                ("recompute", rec),
+            ] {
+                rows.push(row(e, batch, del, t));
+            }
+        }
+        let batches = auto_batches(&rows);
+        assert_eq!(
+            batches.len(),
+            2,
+            "batch 0 and the batch without deletions are out"
+        );
+        assert_eq!(batches[0].best(), "dred");
+        assert!((batches[0].over_best("auto") - 1.5).abs() < 1e-9);
+        assert_eq!(batches[1].best(), "recompute");
+        assert!(batches[1].abandoned);
+        let v: BTreeMap<_, _> = values(&batches).into_iter().collect();
+        assert_eq!(v["auto_batches"], "2");
+        assert_eq!(v["auto_worst"], "2");
+        assert_eq!(v["auto_within_2"], "100.0");
+        assert_eq!(v["auto_within_125"], "0.0");
+        assert_eq!(v["auto_over_2x_recompute"], "0");
+        assert_eq!(v["auto_abandoned"], "1");
+        let confusion = confusion_table(&batches);
+        assert!(confusion.contains("| dred | 1 | 0 | 0 |"), "{confusion}");
+        assert!(
+            confusion.contains("| dred, abandoned | 0 | 0 | 1 |"),
+            "{confusion}"
+        );
+        assert!(regret_table(&batches).contains("| all | 2 | 1.75 |"));
+    }
+
+    #[test]
+    fn a_case_with_an_error_is_left_out() {
+        let mut rows = vec![
+            row("auto", 1, 1, 10),
+            row("dred", 1, 1, 10),
+            row("bf", 1, 1, 10),
+            row("recompute", 1, 1, 10),
+        ];
+        rows[1].error = Some("mismatch".into());
+        assert!(auto_batches(&rows).is_empty());
+        assert!(regret_table(&[]).starts_with("No batch"));
+    }
+}
