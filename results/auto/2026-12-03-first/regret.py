@@ -1,0 +1,87 @@
+"""Regret of `auto`: per deleting batch, auto's time over the best of dred, bf and recompute
+measured beside it in the same run (same batch, same model), and the confusion of its choice.
+
+    python3 results/auto/2026-12-03-first/regret.py REPORT.csv.gz [REPORT ...]
+
+Prints, per workload (dataset, program, change size): batches, median / p90 / worst regret,
+the choices (`!` = abandoned); then the same over all batches, the share within 1.25x and 2x,
+the geometric means of auto / best and of each fixed engine / best, the batches where auto
+exceeds 2x recompute, and the confusion table (chosen against the best of the three).
+Batches without deletions are left out (every engine does the same: insertion only)."""
+import collections
+import csv
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from report_times import open_report, time_ns  # noqa: E402
+
+FIXED = ("dred", "bf", "recompute")
+
+
+def quantile(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def main(paths):
+    batches = collections.defaultdict(dict)
+    for path in paths:
+        for r in csv.DictReader(open_report(path)):
+            if r["batch"] == "0" or r.get("error"):
+                continue
+            key = (path, r["dataset"], r["program"], r["kind"], r["size"], r["seed"],
+                   r["stream"], r["batch"])
+            batches[key][r["engine"]] = r
+    per_workload = collections.defaultdict(list)
+    for key, engines in sorted(batches.items()):
+        if "auto" not in engines or not all(e in engines for e in FIXED):
+            continue
+        auto = engines["auto"]
+        if int(auto["eff_del"]) == 0:
+            continue
+        t = {e: max(1, time_ns(engines[e])) for e in FIXED + ("auto",)}
+        best = min(FIXED, key=lambda e: t[e])
+        per_workload[(key[1][:24], key[2], key[4])].append(
+            (t["auto"] / t[best], auto["chosen"], auto["abandoned"] == "1", best, t))
+    everything = [x for xs in per_workload.values() for x in xs]
+    if not everything:
+        sys.exit("no deleting batch with auto, dred, bf and recompute side by side")
+    print("| dataset | program | size | batches | median | p90 | worst | chosen (! abandoned) |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for (dataset, program, size), xs in per_workload.items():
+        rs = [x[0] for x in xs]
+        chosen = collections.Counter(x[1] + ("!" if x[2] else "") for x in xs)
+        print(f"| {dataset} | {program} | {size} | {len(xs)} | {quantile(rs, 0.5):.2f} | "
+              f"{quantile(rs, 0.9):.2f} | {max(rs):.2f} | "
+              + ", ".join(f"{k} {v}" for k, v in sorted(chosen.items())) + " |")
+    rs = [x[0] for x in everything]
+    n = len(rs)
+    print()
+    print(f"all {n} deleting batches: auto / best median {quantile(rs, 0.5):.2f}, "
+          f"p90 {quantile(rs, 0.9):.2f}, worst {max(rs):.2f}; "
+          f"within 1.25x {100 * sum(r <= 1.25 for r in rs) / n:.1f}%, "
+          f"within 2x {100 * sum(r <= 2 for r in rs) / n:.1f}%")
+    print("geometric mean over best: auto {:.2f}, ".format(geomean(rs)) + ", ".join(
+        f"{e} {geomean([x[4][e] / x[4][x[3]] for x in everything]):.2f}" for e in FIXED))
+    over = [x for x in everything if x[4]["auto"] > 2 * x[4]["recompute"]]
+    print(f"batches where auto > 2x recompute: {len(over)} of {n}")
+    print()
+    print("| chosen \\ best | " + " | ".join(FIXED) + " |")
+    print("|---|" + "---:|" * len(FIXED))
+    for chosen in FIXED:
+        for abandoned in (False, True):
+            row = [sum(1 for x in everything if x[1] == chosen and x[2] == abandoned
+                       and x[3] == b) for b in FIXED]
+            if sum(row):
+                name = chosen + (" (abandoned)" if abandoned else "")
+                print(f"| {name} | " + " | ".join(map(str, row)) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
