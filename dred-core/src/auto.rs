@@ -26,13 +26,16 @@
 //! predicted recomputation ([`GUARD`] = 1) before it is abandoned, so a batch costs at most
 //! about twice the best of "finish" and "recompute"; DRed's phase 1 gets half of it
 //! ([`PHASE1_SHARE`]), as its saturation does, because a phase 1 that costs half a
-//! recomputation is followed by a rederivation that costs at least as much. Budgets are in
-//! work (probes plus rows touched, what the algorithms count as they go), converted from
-//! time by each algorithm's measured nanoseconds per unit of work.
+//! recomputation is followed by a rederivation that costs at least as much. A DRed abandoned
+//! in phase 1 has removed nothing, so at level 0 B/F, which never over-deletes, then gets
+//! what is left of the guard; only after that is the level recomputed. Budgets are in work
+//! (probes plus rows touched, what the algorithms count as they go), converted from time by
+//! each algorithm's measured nanoseconds per unit of work. The levels above 0 run the
+//! algorithm that finished level 0, under what is left of the guard.
 //!
-//! Report: `chosen` (dred, bf, recompute), `abandoned` (1 when the choice passed its budget)
-//! and the three predictions; the counters are the chosen algorithm's (after an abandonment,
-//! its partial deletion and the recomputation together).
+//! Report: `chosen` (dred, bf, recompute), `abandoned` (how many algorithms passed their
+//! budget: 0, 1 or 2) and the three predictions; the counters are those of the algorithm that
+//! finished the batch (after an abandonment, together with the partial work before it).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -83,8 +86,12 @@ pub enum Choosing {
 pub struct Choice {
     /// The method chosen.
     pub chosen: Method,
-    /// Whether it passed its budget and the batch was finished by recomputation.
-    pub abandoned: bool,
+    /// How many algorithms passed their budget on the batch: 0; 1 (the choice, and the
+    /// batch was finished by B/F or by recomputation); 2 (DRed, then B/F, then
+    /// recomputation).
+    pub abandoned: usize,
+    /// The algorithm that finished the batch's deletion.
+    pub finished: Method,
     /// Predicted nanoseconds of DRed, B/F and recomputation, in [`Method::ALL`]'s order.
     pub predicted_ns: [u64; 3],
 }
@@ -93,7 +100,8 @@ impl Default for Choice {
     fn default() -> Self {
         Choice {
             chosen: Method::Dred,
-            abandoned: false,
+            abandoned: 0,
+            finished: Method::Dred,
             predicted_ns: [0; 3],
         }
     }
@@ -141,9 +149,9 @@ pub struct AutoDeletion {
     changed_facts: usize,
     /// The guard's budget in nanoseconds (0 when recomputing).
     budget_ns: f64,
-    /// The running batch's nanoseconds and work in the chosen algorithm, and in the
-    /// recomputation after an abandonment.
-    spent: [(u64, u64); 2],
+    /// Per method (in [`Method::ALL`]'s order), the running batch's nanoseconds and work in
+    /// it, and whether it was abandoned.
+    spent: [(u64, u64, bool); 3],
 }
 
 /// The engine `auto`.
@@ -234,65 +242,84 @@ impl AutoDeletion {
             .or_else(|| evaluation_per_work(store))
             .unwrap_or(1.0)
             .max(1e-3);
-        let total = ((self.budget_ns / per_work) as u64).max(BUDGET_FLOOR);
-        let left = total.saturating_sub(self.spent[0].1);
-        let find = ((total as f64 * PHASE1_SHARE) as u64).saturating_sub(self.spent[0].1);
-        Some(WorkBudget { find, total: left })
+        // What the batch has left of the guard, in this method's work.
+        let spent_ns: u64 = self.spent.iter().map(|s| s.0).sum();
+        let left_ns = (self.budget_ns - spent_ns as f64).max(0.0);
+        let total = ((left_ns / per_work) as u64).max(BUDGET_FLOOR);
+        // DRed's phase 1 gets its share of the whole guard, less what DRed has spent.
+        let whole = ((self.budget_ns / per_work) as u64).max(BUDGET_FLOOR);
+        let find = ((whole as f64 * PHASE1_SHARE) as u64)
+            .saturating_sub(self.spent[index(method)].1)
+            .min(total);
+        Some(WorkBudget { find, total })
     }
 
-    /// Runs `method`'s deletion of a level under its budget, then the recomputation if it
-    /// passed it; `resume` finishes an abandoned level.
-    fn guarded(
+    /// Runs `method`'s deletion of a level under its budget and accounts for it; the result
+    /// may be abandoned ([`Deleted::abandoned`]).
+    fn run_guarded(
         &mut self,
         store: &mut Store,
+        method: Method,
         run: impl FnOnce(&mut dyn Deletion, &mut Store) -> Result<LevelDeletion, EngineError>,
-        resume: impl FnOnce(&mut Store, LevelDeletion) -> LevelDeletion,
     ) -> Result<LevelDeletion, EngineError> {
-        let method = if self.choice.abandoned {
-            Method::Recompute
-        } else {
-            self.choice.chosen
-        };
         store.budget = self.budget(store, method);
         let t = Instant::now();
         let outcome = run(self.algorithm(method), store);
         store.budget = None;
-        let mut level = outcome?;
-        let ns = t.elapsed().as_nanos() as u64;
-        let work = level.deleted.work.probes
+        let level = outcome?;
+        let spent = &mut self.spent[index(method)];
+        spent.0 += t.elapsed().as_nanos() as u64;
+        spent.1 += level.deleted.work.probes
             + level.deleted.work.touched
             + level.restore_work.probes
             + level.restore_work.touched;
-        let slot = usize::from(method == Method::Recompute && self.choice.chosen != method);
-        self.spent[slot].0 += ns;
-        self.spent[slot].1 += work;
         if level.deleted.abandoned {
-            self.choice.abandoned = true;
-            let t = Instant::now();
-            level = resume(store, level);
-            self.spent[1].0 += t.elapsed().as_nanos() as u64;
+            spent.2 = true;
+            self.choice.abandoned += 1;
+        } else {
+            self.choice.finished = method;
         }
         Ok(level)
     }
 
-    /// Learns from the batch just applied.
+    /// Finishes an abandoned level by recomputing its affected strata, timed as
+    /// recomputation's.
+    fn recompute_abandoned(
+        &mut self,
+        store: &mut Store,
+        resume: impl FnOnce(&mut Store) -> LevelDeletion,
+    ) -> LevelDeletion {
+        let t = Instant::now();
+        let level = resume(store);
+        self.spent[index(Method::Recompute)].0 += t.elapsed().as_nanos() as u64;
+        self.choice.finished = Method::Recompute;
+        level
+    }
+
+    /// Learns from the batch just applied: each incremental algorithm that ran, its time per
+    /// changed fact (an abandoned run's censored); each that ran, its time per unit of work.
     fn learn(&mut self) {
-        let chosen = self.choice.chosen;
-        let [(ns, work), _] = self.spent;
-        if chosen == Method::Recompute {
+        if self.choice.chosen == Method::Recompute {
             for rate in &mut self.model.per_fact {
                 rate.ns *= FORGET;
             }
-        } else if self.changed_facts > 0 {
-            let cost = if self.choice.abandoned {
-                ns as f64 * CENSORED
-            } else {
-                ns as f64
-            };
-            self.model.per_fact[index(chosen)].add(cost, self.changed_facts as f64);
         }
-        if work > 0 {
-            self.model.per_work[index(chosen)].add(ns as f64, work as f64);
+        for m in Method::ALL {
+            let (ns, work, abandoned) = self.spent[index(m)];
+            if work == 0 && ns == 0 {
+                continue;
+            }
+            if m != Method::Recompute && self.changed_facts > 0 {
+                let cost = if abandoned {
+                    ns as f64 * CENSORED
+                } else {
+                    ns as f64
+                };
+                self.model.per_fact[index(m)].add(cost, self.changed_facts as f64);
+            }
+            if work > 0 {
+                self.model.per_work[index(m)].add(ns as f64, work as f64);
+            }
         }
     }
 }
@@ -341,41 +368,63 @@ impl Deletion for AutoDeletion {
         };
         self.choice = Choice {
             chosen,
-            abandoned: false,
+            abandoned: 0,
+            finished: chosen,
             predicted_ns: predicted.map(|p| p as u64),
         };
         self.budget_ns = predicted[2] * GUARD;
-        self.spent = [(0, 0); 2];
-        self.guarded(
-            store,
-            |algorithm, store| algorithm.delete_level0(store, deletions, reuse),
-            |store, partial| {
-                let mut changed = Recompute::changed_by(store, deletions.iter().map(|f| f.rel));
-                Recompute::resume(store, 0, &mut changed, partial, false)
-            },
-        )
+        self.spent = [(0, 0, false); 3];
+        let mut level = self.run_guarded(store, chosen, |algorithm, store| {
+            algorithm.delete_level0(store, deletions, reuse)
+        })?;
+        // DRed's phase 1 stops before it removes anything: B/F, which never over-deletes, may
+        // still finish within what is left of the guard.
+        if level.deleted.abandoned && chosen == Method::Dred && level.deleted.deleted.is_empty() {
+            level = self.run_guarded(store, Method::BackwardForward, |algorithm, store| {
+                algorithm.delete_level0(store, deletions, Deleted::default())
+            })?;
+        }
+        if !level.deleted.abandoned {
+            return Ok(level);
+        }
+        Ok(self.recompute_abandoned(store, |store| {
+            // D- leaves the model first, if the algorithm had not removed it yet.
+            for f in deletions {
+                if let Some(r) = store.relations[f.rel].row_id(&f.tuple) {
+                    store.relations[f.rel].remove_id(r);
+                    level.deleted.deleted.push((f.rel, r));
+                    level.deleted.work.touched += 1;
+                }
+            }
+            let mut changed = Recompute::changed_by(store, deletions.iter().map(|f| f.rel));
+            Recompute::resume(store, 0, &mut changed, level, false)
+        }))
     }
 
     fn delete_level(
         &mut self,
         store: &mut Store,
-        level: usize,
+        level_index: usize,
         changes: &LowerChanges,
         touched: &[(AggregatePlan, Tuple)],
         old_rows: &[Option<RowRef>],
     ) -> Result<LevelDeletion, EngineError> {
-        self.guarded(
-            store,
-            |algorithm, store| algorithm.delete_level(store, level, changes, touched, old_rows),
-            |store, partial| {
-                let mut changed = Recompute::changed_by(store, lower_changed(changes));
-                Recompute::resume(store, level, &mut changed, partial, true)
-            },
-        )
+        // The levels above run what finished level 0.
+        let method = self.choice.finished;
+        let level = self.run_guarded(store, method, |algorithm, store| {
+            algorithm.delete_level(store, level_index, changes, touched, old_rows)
+        })?;
+        if !level.deleted.abandoned {
+            return Ok(level);
+        }
+        Ok(self.recompute_abandoned(store, |store| {
+            let mut changed = Recompute::changed_by(store, lower_changed(changes));
+            Recompute::resume(store, level_index, &mut changed, level, true)
+        }))
     }
 
     fn report(&mut self, report: &mut BatchReport) {
-        self.algorithm(self.choice.chosen).report(report);
+        self.algorithm(self.choice.finished).report(report);
         self.learn();
         let [dred, bf, recompute] = self.choice.predicted_ns;
         report.chosen = Some(match self.choice.chosen {
@@ -383,7 +432,7 @@ impl Deletion for AutoDeletion {
             Method::BackwardForward => "bf",
             Method::Recompute => "recompute",
         });
-        report.abandoned = Some(usize::from(self.choice.abandoned));
+        report.abandoned = Some(self.choice.abandoned);
         report.predicted_ns = Some([dred, bf, recompute]);
     }
 }
@@ -400,7 +449,7 @@ impl Maintained<AutoDeletion> {
             choice: Choice::default(),
             changed_facts: 0,
             budget_ns: 0.0,
-            spent: [(0, 0); 2],
+            spent: [(0, 0, false); 3],
         })
     }
 

@@ -398,8 +398,8 @@ pub struct BatchReport {
     pub saturated: Option<usize>,
     /// `auto`: the algorithm it chose for the batch (`dred`, `bf` or `recompute`).
     pub chosen: Option<&'static str>,
-    /// `auto`: 1 when the chosen algorithm passed its budget and the batch was finished by
-    /// recomputing the affected strata, else 0.
+    /// `auto`: how many algorithms passed their budget on the batch (0, 1 or 2; see
+    /// [`crate::auto::Choice::abandoned`]).
     pub abandoned: Option<usize>,
     /// `auto`: its predicted nanoseconds of DRed, B/F and recomputation for the batch.
     pub predicted_ns: Option<[u64; 3]>,

@@ -33,6 +33,9 @@ const CHOOSINGS: [Choosing; 7] = [
 struct Tally {
     per_choosing: [(usize, usize, usize); 7],
     predicted: [usize; 3],
+    /// Batches on which DRed was abandoned and B/F finished, and on which both were.
+    handed_to_bf: usize,
+    both_abandoned: usize,
 }
 
 /// An [`Auto`] engine that chooses batch k as `schedule[k % len]` says, and tallies.
@@ -59,8 +62,16 @@ impl Engine for Scheduled {
         self.engine.set_choosing(choosing);
         let report = self.engine.apply(batch)?;
         let choice = self.engine.last_choice();
-        let abandoned = report.abandoned == Some(1);
-        assert_eq!(abandoned, choice.abandoned);
+        assert_eq!(report.abandoned, Some(choice.abandoned));
+        let abandoned = choice.abandoned > 0;
+        let mut tally = self.tally.borrow_mut();
+        if choice.abandoned == 1 && choice.finished == Method::BackwardForward {
+            tally.handed_to_bf += 1;
+        }
+        tally.both_abandoned += usize::from(choice.abandoned == 2);
+        if choice.abandoned == 2 {
+            assert_eq!(choice.chosen, Method::Dred, "only DRed hands over to B/F");
+        }
         match choosing {
             Choosing::Forced(m) => {
                 assert_eq!(choice.chosen, m);
@@ -77,7 +88,6 @@ impl Engine for Scheduled {
             .iter()
             .position(|&c| c == choosing)
             .expect("listed");
-        let mut tally = self.tally.borrow_mut();
         tally.per_choosing[i].0 += 1;
         tally.per_choosing[i].1 += usize::from(report.overdeleted.is_some_and(|n| n > 0));
         tally.per_choosing[i].2 += usize::from(abandoned);
@@ -156,7 +166,7 @@ proptest! {
 }
 
 /// On a fixed sample, every branch runs batches that delete IDB facts, the abandoning ones
-/// are abandoned, and the model chooses more than one method (it runs after the others, on
+/// are abandoned (DRed's phase 1 handing over to B/F, and both abandoned), and the model chooses more than one method (it runs after the others, on
 /// what they measured).
 #[test]
 fn every_branch_runs_in_the_sample() {
@@ -192,6 +202,11 @@ fn every_branch_runs_in_the_sample() {
             assert_eq!(abandoned, 0, "{c:?}: abandoned on a small case");
         }
     }
+    assert!(tally.handed_to_bf > 0, "DRed never handed a batch to B/F");
+    assert!(
+        tally.both_abandoned > 0,
+        "DRed and B/F were never both abandoned"
+    );
     let chosen = tally.predicted.iter().filter(|&&n| n > 0).count();
     assert!(
         chosen >= 2,

@@ -93,8 +93,8 @@ pub struct ReportRow {
     /// `auto`: the algorithm it chose (`dred`, `bf`, `recompute`); empty for other engines.
     #[serde(default)]
     pub chosen: Option<String>,
-    /// `auto`: 1 when the choice passed its budget and the batch was finished by
-    /// recomputation, else 0.
+    /// `auto`: how many algorithms passed their budget on the batch (0; 1: the choice, and B/F
+    /// or recomputation finished the batch; 2: DRed, then B/F, then recomputation).
     #[serde(default)]
     pub abandoned: Option<usize>,
     /// `auto`: predicted nanoseconds of DRed's deletion for the batch.

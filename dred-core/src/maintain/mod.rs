@@ -73,9 +73,10 @@ pub struct Deleted {
     /// and the engine must not go on.
     pub not_closed: Option<RelId>,
     /// The algorithm passed [`Store`]'s work budget and stopped: every fact of `deleted` is
-    /// out of the model (some may be live again), the level's other facts are as they were,
-    /// and the level must be finished by recomputing its affected strata
-    /// ([`recompute::Recompute::resume`]).
+    /// out of the model (some may be live again; at level 0, D- may still be in it when
+    /// `deleted` is empty), the level's other facts are as they were, and the level must be
+    /// finished by recomputing its affected strata ([`recompute::Recompute::resume`]) or, when
+    /// nothing was removed, by another algorithm.
     pub abandoned: bool,
 }
 

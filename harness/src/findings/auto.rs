@@ -25,7 +25,7 @@ pub struct AutoBatch {
     pub time_ns: [u64; 4],
     /// What `auto` chose (`dred`, `bf`, `recompute`).
     pub chosen: String,
-    /// Whether the choice passed its budget.
+    /// Whether the choice passed its budget (and another algorithm finished the batch).
     pub abandoned: bool,
 }
 
@@ -96,7 +96,7 @@ pub fn auto_batches(rows: &[ReportRow]) -> Vec<AutoBatch> {
                 program: k.1.to_string(),
                 time_ns,
                 chosen: auto.chosen.clone().unwrap_or_default(),
-                abandoned: auto.abandoned == Some(1),
+                abandoned: auto.abandoned.is_some_and(|n| n > 0),
             })
         })
         .collect()

@@ -3,17 +3,23 @@
 # recompute-levels, side by side in each run; regret.py tabulates the reports.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-HERE=results/auto/2026-12-03-first
+HERE=${HERE:-results/auto/2026-12-03-first}
 B=${B:-target/release/dredbench}
 P=datasets/programs; R='gen:rmat?n=4096&m=16384&seed=1&dag=1'
 E=dred,bf,recompute,recompute-levels,auto
 "$B" sweep --datasets go-mf,"$R" --programs $P/tc_linear.dl,$P/reach_root.dl --kinds delete \
   --revert --sizes 1,100,1000 --seeds 1 --batches 21 --engines $E --workers 1 \
   --report "$HERE/graphs.csv.gz"
+# Where DRed collapses on a first deletion (the worst batches of the full study at 0da453f):
+# an SCC's or a hub's edges on C. elegans and the cliques, tc_nonlinear and magic_path_source.
+"$B" sweep --datasets celegans,'gen:cliques?count=6&size=20&density=60&seed=1' \
+  --programs $P/tc_nonlinear.dl,$P/magic_path_source.dl --kinds scc-delete,hub-delete \
+  --revert --sizes 1,10 --seeds 1 --batches 11 --engines $E --workers 1 \
+  --report "$HERE/collapses.csv.gz"
 # A points-to analysis of a real crate's MIR: 10 assignments deleted, then put back.
 F=$("$B" datasets path rust-mir:smallvec)
 "$B" updates --dataset "$F" --program $P/andersen.dl --kind delete --relation assign \
   --size 10 --batches 21 --revert --seed 1 --out /tmp/auto-sv10.updates
 "$B" run --program $P/andersen.dl --facts "$F" --updates /tmp/auto-sv10.updates \
   --engines $E --report "$HERE/pointsto-smallvec.csv.gz"
-python3 $HERE/regret.py $HERE/graphs.csv.gz $HERE/pointsto-smallvec.csv.gz
+python3 results/auto/2026-12-03-first/regret.py $HERE/graphs.csv.gz $HERE/collapses.csv.gz $HERE/pointsto-smallvec.csv.gz

@@ -191,11 +191,14 @@ impl DredDeletion {
     }
 }
 
-/// A level whose phase 1 passed the guard's budget: D so far, removed, and nothing restored.
-fn abandoned(over: Deleted, rounds: Vec<crate::engine::Round>) -> LevelDeletion {
+/// A level whose phase 1 passed the guard's budget: nothing removed (D is left empty, its
+/// work counted), so that the caller may try another algorithm on the same model.
+fn abandoned(mut over: Deleted) -> LevelDeletion {
+    over.deleted.clear();
+    over.overdeleted_idb.clear();
+    over.rounds.clear();
     LevelDeletion {
         deleted: over,
-        rounds,
         ..LevelDeletion::default()
     }
 }
@@ -213,12 +216,11 @@ impl Deletion for DredDeletion {
     ) -> Result<LevelDeletion, EngineError> {
         let seeds = overdelete::Seeds::Deleted(deletions);
         let mut over = self.overdelete_level(store, seeds, reuse)?;
-        store.remove_deleted(&mut over);
         if over.abandoned {
             self.saturated = false;
-            let rounds = store.rounds(0, Phase::Overdelete, &over.rounds);
-            return Ok(abandoned(over, rounds));
+            return Ok(abandoned(over));
         }
+        store.remove_deleted(&mut over);
         let t = Instant::now();
         let re = self.rederive(store, &over, None);
         if over.saturated {
@@ -250,11 +252,10 @@ impl Deletion for DredDeletion {
         let over = self.overdelete_level(store, seeds, Deleted::default());
         changes.show_new(&mut store.relations);
         let mut over = over?;
-        store.remove_deleted(&mut over);
         if over.abandoned {
-            let rounds = store.rounds(level, Phase::Overdelete, &over.rounds);
-            return Ok(abandoned(over, rounds));
+            return Ok(abandoned(over));
         }
+        store.remove_deleted(&mut over);
 
         let t = Instant::now();
         // A row whose value stays is restored in round 1 as a program fact is (it needs no
