@@ -2,14 +2,14 @@
 //! affected strata would cost, runs the cheapest on the chassis's one storage
 //! ([`crate::maintain`]), and guards the choice: an incremental algorithm that passes a work
 //! budget set by the predicted recomputation stops, and the level is finished by recomputing
-//! its affected strata ([`Recompute::resume`]), which needs no rollback.
+//! its affected strata (`Recompute::resume`), which needs no rollback.
 //!
 //! **The model** (nanoseconds of the batch's deletion, all levels; phase 3 is the same for
 //! every choice and not predicted):
 //! - *recompute* = the sum, over the strata the batch can reach (those reading a relation of
 //!   D-, or at a level above 0 of D- or A+, and transitively), of the time of each stratum's
 //!   last evaluation from scratch, measured by the chassis at materialisation and at every
-//!   recomputation ([`Store::stratum_cost`]);
+//!   recomputation (`Store::stratum_cost`);
 //! - *DRed* and *B/F* = the facts the batch changes (|D-|, and |A+| when the program has
 //!   levels above 0, where insertions delete) times the algorithm's nanoseconds per changed
 //!   fact over the batches it ran, old batches fading by halving. An algorithm not yet run

@@ -75,7 +75,7 @@ pub struct Deleted {
     /// The algorithm passed [`Store`]'s work budget and stopped: every fact of `deleted` is
     /// out of the model (some may be live again; at level 0, D- may still be in it when
     /// `deleted` is empty), the level's other facts are as they were, and the level must be
-    /// finished by recomputing its affected strata ([`recompute::Recompute::resume`]) or, when
+    /// finished by recomputing its affected strata (`recompute::Recompute::resume`) or, when
     /// nothing was removed, by another algorithm.
     pub abandoned: bool,
 }
