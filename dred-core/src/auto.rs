@@ -45,10 +45,10 @@ use crate::dred::production::DredDeletion;
 use crate::engine::{BatchReport, EngineError, Fact};
 use crate::maintain::levels::LowerChanges;
 use crate::maintain::plans::AggregatePlan;
-use crate::maintain::recompute::{lower_changed, Recompute};
+use crate::maintain::recompute::{affected_strata, lower_changed, Recompute};
 use crate::maintain::{Deleted, Deletion, LevelDeletion, Maintained, RowRef, Store, WorkBudget};
 use crate::per_batch::Method;
-use crate::program::{Literal, Program};
+use crate::program::Program;
 use crate::value::Tuple;
 
 /// An incremental algorithm may spend this many predicted recomputations before it is
@@ -165,36 +165,13 @@ fn index(method: Method) -> usize {
     }
 }
 
-/// The strata a batch changing `changed` (marked relations) can reach, at every level:
-/// those reading a marked relation or one of a stratum reached.
-fn reachable_strata(program: &Program, changed: &mut [bool]) -> Vec<usize> {
-    let mut out = Vec::new();
-    for (s, stratum) in program.strata.iter().enumerate() {
-        let reads = stratum.rules.iter().any(|&r| {
-            program.rules[r].body.iter().any(|l| match l {
-                Literal::Positive(a) | Literal::Negative(a) => changed[a.rel],
-                _ => false,
-            })
-        }) || stratum
-            .aggregate
-            .is_some_and(|k| changed[program.aggregates[k].input]);
-        if reads {
-            for &rel in &stratum.relations {
-                changed[rel] = true;
-            }
-            out.push(s);
-        }
-    }
-    out
-}
-
 impl AutoDeletion {
     /// The predictions for a batch deleting `deletions` (see the module's header), in
     /// [`Method::ALL`]'s order, and the facts it changes.
     fn predict(&self, store: &Store, deletions: &[Fact]) -> ([f64; 3], usize) {
         let program = &store.program;
         let mut changed = Recompute::changed_by(store, deletions.iter().map(|f| f.rel));
-        let mut strata = reachable_strata(program, &mut changed);
+        let mut strata = affected_strata(program, None, &mut changed);
         let mut changed_facts = deletions.len();
         if program.num_levels() > 1 {
             // Insertions delete above level 0 (through negation and aggregates): every

@@ -44,13 +44,18 @@ impl RecomputeLevels {
     }
 }
 
-/// Per stratum of `level`, whether it reads (through a rule's body or its aggregate) a
-/// relation that `changed` marks or a relation of an affected stratum before it; marks the
-/// affected strata's relations in `changed`.
-fn affected_strata(program: &Program, level: usize, changed: &mut [bool]) -> Vec<usize> {
+/// The strata of `level` (every level: `None`) that read, through a rule's body or their
+/// aggregate, a relation that `changed` marks or a relation of such a stratum before them;
+/// marks their relations in `changed`. Strata are in dependency order, so one pass reaches
+/// them all.
+pub(crate) fn affected_strata(
+    program: &Program,
+    level: Option<usize>,
+    changed: &mut [bool],
+) -> Vec<usize> {
     let mut out = Vec::new();
     for (s, stratum) in program.strata.iter().enumerate() {
-        if stratum.level != level {
+        if level.is_some_and(|l| stratum.level != l) {
             continue;
         }
         let reads_changed = stratum.rules.iter().any(|&r| {
@@ -168,7 +173,7 @@ impl Recompute {
             .retain(|&(rel, r)| !relations[rel].is_live(r));
         deleted.rounds.clear();
         let from = deleted.deleted.len();
-        let strata = affected_strata(&store.program, level, changed);
+        let strata = affected_strata(&store.program, Some(level), changed);
         let mut out = Self::recompute(store, level, &strata, deleted, from, complete);
         let mut rounds = partial.rounds;
         rounds.append(&mut out.rounds);
@@ -227,7 +232,7 @@ impl Deletion for Recompute {
             changed[f.rel] = true;
         }
         deleted.work.probes += deletions.len() as u64;
-        let strata = affected_strata(&store.program, 0, &mut changed);
+        let strata = affected_strata(&store.program, Some(0), &mut changed);
         Ok(Self::recompute(store, 0, &strata, deleted, 0, false))
     }
 
@@ -241,7 +246,7 @@ impl Deletion for Recompute {
     ) -> Result<LevelDeletion, EngineError> {
         changes.show_new(&mut store.relations);
         let mut changed = Self::changed_by(store, lower_changed(changes));
-        let strata = affected_strata(&store.program, level, &mut changed);
+        let strata = affected_strata(&store.program, Some(level), &mut changed);
         Ok(Self::recompute(
             store,
             level,
