@@ -396,6 +396,14 @@ pub struct BatchReport {
     /// `dred`: levels whose phase 1 passed its budget and over-deleted the level wholesale
     /// (rederivation then recomputed it; see `dred::production::overdelete`).
     pub saturated: Option<usize>,
+    /// `counting`: derived facts whose derivation count (per round, in a recursive stratum)
+    /// changed, facts that came or went included.
+    pub counts_changed: Option<u64>,
+    /// `counting`: facts of recursive strata holding before and after the batch whose round
+    /// (the first round of semi-naive evaluation deriving them) moved.
+    pub rounds_moved: Option<u64>,
+    /// `counting`: rounds of recursive strata evaluated again.
+    pub rounds_replayed: Option<u64>,
     /// Work counted in phase 1 (engines that count it).
     pub overdelete_work: Option<Work>,
     /// Work counted in phase 2.

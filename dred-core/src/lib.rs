@@ -22,6 +22,7 @@
 
 pub mod bf;
 pub mod check;
+pub mod counting;
 pub mod diagnostic;
 pub mod dred;
 pub mod engine;
@@ -46,6 +47,7 @@ pub mod value;
 
 pub use bf::Bf;
 pub use check::{check, load_program};
+pub use counting::Counting;
 pub use diagnostic::{Diagnostic, SourceFile, Span};
 pub use dred::{Dred, Reference, WrongSupport};
 pub use engine::{
