@@ -44,7 +44,10 @@ impl Engine for Tallied {
 
     fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
         let report = self.engine.apply(batch)?;
-        let change = self.engine.net_change().expect("counting reports its net change");
+        let change = self
+            .engine
+            .net_change()
+            .expect("counting reports its net change");
         assert_eq!(report.overdeleted, Some(change.removed));
         assert_eq!(report.inserted, Some(change.added));
         let changed = report.counts_changed.expect("counts_changed is reported");
@@ -148,8 +151,14 @@ fn counting_cases_change_counts_and_delete() {
         // changed in 50% / 62% of cases (without / with negation), a derived fact was removed
         // in 32% / 51%. A round moved in only 7 / 3 cases of 300 (the generator's recursive
         // programs are small), so that floor is "some"; the unit tests move rounds on purpose.
-        assert!(changing * 1000 >= 330 * SAMPLE, "too few cases changed counts: {changing}");
-        assert!(removing * 1000 >= 210 * SAMPLE, "too few cases removed facts: {removing}");
+        assert!(
+            changing * 1000 >= 330 * SAMPLE,
+            "too few cases changed counts: {changing}"
+        );
+        assert!(
+            removing * 1000 >= 210 * SAMPLE,
+            "too few cases removed facts: {removing}"
+        );
         assert!(moving > 0, "no case moved a round");
     }
 }

@@ -62,7 +62,13 @@ pub(crate) struct Database<'a> {
 impl Database<'_> {
     /// Fact `tuple` of `rel` enters (`insert`) or leaves the database, which must not (must)
     /// hold it; the counts, strata and groups it affects are noted in `pending`.
-    pub(crate) fn event(&mut self, pending: &mut Pending, rel: RelId, tuple: &[Value], insert: bool) {
+    pub(crate) fn event(
+        &mut self,
+        pending: &mut Pending,
+        rel: RelId,
+        tuple: &[Value],
+        insert: bool,
+    ) {
         if insert {
             // Instances true by the fact's absence stop holding: found while it is absent.
             self.count(pending, &self.plans.negative[rel], tuple, -1);
@@ -120,15 +126,23 @@ impl Database<'_> {
 /// True when body literal `literal` of `rule` is the first of its kind (positive or negated)
 /// over its relation that `tuple` matches under the binding `vars`: the one position an
 /// instance using the fact several times is counted at.
-pub(crate) fn first_position<'r>(rule: &'r Rule, literal: usize, tuple: &[Value], vars: &[Value]) -> bool {
-    let same_kind = |l: &'r Literal| -> Option<&'r Atom> { match (l, &rule.body[literal]) {
-        (Literal::Positive(a), Literal::Positive(s)) | (Literal::Negative(a), Literal::Negative(s))
-            if a.rel == s.rel =>
-        {
-            Some(a)
+pub(crate) fn first_position<'r>(
+    rule: &'r Rule,
+    literal: usize,
+    tuple: &[Value],
+    vars: &[Value],
+) -> bool {
+    let same_kind = |l: &'r Literal| -> Option<&'r Atom> {
+        match (l, &rule.body[literal]) {
+            (Literal::Positive(a), Literal::Positive(s))
+            | (Literal::Negative(a), Literal::Negative(s))
+                if a.rel == s.rel =>
+            {
+                Some(a)
+            }
+            _ => None,
         }
-        _ => None,
-    }};
+    };
     !rule.body[..literal]
         .iter()
         .filter_map(same_kind)

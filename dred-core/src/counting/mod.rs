@@ -51,9 +51,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::engine::{
-    Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange,
-};
+use crate::engine::{Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange};
 use crate::exec::{idb_digest, idb_model};
 use crate::maintain::plans::AggregatePlan;
 use crate::program::{Program, RelId};
@@ -61,7 +59,7 @@ use crate::storage::Relation;
 use crate::value::{Tuple, Value};
 use events::{Database, Pending};
 use plans::CountingPlans;
-use rounds::RoundCounts;
+pub use rounds::RoundCounts;
 
 /// The counts of one relation's facts.
 #[derive(Clone, Debug)]
@@ -143,7 +141,7 @@ impl Counting {
     /// The derivation counts per round of a fact of a recursive stratum, (round, count)
     /// pairs with rounds ascending (empty when it does not hold); `None` for a relation of
     /// another kind.
-    pub fn round_counts(&self, rel: RelId, tuple: &[Value]) -> Option<Vec<(u32, u64)>> {
+    pub fn round_counts(&self, rel: RelId, tuple: &[Value]) -> Option<RoundCounts> {
         match &self.counts[rel] {
             FactCounts::PerRound(c) => Some(c.get(tuple).cloned().unwrap_or_default()),
             _ => None,
@@ -195,8 +193,9 @@ impl Counting {
                 continue;
             }
             for &rel in &stratum.relations {
-                let mut deltas: Vec<(Tuple, i64)> =
-                    std::mem::take(&mut pending.counts[rel]).into_iter().collect();
+                let mut deltas: Vec<(Tuple, i64)> = std::mem::take(&mut pending.counts[rel])
+                    .into_iter()
+                    .collect();
                 // In a fixed order, so that a batch's work counts do not depend on hashing.
                 deltas.sort_unstable();
                 let FactCounts::Single(counts) = &mut self.counts[rel] else {
@@ -359,7 +358,9 @@ impl Engine for Counting {
             if !stratum.recursive {
                 for &f in &stratum.facts {
                     let fact = &program.facts[f];
-                    *pending.counts[fact.rel].entry(fact.tuple.clone()).or_default() += 1;
+                    *pending.counts[fact.rel]
+                        .entry(fact.tuple.clone())
+                        .or_default() += 1;
                 }
             }
         }
@@ -389,7 +390,12 @@ impl Engine for Counting {
             .deletions
             .iter()
             .map(|f| (f.rel, f.tuple.clone(), false))
-            .chain(batch.insertions.iter().map(|f| (f.rel, f.tuple.clone(), true)));
+            .chain(
+                batch
+                    .insertions
+                    .iter()
+                    .map(|f| (f.rel, f.tuple.clone(), true)),
+            );
         let (pending, counters) = self.propagate(events, pending).map_err(|e| self.fail(e))?;
         self.last_change = pending.net;
         let report = self.report(&pending, &counters, t.elapsed().as_nanos() as u64);
@@ -416,6 +422,26 @@ impl Engine for Counting {
 }
 
 impl Counting {
+    /// Every derived fact's derivation counts, sorted by relation and tuple: for a fact of a
+    /// recursive stratum its (round, count) pairs, for one of a non-recursive stratum a
+    /// single pair of round 0 (counts there are not per round). Aggregate facts have none.
+    pub fn derivation_counts(&self) -> Vec<(RelId, Tuple, RoundCounts)> {
+        let mut out = Vec::new();
+        for (rel, counts) in self.counts.iter().enumerate() {
+            match counts {
+                FactCounts::Stored => {}
+                FactCounts::Single(c) => {
+                    out.extend(c.iter().map(|(t, &n)| (rel, t.clone(), vec![(0, n)])));
+                }
+                FactCounts::PerRound(c) => {
+                    out.extend(c.iter().map(|(t, rc)| (rel, t.clone(), rc.clone())));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// Marks the engine broken by `error` when it is a broken invariant; returns it.
     fn fail(&mut self, error: EngineError) -> EngineError {
         if matches!(error, EngineError::Invariant { .. }) {

@@ -67,8 +67,9 @@ impl CountingPlans {
         };
         for (k, def) in program.aggregates.iter().enumerate() {
             let cols: Vec<usize> = (0..def.group).collect();
-            let by_group =
-                |relations: &mut [Relation], rel: RelId| (def.group > 0).then(|| relations[rel].ensure_index(&cols));
+            let by_group = |relations: &mut [Relation], rel: RelId| {
+                (def.group > 0).then(|| relations[rel].ensure_index(&cols))
+            };
             plans.aggregates.push(AggregatePlan {
                 def: k,
                 rows: by_group(relations, def.rel),
@@ -103,8 +104,14 @@ impl CountingPlans {
                 for (l, lit) in rule.body.iter().enumerate() {
                     match lit {
                         Literal::Positive(a) => {
-                            let plan =
-                                plan_rule_with(program, r, &full, Some(position), &seeded, relations);
+                            let plan = plan_rule_with(
+                                program,
+                                r,
+                                &full,
+                                Some(position),
+                                &seeded,
+                                relations,
+                            );
                             plans.positive[a.rel].push(SeededPlan {
                                 plan,
                                 rule: r,

@@ -23,7 +23,7 @@ use crate::value::{Tuple, Value};
 
 /// One fact's derivation counts per round: (round, count) pairs, rounds ascending, counts
 /// above 0. The first pair's round is the fact's round.
-pub(crate) type RoundCounts = Vec<(u32, u64)>;
+pub type RoundCounts = Vec<(u32, u64)>;
 
 /// What replaying one stratum found.
 #[derive(Debug, Default)]
@@ -76,13 +76,26 @@ impl Database<'_> {
             let fact = &program.facts[f];
             work.probe(1);
             self.relations[fact.rel].insert(&fact.tuple);
-            add_at(counts[slot(fact.rel)].entry(fact.tuple.clone()).or_default(), 1, 1);
+            add_at(
+                counts[slot(fact.rel)]
+                    .entry(fact.tuple.clone())
+                    .or_default(),
+                1,
+                1,
+            );
         }
         let mut versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
         let mut out: Vec<Value> = Vec::new();
         let mut round: u32 = 1;
         for plan in &plans.base {
-            self.run_plan(plan, &versions, work, &mut out, round, &mut counts[slot(plan.head_rel)]);
+            self.run_plan(
+                plan,
+                &versions,
+                work,
+                &mut out,
+                round,
+                &mut counts[slot(plan.head_rel)],
+            );
         }
         // From round 2 on, the rows of round k − 1 are the delta.
         for &rel in &stratum.relations {
@@ -94,7 +107,14 @@ impl Database<'_> {
         loop {
             round += 1;
             for plan in &plans.recursive {
-                self.run_plan(plan, &versions, work, &mut out, round, &mut counts[slot(plan.head_rel)]);
+                self.run_plan(
+                    plan,
+                    &versions,
+                    work,
+                    &mut out,
+                    round,
+                    &mut counts[slot(plan.head_rel)],
+                );
             }
             let mut grew = false;
             for &rel in &stratum.relations {
