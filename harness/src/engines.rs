@@ -6,7 +6,7 @@ use clap::ValueEnum;
 use dd_baseline::{Cluster, DdConfig, DdEngine};
 use dred_core::maintain::recompute::RecomputeLevels;
 use dred_core::per_batch::PerBatch;
-use dred_core::{Bf, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
+use dred_core::{Bf, Counting, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
 
 /// EDBs up to this many facts count as small: the default engine set then includes the
 /// instance-enumerating `reference` and `oracle`.
@@ -37,6 +37,10 @@ pub enum EngineKind {
     /// `dred`'s storage with the deletion algorithm rotated batch by batch (DRed, B/F,
     /// `recompute-levels`): each hands the next a model the others maintained; for the fuzzer.
     Rotate,
+    /// Derivation counts (Gupta, Mumick and Subrahmanian 1993): one per fact in non-recursive
+    /// strata, one per round of semi-naive evaluation in recursive strata (replayed when
+    /// their input changes); negation and aggregates through the strata's net changes.
+    Counting,
     /// Naive evaluation by ground enumeration, independent of every other engine; slow.
     Oracle,
     /// The same program compiled to differential-dataflow on timely: `--workers` threads per
@@ -55,6 +59,7 @@ impl EngineKind {
             EngineKind::Recompute => "recompute",
             EngineKind::RecomputeLevels => "recompute-levels",
             EngineKind::Rotate => "rotate",
+            EngineKind::Counting => "counting",
             EngineKind::Oracle => "oracle",
             EngineKind::Dd => "dd",
         }
@@ -93,6 +98,7 @@ impl EngineKind {
             | EngineKind::Recompute
             | EngineKind::RecomputeLevels
             | EngineKind::Rotate
+            | EngineKind::Counting
             | EngineKind::Oracle
             | EngineKind::Dd => true,
         }
@@ -115,6 +121,7 @@ impl EngineKind {
             EngineKind::Recompute => Box::new(Recompute::new(program)),
             EngineKind::RecomputeLevels => Box::new(RecomputeLevels::new(program)),
             EngineKind::Rotate => Box::new(PerBatch::rotating(program)),
+            EngineKind::Counting => Box::new(Counting::new(program)),
             EngineKind::Oracle => Box::new(Oracle::new(program)),
             EngineKind::Dd => Box::new(DdEngine::new(
                 program,

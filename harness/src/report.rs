@@ -90,6 +90,18 @@ pub struct ReportRow {
     /// reports of older revisions.
     #[serde(default)]
     pub saturated: Option<usize>,
+    /// `counting`: derived facts whose derivation count (per round, in a recursive stratum)
+    /// changed, facts that came or went included; empty for other engines and in reports of
+    /// older revisions.
+    #[serde(default)]
+    pub counts_changed: Option<u64>,
+    /// `counting`: facts of recursive strata holding before and after whose round (the first
+    /// semi-naive round deriving them) moved.
+    #[serde(default)]
+    pub rounds_moved: Option<u64>,
+    /// `counting`: rounds of recursive strata evaluated again.
+    #[serde(default)]
+    pub rounds_replayed: Option<u64>,
     /// Phase 1 hash probes into stored relations (index lookups, membership tests, inserts).
     #[serde(default)]
     pub overdelete_probes: Option<u64>,

@@ -20,7 +20,9 @@ fn agreeing_engines_give_the_summary_line_and_exit_0() {
             "{err}"
         );
         assert!(
-            err.contains("engines oracle,recompute,dred,reference,bf,dd,recompute-levels,rotate"),
+            err.contains(
+                "engines oracle,recompute,dred,reference,bf,dd,recompute-levels,rotate,counting"
+            ),
             "{err}"
         );
     }
