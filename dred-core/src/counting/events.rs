@@ -29,6 +29,12 @@ pub(crate) struct Pending {
     pub counts: Vec<HashMap<Tuple, i64>>,
     /// Per stratum: true for a recursive stratum whose input changed.
     pub dirty: Vec<bool>,
+    /// Per stratum: a recursive stratum to evaluate from round 1 (at materialisation),
+    /// whatever its input; its changed inputs are then not listed.
+    pub from_round_1: Vec<bool>,
+    /// Per recursive stratum: the input facts that entered (true) or left it, listed unless
+    /// the stratum is evaluated from round 1.
+    pub changed_inputs: Vec<Vec<(RelId, Tuple, bool)>>,
     /// Per aggregate: the groups (their key) whose input changed.
     pub groups: Vec<HashSet<Tuple>>,
     /// Derived facts that left and entered the model.
@@ -43,6 +49,8 @@ impl Pending {
         Pending {
             counts: vec![HashMap::new(); relations],
             dirty: vec![false; strata],
+            from_round_1: vec![false; strata],
+            changed_inputs: vec![Vec::new(); strata],
             groups: vec![HashSet::new(); aggregates],
             ..Pending::default()
         }
@@ -82,6 +90,9 @@ impl Database<'_> {
         pending.work.probe(1);
         for &s in &self.plans.recursive_readers[rel] {
             pending.dirty[s] = true;
+            if !pending.from_round_1[s] {
+                pending.changed_inputs[s].push((rel, tuple.to_vec(), insert));
+            }
         }
         for &k in &self.plans.aggregates_over[rel] {
             let group = self.program.aggregates[k].group;

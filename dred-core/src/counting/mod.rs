@@ -41,6 +41,7 @@
 //!   whose input changed. Memory: the relations, one count (a tuple key and a word) per fact
 //!   of a non-recursive stratum and one list of (round, count) per fact of a recursive one.
 
+mod earliest;
 mod events;
 mod plans;
 mod rounds;
@@ -75,6 +76,8 @@ enum FactCounts {
 /// The `counting` engine (see the module header).
 #[derive(Clone, Debug)]
 pub struct Counting {
+    /// The program as given (for [`Counting::program`]).
+    given: Arc<Program>,
     /// The program, wildcards of positive atoms named (so a binding names every body fact).
     program: Arc<Program>,
     /// Every relation, EDB and IDB, with the plans' indexes.
@@ -101,8 +104,8 @@ struct Counters {
 
 impl Counting {
     /// A counting engine for `program`; it supports every checked program.
-    pub fn new(program: Arc<Program>) -> Self {
-        let program = Arc::new(program.with_named_wildcards());
+    pub fn new(given: Arc<Program>) -> Self {
+        let program = Arc::new(given.with_named_wildcards());
         let mut relations: Vec<Relation> = program
             .relations
             .iter()
@@ -118,6 +121,7 @@ impl Counting {
             })
             .collect();
         Counting {
+            given,
             program,
             relations,
             plans,
@@ -127,6 +131,11 @@ impl Counting {
             broken: None,
             last_change: NetChange::default(),
         }
+    }
+
+    /// The program it maintains, as it was given.
+    pub fn program(&self) -> &Arc<Program> {
+        &self.given
     }
 
     /// The derivation count of a fact of a non-recursive stratum (0 when it does not hold);
@@ -183,13 +192,21 @@ impl Counting {
                         _ => unreachable!("a relation of a recursive stratum"),
                     })
                     .collect();
-                let replayed = db.replay(s, replay, &mut counts, &mut pending);
+                let changed = std::mem::take(&mut pending.changed_inputs[s]);
+                let from = if pending.from_round_1[s] {
+                    Some(1)
+                } else {
+                    db.earliest_round(s, replay, &counts, &changed, &pending.work)
+                };
+                if let Some(from) = from {
+                    let replayed = db.replay(s, replay, from, &mut counts, &mut pending);
+                    counters.counts_changed += replayed.counts_changed;
+                    counters.rounds_moved += replayed.rounds_moved;
+                    counters.rounds_replayed += replayed.rounds;
+                }
                 for (&rel, c) in stratum.relations.iter().zip(counts) {
                     self.counts[rel] = FactCounts::PerRound(c);
                 }
-                counters.counts_changed += replayed.counts_changed;
-                counters.rounds_moved += replayed.rounds_moved;
-                counters.rounds_replayed += replayed.rounds;
                 continue;
             }
             for &rel in &stratum.relations {
@@ -355,6 +372,7 @@ impl Engine for Counting {
         // comes as an event.
         for (s, stratum) in program.strata.iter().enumerate() {
             pending.dirty[s] = stratum.recursive;
+            pending.from_round_1[s] = stratum.recursive;
             if !stratum.recursive {
                 for &f in &stratum.facts {
                     let fact = &program.facts[f];

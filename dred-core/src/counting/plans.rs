@@ -29,6 +29,12 @@ pub(crate) struct ReplayPlans {
     /// before the delta read rows of earlier rounds (`Old`), those after it every row so far
     /// (`Full`), so each instance is found once, in the round after its latest body fact's.
     pub recursive: Vec<RulePlan>,
+    /// Per (rule, positive atom over a lower relation): the rule seeded with one fact of
+    /// that relation, every other atom over the live rows — the instances a changed input
+    /// fact is in, for [`crate::counting::rounds`]' first changed round.
+    pub seeded: Vec<(RelId, SeededPlan)>,
+    /// Lower relations some rule of the stratum reads under negation.
+    pub negated_inputs: Vec<RelId>,
 }
 
 /// Every plan of the engine.
@@ -139,7 +145,40 @@ impl CountingPlans {
 /// The semi-naive plans of recursive stratum `s` (as `recompute`'s evaluator makes them).
 fn replay_plans(program: &Program, s: usize, relations: &mut [Relation]) -> ReplayPlans {
     let mut out = ReplayPlans::default();
+    let seed = PlanOptions {
+        seeded: true,
+        prebound: Vec::new(),
+    };
     for &r in &program.strata[s].rules {
+        let rule = &program.rules[r];
+        let full = vec![Version::Full; rule.positive_atoms().count()];
+        let mut position = 0;
+        for (l, lit) in rule.body.iter().enumerate() {
+            match lit {
+                Literal::Positive(a) => {
+                    if program.stratum_of[a.rel] != Some(s) {
+                        let plan =
+                            plan_rule_with(program, r, &full, Some(position), &seed, relations);
+                        let literal = l;
+                        out.seeded.push((
+                            a.rel,
+                            SeededPlan {
+                                plan,
+                                rule: r,
+                                literal,
+                            },
+                        ));
+                    }
+                    position += 1;
+                }
+                Literal::Negative(a) => {
+                    if !out.negated_inputs.contains(&a.rel) {
+                        out.negated_inputs.push(a.rel);
+                    }
+                }
+                Literal::Compare { .. } => {}
+            }
+        }
         let same: Vec<bool> = program.rules[r]
             .positive_atoms()
             .map(|a| program.stratum_of[a.rel] == Some(s))

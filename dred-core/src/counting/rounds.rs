@@ -8,10 +8,17 @@
 //! their support from outside is gone their counts stay above 0 (see the unit tests); per
 //! round, a derivation can only use facts of earlier rounds, so every count is founded.
 //!
-//! Maintenance is replay: when a stratum's input changed, its rounds are evaluated again from
-//! round 1 over the new lower strata, counting each round's instances by the semi-naive
-//! plans, and the new counts are compared with the old ones (counts changed, facts whose
-//! round moved, facts that came and went).
+//! Maintenance is replay from the first round a change reaches. When a stratum's input
+//! changed, [`Database::earliest_round`] finds k₀, the least round of an instance that uses
+//! a changed input fact (over the old and new input together, with the stratum's old
+//! rounds). Rounds below k₀ are the same before and after (by induction on the round: their
+//! instances use no changed fact, and their facts are the same), so every fact keeps its
+//! counts of rounds below k₀; the stratum's relations are laid out again with the facts of
+//! rounds below k₀ − 1 as the old rows and those of round k₀ − 1 as the delta, and rounds k₀
+//! on are evaluated again over the new lower strata, counting each round's instances by the
+//! semi-naive plans. The new counts are compared with the old ones (counts changed, facts
+//! whose round moved, facts that came and went). No instance reached: the stratum is
+//! unchanged and nothing is replayed.
 
 use std::collections::HashMap;
 
@@ -49,15 +56,18 @@ fn add_at(counts: &mut RoundCounts, round: u32, n: u64) {
 }
 
 impl Database<'_> {
-    /// Evaluates recursive stratum `s` again from round 1, its relations emptied first, and
-    /// returns its new counts per relation (`relations` of the stratum, in order). Afterwards
-    /// the stratum's relations hold the new model of the stratum.
+    /// Evaluates recursive stratum `s` again from round `from` on: `counts` (per relation of
+    /// the stratum, in order) are the counts of rounds below `from`, and become the new
+    /// counts. The stratum's relations are emptied first and laid out again from `counts`;
+    /// afterwards they hold the new model of the stratum. Returns the rounds evaluated.
     pub(crate) fn evaluate_rounds(
         &mut self,
         s: usize,
         plans: &ReplayPlans,
         work: &WorkCounter,
-    ) -> (Vec<HashMap<Tuple, RoundCounts>>, u64) {
+        from: u32,
+        counts: &mut [HashMap<Tuple, RoundCounts>],
+    ) -> u64 {
         let program = self.program;
         let stratum = &program.strata[s];
         let slot = |rel: RelId| {
@@ -67,10 +77,34 @@ impl Database<'_> {
                 .position(|&r| r == rel)
                 .expect("a head of the stratum")
         };
-        let mut counts: Vec<HashMap<Tuple, RoundCounts>> =
-            vec![HashMap::new(); stratum.relations.len()];
         for &rel in &stratum.relations {
             self.relations[rel].clear();
+        }
+        let mut versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
+        let mut out: Vec<Value> = Vec::new();
+        if from > 1 {
+            // Rounds below `from` are kept: their facts as the old rows and the delta of the
+            // round before `from`, in a fixed order.
+            for (&rel, kept) in stratum.relations.iter().zip(counts.iter()) {
+                let mut facts: Vec<(u32, &Tuple)> =
+                    kept.iter().map(|(t, rc)| (rc[0].0, t)).collect();
+                facts.sort_unstable();
+                let relation = &mut self.relations[rel];
+                let mut old_end = 0;
+                for (round, t) in facts {
+                    work.probe(1);
+                    relation.insert(t);
+                    if round + 1 < from {
+                        old_end = relation.end();
+                    }
+                }
+                versions[rel] = Versions {
+                    old_end,
+                    delta_end: relation.end(),
+                };
+            }
+            let last = self.rounds_from(s, plans, work, &mut versions, &mut out, from, counts);
+            return u64::from(last + 1 - from);
         }
         for &f in &stratum.facts {
             let fact = &program.facts[f];
@@ -84,16 +118,13 @@ impl Database<'_> {
                 1,
             );
         }
-        let mut versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
-        let mut out: Vec<Value> = Vec::new();
-        let mut round: u32 = 1;
         for plan in &plans.base {
             self.run_plan(
                 plan,
                 &versions,
                 work,
                 &mut out,
-                round,
+                1,
                 &mut counts[slot(plan.head_rel)],
             );
         }
@@ -104,14 +135,42 @@ impl Database<'_> {
                 delta_end: self.relations[rel].end(),
             };
         }
+        let last = self.rounds_from(s, plans, work, &mut versions, &mut out, 2, counts);
+        u64::from(last)
+    }
+
+    /// Semi-naive rounds `from`, `from` + 1, ... of stratum `s` until one derives nothing
+    /// new, `versions` showing the rows of rounds below `from` − 1 as old and those of
+    /// round `from` − 1 as the delta; returns the last round.
+    #[allow(clippy::too_many_arguments)]
+    fn rounds_from(
+        &mut self,
+        s: usize,
+        plans: &ReplayPlans,
+        work: &WorkCounter,
+        versions: &mut [Versions],
+        out: &mut Vec<Value>,
+        from: u32,
+        counts: &mut [HashMap<Tuple, RoundCounts>],
+    ) -> u32 {
+        let program = self.program;
+        let stratum = &program.strata[s];
+        let slot = |rel: RelId| {
+            stratum
+                .relations
+                .iter()
+                .position(|&r| r == rel)
+                .expect("a head of the stratum")
+        };
+        let mut round = from - 1;
         loop {
             round += 1;
             for plan in &plans.recursive {
                 self.run_plan(
                     plan,
-                    &versions,
+                    versions,
                     work,
-                    &mut out,
+                    out,
                     round,
                     &mut counts[slot(plan.head_rel)],
                 );
@@ -125,10 +184,9 @@ impl Database<'_> {
                 v.delta_end = end;
             }
             if !grew {
-                break;
+                return round;
             }
         }
-        (counts, u64::from(round))
     }
 
     /// Runs one plan of round `round`: counts each instance at its head's `counts` and inserts
@@ -164,17 +222,30 @@ impl Database<'_> {
         }
     }
 
-    /// Replays recursive stratum `s` (see the module header): its counts in `counts` (per
-    /// relation of the stratum, in order) become the new ones, and its net changes are
-    /// applied as events, so that the strata above see them one fact at a time.
+    /// Replays recursive stratum `s` from round `from` (see the module header): its counts
+    /// in `counts` (per relation of the stratum, in order) become the new ones, and its net
+    /// changes are applied as events, so that the strata above see them one fact at a time.
     pub(crate) fn replay(
         &mut self,
         s: usize,
         plans: &ReplayPlans,
+        from: u32,
         counts: &mut [HashMap<Tuple, RoundCounts>],
         pending: &mut Pending,
     ) -> Replayed {
-        let (new, rounds) = self.evaluate_rounds(s, plans, &pending.work);
+        let mut new: Vec<HashMap<Tuple, RoundCounts>> = counts
+            .iter()
+            .map(|old| {
+                old.iter()
+                    .filter_map(|(t, rc)| {
+                        let kept: RoundCounts =
+                            rc.iter().copied().filter(|&(r, _)| r < from).collect();
+                        (!kept.is_empty()).then(|| (t.clone(), kept))
+                    })
+                    .collect()
+            })
+            .collect();
+        let rounds = self.evaluate_rounds(s, plans, &pending.work, from, &mut new);
         let program = self.program;
         let stratum = &program.strata[s];
         let mut out = Replayed {

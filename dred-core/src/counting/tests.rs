@@ -293,3 +293,53 @@ fn two_hop_view_counts() {
     assert_eq!((report.inserted, report.counts_changed), (Some(1), Some(2)));
     assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
 }
+
+/// Reachability from `start` along a chain a → b → c → d: reach(a) is of round 1, reach(b)
+/// of 2, reach(c) of 3, reach(d) of 4. Deleting edge(c, d) reaches first the instance
+/// reach(d) ← reach(c) ∘ edge(c, d), of round 4: rounds 1 to 3 are kept and the replay
+/// evaluates round 4 alone (it derives nothing new). Inserting edge(d, e) after putting
+/// edge(c, d) back reaches round 5 first: rounds 5 (reach(e)) and 6 (nothing new).
+#[test]
+fn a_change_late_in_the_rounds_replays_from_that_round() {
+    let src = ".decl start(x: symbol)\n.decl edge(x: symbol, y: symbol)\n.decl reach(x: symbol)\n\
+        .input start\n.input edge\n.output reach\n\
+        reach(x) :- start(x).\nreach(y) :- reach(x), edge(x, y).\n";
+    let (program, mut symbols, mut edb) = with_edges(src, &[("a", "b"), ("b", "c"), ("c", "d")]);
+    let start = program.relation_id("start").expect("start");
+    edb.insert(Fact::new(start, vec![symbols.intern("a")]));
+    let mut counting = Counting::new(program.clone());
+    counting.materialise(&edb).expect("materialise");
+    let reach = program.relation_id("reach").expect("reach");
+    let d = vec![symbols.intern("d")];
+    assert_eq!(counting.round_counts(reach, &d), Some(vec![(4, 1)]));
+
+    let batch = delete_edge(&program, &mut symbols, &edb, "c", "d");
+    let report = counting.apply(&batch).expect("apply");
+    edb.apply(&batch);
+    assert_eq!(report.rounds_replayed, Some(1));
+    assert_eq!(
+        (report.overdeleted, report.counts_changed),
+        (Some(1), Some(1))
+    );
+    assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+
+    let edge = program.relation_id("edge").expect("edge");
+    let cd = Fact::new(edge, vec![symbols.intern("c"), symbols.intern("d")]);
+    let de = Fact::new(edge, vec![symbols.intern("d"), symbols.intern("e")]);
+    for insertions in [vec![cd], vec![de]] {
+        let batch = Batch::normalise(
+            &RequestedBatch {
+                deletions: vec![],
+                insertions,
+            },
+            &edb,
+        );
+        let report = counting.apply(&batch).expect("apply");
+        edb.apply(&batch);
+        assert_eq!(report.rounds_replayed, Some(2), "{report:?}");
+        assert_eq!(report.inserted, Some(1));
+        assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+    }
+    let e = vec![symbols.intern("e")];
+    assert_eq!(counting.round_counts(reach, &e), Some(vec![(5, 1)]));
+}
