@@ -18,28 +18,36 @@
 //! - Algorithm: the database changes one fact at a time ([`events`]): EDB facts first, then
 //!   stratum by stratum in evaluation order each fact whose count left or reached 0 (a
 //!   non-recursive stratum), whose round counts came or went (a recursive stratum, replayed
-//!   from round 1 when its input changed: [`rounds`]), or whose group's value moved (an
-//!   aggregate, folded again from its input). Every event adjusts the counts of the
-//!   non-recursive rules above it by the delta rules, seeded with its fact on the chassis's
-//!   plans and executor ([`crate::exec::Matcher`]). A lower stratum's net changes feed the
-//!   next, as in `dred`; negation counts an instance from the moment its negated fact leaves.
-//! - What it is not: the recursive part is *not* incremental within a stratum. Replay
-//!   re-evaluates the stratum's rounds over the new input (its cost is a recomputation of the
-//!   stratum, plus comparing the counts); the per-round counts say which facts' derivations
-//!   changed and whose round moved, and make the counts sound under recursion, but a change
-//!   that only touches late rounds still replays the early ones. Maintaining the rounds by
-//!   differences from the first changed round on (as differential dataflow does per
-//!   iteration) is the step this engine leaves for later.
+//!   from the first round its changed input reaches: [`rounds`], [`earliest`]), or whose
+//!   group's value moved (an aggregate, folded again from its input). Every event adjusts
+//!   the counts of the non-recursive rules above it by the delta rules, seeded with its fact
+//!   on the chassis's plans and executor ([`crate::exec::Matcher`]). A lower stratum's net
+//!   changes feed the next, as in `dred`; negation counts an instance from the moment its
+//!   negated fact leaves.
+//! - What it is not: the recursive part is incremental only in where it starts. From the
+//!   first round k₀ a changed input fact reaches, replay evaluates every later round again
+//!   over the stratum's whole rows (semi-naively, not by differences), and it lays the
+//!   stratum's rows out again first; rounds below k₀ keep their counts without being
+//!   evaluated. Where a change touches round 1 — any change to a relation a base rule reads,
+//!   the common case of transitive closure — that is a recomputation of the stratum plus a
+//!   comparison of the counts. A change to a relation the stratum reads under negation
+//!   replays from round 1. Maintaining each round by differences (as differential dataflow
+//!   does per iteration), so that a fact whose earliest derivation goes moves to a later
+//!   round at the cost of what changed, is the step this engine leaves for later; the
+//!   per-round counts it keeps are what that step needs, and they make the counts sound
+//!   under recursion (one count per fact is not: see the unit tests).
 //! - Counters ([`BatchReport`]): `counts_changed` (facts whose count, or counts per round,
 //!   differ after the batch, facts that came and went included; an aggregate row that came
 //!   or went counts as a count of 1 reaching or leaving 0), `rounds_moved` (recursive
 //!   facts holding before and after whose round differs), `rounds_replayed` (rounds evaluated
-//!   by replays), `inserted`/`overdeleted` (derived facts that came/went), `insert_work` and
-//!   `insert_ns` (the whole batch: joins, one probe per row inserted or removed).
+//!   by replays, k₀ on), `inserted`/`overdeleted` (derived facts that came/went), `insert_work`
+//!   and `insert_ns` (the whole batch: joins, one probe per row inserted or removed).
 //! - Cost per batch: O(Σ instances using a changed fact) for the non-recursive strata, each
-//!   found by one seeded join per event; plus a recomputation of every recursive stratum
-//!   whose input changed. Memory: the relations, one count (a tuple key and a word) per fact
-//!   of a non-recursive stratum and one list of (round, count) per fact of a recursive one.
+//!   found by one seeded join per event; per recursive stratum whose input changed, the
+//!   seeded search for k₀, a pass over its facts (layout, comparison) and the evaluation of
+//!   rounds k₀ on. Memory: the relations, one count (a tuple key and a word) per fact of a
+//!   non-recursive stratum and one list of (round, count) per fact of a recursive one; during
+//!   a replay, a second copy of the stratum's counts.
 
 mod earliest;
 mod events;
@@ -76,10 +84,10 @@ enum FactCounts {
 /// The `counting` engine (see the module header).
 #[derive(Clone, Debug)]
 pub struct Counting {
-    /// The program as given (for [`Counting::program`]).
-    given: Arc<Program>,
-    /// The program, wildcards of positive atoms named (so a binding names every body fact).
+    /// The program as given.
     program: Arc<Program>,
+    /// The program, wildcards of positive atoms named (so a binding names every body fact).
+    named: Arc<Program>,
     /// Every relation, EDB and IDB, with the plans' indexes.
     relations: Vec<Relation>,
     plans: CountingPlans,
@@ -104,25 +112,25 @@ struct Counters {
 
 impl Counting {
     /// A counting engine for `program`; it supports every checked program.
-    pub fn new(given: Arc<Program>) -> Self {
-        let program = Arc::new(given.with_named_wildcards());
-        let mut relations: Vec<Relation> = program
+    pub fn new(program: Arc<Program>) -> Self {
+        let named = Arc::new(program.with_named_wildcards());
+        let mut relations: Vec<Relation> = named
             .relations
             .iter()
             .map(|d| Relation::new(d.arity()))
             .collect();
-        let plans = CountingPlans::new(&program, &mut relations);
-        let counts = (0..program.relations.len())
-            .map(|rel| match program.stratum_of[rel] {
-                Some(s) if program.strata[s].aggregate.is_some() => FactCounts::Stored,
-                Some(s) if program.strata[s].recursive => FactCounts::PerRound(HashMap::new()),
+        let plans = CountingPlans::new(&named, &mut relations);
+        let counts = (0..named.relations.len())
+            .map(|rel| match named.stratum_of[rel] {
+                Some(s) if named.strata[s].aggregate.is_some() => FactCounts::Stored,
+                Some(s) if named.strata[s].recursive => FactCounts::PerRound(HashMap::new()),
                 Some(_) => FactCounts::Single(HashMap::new()),
                 None => FactCounts::Stored,
             })
             .collect();
         Counting {
-            given,
             program,
+            named,
             relations,
             plans,
             counts,
@@ -135,7 +143,7 @@ impl Counting {
 
     /// The program it maintains, as it was given.
     pub fn program(&self) -> &Arc<Program> {
-        &self.given
+        &self.program
     }
 
     /// The derivation count of a fact of a non-recursive stratum (0 when it does not hold);
@@ -164,7 +172,7 @@ impl Counting {
         edb_events: impl IntoIterator<Item = (RelId, Tuple, bool)>,
         mut pending: Pending,
     ) -> Result<(Pending, Counters), EngineError> {
-        let program = self.program.clone();
+        let program = self.named.clone();
         let mut counters = Counters::default();
         let mut db = Database {
             program: &program,
@@ -361,7 +369,7 @@ impl Engine for Counting {
         self.batches = 0;
         self.broken = None;
         self.materialised = true;
-        let program = self.program.clone();
+        let program = self.named.clone();
         let mut pending = Pending::new(
             program.relations.len(),
             program.strata.len(),
@@ -398,7 +406,7 @@ impl Engine for Counting {
         self.check_batch(batch)?;
         self.batches += 1;
         let t = Instant::now();
-        let program = self.program.clone();
+        let program = self.named.clone();
         let pending = Pending::new(
             program.relations.len(),
             program.strata.len(),
@@ -427,11 +435,11 @@ impl Engine for Counting {
     }
 
     fn model(&self) -> Model {
-        idb_model(&self.program, &self.relations)
+        idb_model(&self.named, &self.relations)
     }
 
     fn digest(&self) -> ModelDigest {
-        idb_digest(&self.program, &self.relations)
+        idb_digest(&self.named, &self.relations)
     }
 
     fn net_change(&self) -> Option<NetChange> {
