@@ -1,5 +1,5 @@
 //! The first round of a recursive stratum that a batch's changed input facts reach: k₀ of
-//! [`crate::counting::rounds`]' replay.
+//! `counting::rounds`' replay.
 //!
 //! Why over the old and the new input together: a round below k₀ must have no instance
 //! that uses a changed input fact, neither an old one (a deleted fact in it) nor a new one

@@ -13,12 +13,12 @@
 //! - Postcondition, per derived fact of a non-recursive stratum: its count is the number of
 //!   rule instances (program facts included) deriving it over the current database, above 0
 //!   exactly when it holds. Per fact of a recursive stratum: its counts per round
-//!   ([`rounds`]), the first of which is the round semi-naive evaluation first derives it in.
+//!   (`rounds`), the first of which is the round semi-naive evaluation first derives it in.
 //!   An aggregate fact holds alone for its group (no count).
-//! - Algorithm: the database changes one fact at a time ([`events`]): EDB facts first, then
+//! - Algorithm: the database changes one fact at a time (`events`): EDB facts first, then
 //!   stratum by stratum in evaluation order each fact whose count left or reached 0 (a
 //!   non-recursive stratum), whose round counts came or went (a recursive stratum, replayed
-//!   from the first round its changed input reaches: [`rounds`], [`earliest`]), or whose
+//!   from the first round its changed input reaches: `rounds`, `earliest`), or whose
 //!   group's value moved (an aggregate, folded again from its input). Every event adjusts
 //!   the counts of the non-recursive rules above it by the delta rules, seeded with its fact
 //!   on the chassis's plans and executor ([`crate::exec::Matcher`]). A lower stratum's net

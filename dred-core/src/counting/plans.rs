@@ -31,7 +31,7 @@ pub(crate) struct ReplayPlans {
     pub recursive: Vec<RulePlan>,
     /// Per (rule, positive atom over a lower relation): the rule seeded with one fact of
     /// that relation, every other atom over the live rows — the instances a changed input
-    /// fact is in, for [`crate::counting::rounds`]' first changed round.
+    /// fact is in, for `counting::rounds`' first changed round.
     pub seeded: Vec<(RelId, SeededPlan)>,
     /// Lower relations some rule of the stratum reads under negation.
     pub negated_inputs: Vec<RelId>,
