@@ -403,6 +403,14 @@ pub struct BatchReport {
     pub abandoned: Option<usize>,
     /// `auto`: its predicted nanoseconds of DRed, B/F and recomputation for the batch.
     pub predicted_ns: Option<[u64; 3]>,
+    /// `counting`: derived facts whose derivation count (per round, in a recursive stratum)
+    /// changed, facts that came or went included.
+    pub counts_changed: Option<u64>,
+    /// `counting`: facts of recursive strata holding before and after the batch whose round
+    /// (the first round of semi-naive evaluation deriving them) moved.
+    pub rounds_moved: Option<u64>,
+    /// `counting`: rounds of recursive strata evaluated again.
+    pub rounds_replayed: Option<u64>,
     /// Work counted in phase 1 (engines that count it).
     pub overdelete_work: Option<Work>,
     /// Work counted in phase 2.

@@ -23,6 +23,7 @@
 pub mod auto;
 pub mod bf;
 pub mod check;
+pub mod counting;
 pub mod diagnostic;
 pub mod dred;
 pub mod engine;
@@ -48,6 +49,7 @@ pub mod value;
 pub use auto::Auto;
 pub use bf::Bf;
 pub use check::{check, load_program};
+pub use counting::Counting;
 pub use diagnostic::{Diagnostic, SourceFile, Span};
 pub use dred::{Dred, Reference, WrongSupport};
 pub use engine::{

@@ -6,7 +6,9 @@ use clap::ValueEnum;
 use dd_baseline::{Cluster, DdConfig, DdEngine};
 use dred_core::maintain::recompute::RecomputeLevels;
 use dred_core::per_batch::PerBatch;
-use dred_core::{Auto, Bf, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport};
+use dred_core::{
+    Auto, Bf, Counting, Dred, Engine, Oracle, Program, Recompute, Reference, WrongSupport,
+};
 
 /// EDBs up to this many facts count as small: the default engine set then includes the
 /// instance-enumerating `reference` and `oracle`.
@@ -41,6 +43,10 @@ pub enum EngineKind {
     /// `recompute-levels`) from predicted costs, and abandoned for recomputation once it
     /// passes a budget set by the predicted recomputation (`dred_core::auto`).
     Auto,
+    /// Derivation counts (Gupta, Mumick and Subrahmanian 1993): one per fact in non-recursive
+    /// strata, one per round of semi-naive evaluation in recursive strata (replayed when
+    /// their input changes); negation and aggregates through the strata's net changes.
+    Counting,
     /// Naive evaluation by ground enumeration, independent of every other engine; slow.
     Oracle,
     /// The same program compiled to differential-dataflow on timely: `--workers` threads per
@@ -60,6 +66,7 @@ impl EngineKind {
             EngineKind::RecomputeLevels => "recompute-levels",
             EngineKind::Rotate => "rotate",
             EngineKind::Auto => "auto",
+            EngineKind::Counting => "counting",
             EngineKind::Oracle => "oracle",
             EngineKind::Dd => "dd",
         }
@@ -99,6 +106,7 @@ impl EngineKind {
             | EngineKind::RecomputeLevels
             | EngineKind::Rotate
             | EngineKind::Auto
+            | EngineKind::Counting
             | EngineKind::Oracle
             | EngineKind::Dd => true,
         }
@@ -122,6 +130,7 @@ impl EngineKind {
             EngineKind::RecomputeLevels => Box::new(RecomputeLevels::new(program)),
             EngineKind::Rotate => Box::new(PerBatch::rotating(program)),
             EngineKind::Auto => Box::new(Auto::new(program)),
+            EngineKind::Counting => Box::new(Counting::new(program)),
             EngineKind::Oracle => Box::new(Oracle::new(program)),
             EngineKind::Dd => Box::new(DdEngine::new(
                 program,

@@ -99,7 +99,7 @@ fn key(r: &ReportRow) -> RowKey {
 }
 
 /// The deterministic figures of a row, named.
-fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 11] {
+fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 14] {
     [
         ("eff_del", Some(r.eff_del)),
         ("eff_ins", Some(r.eff_ins)),
@@ -115,6 +115,9 @@ fn figures(r: &ReportRow) -> [(&'static str, Option<usize>); 11] {
             "backward_instances",
             r.backward_instances.map(|n| n as usize),
         ),
+        ("counts_changed", r.counts_changed.map(|n| n as usize)),
+        ("rounds_moved", r.rounds_moved.map(|n| n as usize)),
+        ("rounds_replayed", r.rounds_replayed.map(|n| n as usize)),
     ]
 }
 

@@ -106,6 +106,18 @@ pub struct ReportRow {
     /// `auto`: predicted nanoseconds of recomputing the affected strata.
     #[serde(default)]
     pub predicted_recompute_ns: Option<u64>,
+    /// `counting`: derived facts whose derivation count (per round, in a recursive stratum)
+    /// changed, facts that came or went included; empty for other engines and in reports of
+    /// older revisions.
+    #[serde(default)]
+    pub counts_changed: Option<u64>,
+    /// `counting`: facts of recursive strata holding before and after whose round (the first
+    /// semi-naive round deriving them) moved.
+    #[serde(default)]
+    pub rounds_moved: Option<u64>,
+    /// `counting`: rounds of recursive strata evaluated again.
+    #[serde(default)]
+    pub rounds_replayed: Option<u64>,
     /// Phase 1 hash probes into stored relations (index lookups, membership tests, inserts).
     #[serde(default)]
     pub overdelete_probes: Option<u64>,

@@ -21,7 +21,7 @@ fn agreeing_engines_give_the_summary_line_and_exit_0() {
         );
         assert!(
             err.contains(
-                "engines oracle,recompute,dred,reference,bf,dd,recompute-levels,rotate,auto"
+                "engines oracle,recompute,dred,reference,bf,dd,recompute-levels,rotate,auto,counting"
             ),
             "{err}"
         );

@@ -297,7 +297,8 @@ fn check_full_on_the_seed_example() {
 /// A program with negation and an aggregate over the seed graph, through every engine that
 /// maintains it: the batch that deletes edge(a, b) inserts `unreachable` facts at level 1 and
 /// changes a's out-degree at the aggregate's level; the trace tags rounds with `stratum`, and
-/// `oracle` checks every model (the chassis's `recompute-levels` and `rotate` included).
+/// `oracle` checks every model (the chassis's `recompute-levels` and `rotate`, and
+/// `counting`, included).
 #[test]
 fn negation_and_aggregates_run_on_every_engine() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -328,7 +329,7 @@ fn negation_and_aggregates_run_on_every_engine() {
         "--updates",
         &updates,
         "--engines",
-        "dred,reference,bf,dd,recompute,oracle,recompute-levels,rotate,auto",
+        "dred,reference,bf,dd,recompute,oracle,recompute-levels,rotate,auto,counting",
         "--check",
         "full",
         "--trace",
@@ -457,4 +458,52 @@ fn bf_reports_its_checks_on_the_seed() {
             "path(\"a\", \"c\")"
         ]
     );
+}
+
+/// `counting` on the seed: its report has its counters — three facts' counts changed
+/// (path(a, b) and path(a, c) went, path(a, d) lost its two derivations of round 3), no round
+/// moved, the recursive stratum replayed over 4 rounds — and `overdeleted` is its net removal;
+/// `dred`'s rows leave the columns empty.
+#[test]
+fn counting_reports_its_counts_on_the_seed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("report.csv");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        "datasets/seed/path.dl",
+        "--facts",
+        "datasets/seed/facts",
+        "--updates",
+        "datasets/seed/delete-ab.updates",
+        "--engines",
+        "dred,counting,oracle",
+        "--check",
+        "full",
+        "--report",
+        report.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut rdr = csv::Reader::from_path(&report).expect("report");
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    let figures = |engine: &str| -> Vec<String> {
+        let row = rows
+            .iter()
+            .find(|r| &r[col("engine")] == engine && &r[col("batch")] == "1")
+            .unwrap_or_else(|| panic!("{engine} batch 1"));
+        [
+            "overdeleted",
+            "model_removed",
+            "counts_changed",
+            "rounds_moved",
+            "rounds_replayed",
+        ]
+        .iter()
+        .map(|n| row[col(n)].to_string())
+        .collect()
+    };
+    assert_eq!(figures("counting"), ["2", "2", "3", "0", "4"]);
+    assert_eq!(figures("dred"), ["3", "2", "", "", ""]);
 }

@@ -48,7 +48,7 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "recompute,dred,reference,bf,dd,recompute-levels,rotate,auto"
+        default_value = "recompute,dred,reference,bf,dd,recompute-levels,rotate,auto,counting"
     )]
     pub engines: Vec<EngineKind>,
     /// Generate programs with stratified negation.

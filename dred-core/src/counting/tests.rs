@@ -1,0 +1,345 @@
+//! Unit tests of `counting`: one count per fact is unsound under recursion and counts per
+//! round are not; a fact whose earliest derivation goes moves to a later round; the seed
+//! example's batch with its counts; a non-recursive view's counts.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Counting;
+use crate::engine::{Batch, Edb, Engine, Fact, RequestedBatch};
+use crate::seed::seed_setup as setup;
+use crate::{load_program, Oracle, Program, SourceFile, Symbols};
+
+/// Linear transitive closure.
+const LINEAR_PATH: &str = ".decl edge(x: symbol, y: symbol)\n.decl path(x: symbol, y: symbol)\n\
+    .input edge\n.output path\npath(x, y) :- edge(x, y).\npath(x, z) :- path(x, y), edge(y, z).\n";
+
+/// Every counted fact as `fact [(round, count), ..]` (round 0 for a non-recursive stratum).
+fn listing(program: &Program, symbols: &Symbols, engine: &Counting) -> Vec<String> {
+    engine
+        .derivation_counts()
+        .iter()
+        .map(|(rel, t, c)| format!("{} {c:?}", program.fact_to_string(symbols, *rel, t)))
+        .collect()
+}
+
+/// A program and an EDB of `edge` facts.
+fn with_edges(src: &str, edges: &[(&str, &str)]) -> (std::sync::Arc<Program>, Symbols, Edb) {
+    let mut symbols = Symbols::new();
+    let program = std::sync::Arc::new(
+        load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program"),
+    );
+    let edge = program.relation_id("edge").expect("edge");
+    let mut edb = Edb::empty(&program);
+    for (a, b) in edges {
+        edb.insert(Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]));
+    }
+    (program, symbols, edb)
+}
+
+/// The batch deleting `edge(a, b)`.
+fn delete_edge(program: &Program, symbols: &mut Symbols, edb: &Edb, a: &str, b: &str) -> Batch {
+    let edge = program.relation_id("edge").expect("edge");
+    let f = Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]);
+    Batch::normalise(
+        &RequestedBatch {
+            deletions: vec![f],
+            insertions: vec![],
+        },
+        edb,
+    )
+}
+
+/// One count per fact (GMS93) applied, wrongly, to linear transitive closure, by hand: each
+/// `path` fact's count is the number of instances of its two rules over the database; deleting
+/// an edge takes one from the heads of the instances it is in, and a fact whose count reaches
+/// 0 leaves and does the same for the instances it is in, until no count reaches 0. Returns
+/// the counts above 0 afterwards.
+fn one_count_per_fact(
+    edges: &[(&str, &str)],
+    deleted: (&str, &str),
+) -> BTreeMap<(String, String), u64> {
+    let s = |v: &str| v.to_string();
+    let mut edge: BTreeSet<(String, String)> = edges.iter().map(|&(a, b)| (s(a), s(b))).collect();
+    let mut path = edge.clone();
+    loop {
+        let more: Vec<_> = path
+            .iter()
+            .flat_map(|(x, y)| {
+                edge.iter()
+                    .filter(move |(y2, _)| y2 == y)
+                    .map(move |(_, z)| (x.clone(), z.clone()))
+            })
+            .collect();
+        let before = path.len();
+        path.extend(more);
+        if path.len() == before {
+            break;
+        }
+    }
+    let mut count: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for e in &edge {
+        *count.entry(e.clone()).or_default() += 1;
+    }
+    for (x, y) in &path {
+        for (_, z) in edge.iter().filter(|(y2, _)| y2 == y) {
+            *count.entry((x.clone(), z.clone())).or_default() += 1;
+        }
+    }
+    // The deleted edge's instances: path(u, v) by the first rule, path(x, u) ∘ edge(u, v).
+    let (u, v) = (s(deleted.0), s(deleted.1));
+    let mut lost = vec![(u.clone(), v.clone())];
+    lost.extend(
+        path.iter()
+            .filter(|(_, y)| *y == u)
+            .map(|(x, _)| (x.clone(), v.clone())),
+    );
+    edge.remove(&(u, v));
+    while let Some(head) = lost.pop() {
+        let c = count.get_mut(&head).expect("a counted fact");
+        *c -= 1;
+        if *c == 0 {
+            count.remove(&head);
+            path.remove(&head);
+            let (x, y) = head;
+            lost.extend(
+                edge.iter()
+                    .filter(|(y2, _)| *y2 == y)
+                    .map(|(_, z)| (x.clone(), z.clone())),
+            );
+        }
+    }
+    count
+}
+
+/// A 2-cycle a ⇄ b with support from outside, s → a. Deleting the support leaves path(s, a)
+/// and path(s, b) without a derivation, but with one count per fact each keeps the other's
+/// count above 0 (path(s, a) ← path(s, b) ∘ edge(b, a), path(s, b) ← path(s, a) ∘ edge(a,
+/// b)), so neither leaves. Counted per round, path(s, a)'s derivations are of rounds 1 (the
+/// support) and 3 (through the cycle, from path(s, b) of round 2): once round 1's goes, no
+/// derivation is founded on an earlier round and both leave, as the oracle says.
+#[test]
+fn one_count_per_fact_is_unsound_under_recursion_and_counts_per_round_are_not() {
+    let edges = [("s", "a"), ("a", "b"), ("b", "a")];
+    let kept = one_count_per_fact(&edges, ("s", "a"));
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(kept.get(&s("s", "a")), Some(&1), "{kept:?}");
+    assert_eq!(kept.get(&s("s", "b")), Some(&1), "{kept:?}");
+
+    let (program, mut symbols, mut edb) = with_edges(LINEAR_PATH, &edges);
+    let mut counting = Counting::new(program.clone());
+    counting.materialise(&edb).expect("materialise");
+    let path = program.relation_id("path").expect("path");
+    let fact = |symbols: &mut Symbols, a: &str, b: &str| vec![symbols.intern(a), symbols.intern(b)];
+    let sa = fact(&mut symbols, "s", "a");
+    let sb = fact(&mut symbols, "s", "b");
+    assert_eq!(counting.round_counts(path, &sa), Some(vec![(1, 1), (3, 1)]));
+    assert_eq!(counting.round_counts(path, &sb), Some(vec![(2, 1)]));
+    let batch = delete_edge(&program, &mut symbols, &edb, "s", "a");
+    let report = counting.apply(&batch).expect("apply");
+    edb.apply(&batch);
+    assert_eq!(counting.round_counts(path, &sa), Some(vec![]));
+    assert_eq!(counting.round_counts(path, &sb), Some(vec![]));
+    assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+    // The naive counts kept exactly the two facts the model lost.
+    let naive: BTreeSet<(String, String)> = kept.into_keys().collect();
+    let model: BTreeSet<(String, String)> = counting.model().relations[path]
+        .iter()
+        .map(|t| {
+            s(
+                symbols.name(t[0]).expect("a"),
+                symbols.name(t[1]).expect("b"),
+            )
+        })
+        .collect();
+    let extra: Vec<_> = naive.difference(&model).cloned().collect();
+    assert_eq!(extra, vec![s("s", "a"), s("s", "b")]);
+    assert_eq!(report.overdeleted, Some(2));
+    assert_eq!(
+        report.counts_changed,
+        Some(2),
+        "path(s, a) and path(s, b) went"
+    );
+}
+
+/// a → b → c with a shortcut a → c: path(a, c) is of round 1 (the shortcut) with a second
+/// derivation of round 2 (path(a, b) ∘ edge(b, c)). Deleting the shortcut takes its earliest
+/// derivation: it stays, moved to round 2.
+#[test]
+fn deleting_a_shortcut_moves_a_fact_to_a_later_round() {
+    let (program, mut symbols, edb) =
+        with_edges(LINEAR_PATH, &[("a", "b"), ("b", "c"), ("a", "c")]);
+    let mut counting = Counting::new(program.clone());
+    counting.materialise(&edb).expect("materialise");
+    let path = program.relation_id("path").expect("path");
+    let ac = vec![symbols.intern("a"), symbols.intern("c")];
+    assert_eq!(counting.round_counts(path, &ac), Some(vec![(1, 1), (2, 1)]));
+    let batch = delete_edge(&program, &mut symbols, &edb, "a", "c");
+    let report = counting.apply(&batch).expect("apply");
+    assert_eq!(counting.round_counts(path, &ac), Some(vec![(2, 1)]));
+    assert_eq!(report.rounds_moved, Some(1));
+    assert_eq!(report.counts_changed, Some(1));
+    assert_eq!(report.overdeleted, Some(0));
+    // Rounds 1 and 2 derive facts, round 3 finds nothing new.
+    assert_eq!(report.rounds_replayed, Some(3));
+}
+
+/// The seed example (SPEC §6), non-linear `path`: its 55 old instances as counts per round,
+/// then deleting edge(a, b). path(a, b) and path(a, c) lose every derivation; path(a, d)
+/// keeps its round-2 derivation through e (path(a, e) ∘ path(e, d)) and loses both of round
+/// 3 (through b and through c) — DRed over-deletes and rederives it, counting keeps it with
+/// a lower count. Nothing of the u, v, w component changes.
+#[test]
+fn seed_batch_counts() {
+    let (program, mut symbols, mut edb) = setup(include_str!("../../../datasets/seed/path.dl"));
+    let mut counting = Counting::new(program.clone());
+    counting.materialise(&edb).expect("materialise");
+    let before = listing(&program, &symbols, &counting);
+    let a_row = [
+        r#"path("a", "b") [(1, 1), (3, 2)]"#,
+        r#"path("a", "c") [(2, 1), (3, 1)]"#,
+        r#"path("a", "d") [(2, 1), (3, 2)]"#,
+        r#"path("a", "e") [(1, 1)]"#,
+    ];
+    let rest = [
+        r#"path("b", "b") [(2, 1), (3, 1)]"#,
+        r#"path("b", "c") [(1, 1), (3, 2)]"#,
+        r#"path("b", "d") [(2, 1), (3, 1)]"#,
+        r#"path("c", "b") [(1, 1), (3, 2)]"#,
+        r#"path("c", "c") [(2, 1), (3, 1)]"#,
+        r#"path("c", "d") [(1, 1), (3, 2)]"#,
+        r#"path("e", "d") [(1, 1)]"#,
+        r#"path("u", "u") [(3, 2), (4, 1)]"#,
+        r#"path("u", "v") [(1, 1), (3, 1), (4, 2)]"#,
+        r#"path("u", "w") [(2, 1), (4, 2)]"#,
+        r#"path("v", "u") [(2, 1), (4, 2)]"#,
+        r#"path("v", "v") [(3, 2), (4, 1)]"#,
+        r#"path("v", "w") [(1, 1), (3, 1), (4, 2)]"#,
+        r#"path("w", "u") [(1, 1), (3, 1), (4, 2)]"#,
+        r#"path("w", "v") [(2, 1), (4, 2)]"#,
+        r#"path("w", "w") [(3, 2), (4, 1)]"#,
+    ];
+    let expected: Vec<&str> = a_row.iter().chain(&rest).copied().collect();
+    assert_eq!(before, expected);
+    let instances: u64 = counting
+        .derivation_counts()
+        .iter()
+        .flat_map(|(_, _, c)| c.iter().map(|&(_, n)| n))
+        .sum();
+    assert_eq!(instances, 55, "SPEC §6: 55 old successful instances");
+
+    let batch = delete_edge(&program, &mut symbols, &edb, "a", "b");
+    let report = counting.apply(&batch).expect("apply");
+    edb.apply(&batch);
+    let after = listing(&program, &symbols, &counting);
+    let expected: Vec<&str> = [r#"path("a", "d") [(2, 1)]"#, r#"path("a", "e") [(1, 1)]"#]
+        .iter()
+        .chain(&rest)
+        .copied()
+        .collect();
+    assert_eq!(after, expected);
+    assert_eq!(counting.model().len(), 18);
+    assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+    // path(a, b), path(a, c) went; path(a, d)'s counts changed, its round (2) did not.
+    assert_eq!(report.overdeleted, Some(2));
+    assert_eq!(report.inserted, Some(0));
+    assert_eq!(report.counts_changed, Some(3));
+    assert_eq!(report.rounds_moved, Some(0));
+    // The stratum is replayed from round 1: rounds 1 to 3 derive new facts, round 4 only
+    // more derivations of old ones (the u, v, w cycle's) and nothing new, so it is the last.
+    assert_eq!(report.rounds_replayed, Some(4));
+}
+
+/// A non-recursive view over the seed's edges, two-hop paths: one count per fact, the
+/// number of middle nodes. Deleting edge(a, b) takes hop2(a, c)'s only derivation (through
+/// b) and no other; then inserting edge(a, c) derives hop2(a, b) (through c) and gives
+/// hop2(a, d) a second derivation (through c beside e): its count changes, it stays.
+#[test]
+fn two_hop_view_counts() {
+    let src = ".decl edge(x: symbol, y: symbol)\n.decl hop2(x: symbol, z: symbol)\n.input edge\n\
+        .output hop2\nhop2(x, z) :- edge(x, y), edge(y, z).\n";
+    let (program, mut symbols, mut edb) = setup(src);
+    let mut counting = Counting::new(program.clone());
+    counting.materialise(&edb).expect("materialise");
+    let batch = delete_edge(&program, &mut symbols, &edb, "a", "b");
+    let report = counting.apply(&batch).expect("apply");
+    edb.apply(&batch);
+    assert_eq!(report.overdeleted, Some(1));
+    assert_eq!(report.counts_changed, Some(1));
+    assert_eq!(report.rounds_replayed, Some(0), "no recursive stratum");
+    let edge = program.relation_id("edge").expect("edge");
+    let ac = Fact::new(edge, vec![symbols.intern("a"), symbols.intern("c")]);
+    let batch = Batch::normalise(
+        &RequestedBatch {
+            deletions: vec![],
+            insertions: vec![ac],
+        },
+        &edb,
+    );
+    let report = counting.apply(&batch).expect("apply");
+    edb.apply(&batch);
+    assert_eq!(
+        listing(&program, &symbols, &counting),
+        [
+            r#"hop2("a", "b") [(0, 1)]"#,
+            r#"hop2("a", "d") [(0, 2)]"#,
+            r#"hop2("b", "b") [(0, 1)]"#,
+            r#"hop2("b", "d") [(0, 1)]"#,
+            r#"hop2("c", "c") [(0, 1)]"#,
+            r#"hop2("u", "w") [(0, 1)]"#,
+            r#"hop2("v", "u") [(0, 1)]"#,
+            r#"hop2("w", "v") [(0, 1)]"#,
+        ]
+    );
+    assert_eq!((report.inserted, report.counts_changed), (Some(1), Some(2)));
+    assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+}
+
+/// Reachability from `start` along a chain a → b → c → d: reach(a) is of round 1, reach(b)
+/// of 2, reach(c) of 3, reach(d) of 4. Deleting edge(c, d) reaches first the instance
+/// reach(d) ← reach(c) ∘ edge(c, d), of round 4: rounds 1 to 3 are kept and the replay
+/// evaluates round 4 alone (it derives nothing new). Inserting edge(d, e) after putting
+/// edge(c, d) back reaches round 5 first: rounds 5 (reach(e)) and 6 (nothing new).
+#[test]
+fn a_change_late_in_the_rounds_replays_from_that_round() {
+    let src = ".decl start(x: symbol)\n.decl edge(x: symbol, y: symbol)\n.decl reach(x: symbol)\n\
+        .input start\n.input edge\n.output reach\n\
+        reach(x) :- start(x).\nreach(y) :- reach(x), edge(x, y).\n";
+    let (program, mut symbols, mut edb) = with_edges(src, &[("a", "b"), ("b", "c"), ("c", "d")]);
+    let start = program.relation_id("start").expect("start");
+    edb.insert(Fact::new(start, vec![symbols.intern("a")]));
+    let mut counting = Counting::new(program.clone());
+    counting.materialise(&edb).expect("materialise");
+    let reach = program.relation_id("reach").expect("reach");
+    let d = vec![symbols.intern("d")];
+    assert_eq!(counting.round_counts(reach, &d), Some(vec![(4, 1)]));
+
+    let batch = delete_edge(&program, &mut symbols, &edb, "c", "d");
+    let report = counting.apply(&batch).expect("apply");
+    edb.apply(&batch);
+    assert_eq!(report.rounds_replayed, Some(1));
+    assert_eq!(
+        (report.overdeleted, report.counts_changed),
+        (Some(1), Some(1))
+    );
+    assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+
+    let edge = program.relation_id("edge").expect("edge");
+    let cd = Fact::new(edge, vec![symbols.intern("c"), symbols.intern("d")]);
+    let de = Fact::new(edge, vec![symbols.intern("d"), symbols.intern("e")]);
+    for insertions in [vec![cd], vec![de]] {
+        let batch = Batch::normalise(
+            &RequestedBatch {
+                deletions: vec![],
+                insertions,
+            },
+            &edb,
+        );
+        let report = counting.apply(&batch).expect("apply");
+        edb.apply(&batch);
+        assert_eq!(report.rounds_replayed, Some(2), "{report:?}");
+        assert_eq!(report.inserted, Some(1));
+        assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+    }
+    let e = vec![symbols.intern("e")];
+    assert_eq!(counting.round_counts(reach, &e), Some(vec![(5, 1)]));
+}
