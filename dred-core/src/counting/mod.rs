@@ -49,7 +49,7 @@
 //!   non-recursive stratum and one list of (round, count) per fact of a recursive one; during
 //!   a replay, a second copy of the stratum's counts.
 
-mod earliest;
+mod differences;
 mod events;
 mod plans;
 mod rounds;
@@ -201,17 +201,23 @@ impl Counting {
                     })
                     .collect();
                 let changed = std::mem::take(&mut pending.changed_inputs[s]);
-                let from = if pending.from_round_1[s] {
-                    Some(1)
+                let replayed = if pending.from_round_1[s] {
+                    db.replay(s, replay, &mut counts, &mut pending)
                 } else {
-                    db.earliest_round(s, replay, &counts, &changed, &pending.work)
+                    match db.maintain_rounds(s, replay, &mut counts, changed, &mut pending) {
+                        Ok(replayed) => replayed,
+                        Err(message) => {
+                            return Err(EngineError::Invariant {
+                                engine: "counting".into(),
+                                batch: self.batches,
+                                invariant: message,
+                            })
+                        }
+                    }
                 };
-                if let Some(from) = from {
-                    let replayed = db.replay(s, replay, from, &mut counts, &mut pending);
-                    counters.counts_changed += replayed.counts_changed;
-                    counters.rounds_moved += replayed.rounds_moved;
-                    counters.rounds_replayed += replayed.rounds;
-                }
+                counters.counts_changed += replayed.counts_changed;
+                counters.rounds_moved += replayed.rounds_moved;
+                counters.rounds_replayed += replayed.rounds;
                 for (&rel, c) in stratum.relations.iter().zip(counts) {
                     self.counts[rel] = FactCounts::PerRound(c);
                 }
@@ -392,6 +398,14 @@ impl Engine for Counting {
         }
         let events = edb.facts().map(|f| (f.rel, f.tuple, true));
         let (pending, counters) = self.propagate(events, pending).map_err(|e| self.fail(e))?;
+        // A recursive stratum's facts were stored by its evaluation, then taken out and put
+        // back one event at a time: half its rows are tombstones. Rebuilt here, so that the
+        // first batch does not pay for it.
+        for r in &mut self.relations {
+            if r.dead_count() > 0 {
+                r.compact();
+            }
+        }
         self.last_change = pending.net;
         Ok(self.report(&pending, &counters, t.elapsed().as_nanos() as u64))
     }

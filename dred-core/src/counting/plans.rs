@@ -31,10 +31,14 @@ pub(crate) struct ReplayPlans {
     pub recursive: Vec<RulePlan>,
     /// Per (rule, positive atom over a lower relation): the rule seeded with one fact of
     /// that relation, every other atom over the live rows — the instances a changed input
-    /// fact is in, for `counting::rounds`' first changed round.
+    /// fact is in (`counting::differences`).
     pub seeded: Vec<(RelId, SeededPlan)>,
-    /// Lower relations some rule of the stratum reads under negation.
-    pub negated_inputs: Vec<RelId>,
+    /// Per (rule, positive atom over a relation of the stratum): the rule seeded with one
+    /// fact of it — the instances a fact whose round changed is in.
+    pub same_seeded: Vec<(RelId, SeededPlan)>,
+    /// Per (rule, negated atom): the rule seeded with one fact of the negated (lower)
+    /// relation — the instances that fact's absence makes true.
+    pub negated_seeded: Vec<(RelId, SeededPlan)>,
 }
 
 /// Every plan of the engine.
@@ -156,25 +160,29 @@ fn replay_plans(program: &Program, s: usize, relations: &mut [Relation]) -> Repl
         for (l, lit) in rule.body.iter().enumerate() {
             match lit {
                 Literal::Positive(a) => {
-                    if program.stratum_of[a.rel] != Some(s) {
-                        let plan =
-                            plan_rule_with(program, r, &full, Some(position), &seed, relations);
-                        let literal = l;
-                        out.seeded.push((
-                            a.rel,
-                            SeededPlan {
-                                plan,
-                                rule: r,
-                                literal,
-                            },
-                        ));
+                    let plan = plan_rule_with(program, r, &full, Some(position), &seed, relations);
+                    let seeded = SeededPlan {
+                        plan,
+                        rule: r,
+                        literal: l,
+                    };
+                    if program.stratum_of[a.rel] == Some(s) {
+                        out.same_seeded.push((a.rel, seeded));
+                    } else {
+                        out.seeded.push((a.rel, seeded));
                     }
                     position += 1;
                 }
                 Literal::Negative(a) => {
-                    if !out.negated_inputs.contains(&a.rel) {
-                        out.negated_inputs.push(a.rel);
-                    }
+                    let plan = plan_negation_seeded(program, r, l, relations);
+                    out.negated_seeded.push((
+                        a.rel,
+                        SeededPlan {
+                            plan,
+                            rule: r,
+                            literal: l,
+                        },
+                    ));
                 }
                 Literal::Compare { .. } => {}
             }

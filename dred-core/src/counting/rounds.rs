@@ -8,17 +8,10 @@
 //! their support from outside is gone their counts stay above 0 (see the unit tests); per
 //! round, a derivation can only use facts of earlier rounds, so every count is founded.
 //!
-//! Maintenance is replay from the first round a change reaches. When a stratum's input
-//! changed, [`Database::earliest_round`] finds k₀, the least round of an instance that uses
-//! a changed input fact (over the old and new input together, with the stratum's old
-//! rounds). Rounds below k₀ are the same before and after (by induction on the round: their
-//! instances use no changed fact, and their facts are the same), so every fact keeps its
-//! counts of rounds below k₀; the stratum's relations are laid out again with the facts of
-//! rounds below k₀ − 1 as the old rows and those of round k₀ − 1 as the delta, and rounds k₀
-//! on are evaluated again over the new lower strata, counting each round's instances by the
-//! semi-naive plans. The new counts are compared with the old ones (counts changed, facts
-//! whose round moved, facts that came and went). No instance reached: the stratum is
-//! unchanged and nothing is replayed.
+//! Here: the first evaluation of a stratum, round by round (at materialisation), counting each
+//! round's instances by the semi-naive plans; its facts then come as events, so that the
+//! strata above see them one fact at a time. A batch maintains the counts by differences
+//! (`counting::differences`), not by evaluating again.
 
 use std::collections::HashMap;
 
@@ -56,16 +49,14 @@ fn add_at(counts: &mut RoundCounts, round: u32, n: u64) {
 }
 
 impl Database<'_> {
-    /// Evaluates recursive stratum `s` again from round `from` on: `counts` (per relation of
-    /// the stratum, in order) are the counts of rounds below `from`, and become the new
-    /// counts. The stratum's relations are emptied first and laid out again from `counts`;
-    /// afterwards they hold the new model of the stratum. Returns the rounds evaluated.
+    /// Evaluates recursive stratum `s` from round 1: `counts` (per relation of the stratum,
+    /// in order, empty) become its counts. The stratum's relations are emptied first;
+    /// afterwards they hold the stratum's model. Returns the rounds evaluated.
     pub(crate) fn evaluate_rounds(
         &mut self,
         s: usize,
         plans: &ReplayPlans,
         work: &WorkCounter,
-        from: u32,
         counts: &mut [HashMap<Tuple, RoundCounts>],
     ) -> u64 {
         let program = self.program;
@@ -82,30 +73,6 @@ impl Database<'_> {
         }
         let mut versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
         let mut out: Vec<Value> = Vec::new();
-        if from > 1 {
-            // Rounds below `from` are kept: their facts as the old rows and the delta of the
-            // round before `from`, in a fixed order.
-            for (&rel, kept) in stratum.relations.iter().zip(counts.iter()) {
-                let mut facts: Vec<(u32, &Tuple)> =
-                    kept.iter().map(|(t, rc)| (rc[0].0, t)).collect();
-                facts.sort_unstable();
-                let relation = &mut self.relations[rel];
-                let mut old_end = 0;
-                for (round, t) in facts {
-                    work.probe(1);
-                    relation.insert(t);
-                    if round + 1 < from {
-                        old_end = relation.end();
-                    }
-                }
-                versions[rel] = Versions {
-                    old_end,
-                    delta_end: relation.end(),
-                };
-            }
-            let last = self.rounds_from(s, plans, work, &mut versions, &mut out, from, counts);
-            return u64::from(last + 1 - from);
-        }
         for &f in &stratum.facts {
             let fact = &program.facts[f];
             work.probe(1);
@@ -222,30 +189,19 @@ impl Database<'_> {
         }
     }
 
-    /// Replays recursive stratum `s` from round `from` (see the module header): its counts
-    /// in `counts` (per relation of the stratum, in order) become the new ones, and its net
-    /// changes are applied as events, so that the strata above see them one fact at a time.
+    /// Evaluates recursive stratum `s` from round 1 (see the module header): the new counts
+    /// replace those in `counts` (per relation of the stratum, in order), and its net
+    /// changes against them are applied as events, so that the strata above see them one
+    /// fact at a time.
     pub(crate) fn replay(
         &mut self,
         s: usize,
         plans: &ReplayPlans,
-        from: u32,
         counts: &mut [HashMap<Tuple, RoundCounts>],
         pending: &mut Pending,
     ) -> Replayed {
-        let mut new: Vec<HashMap<Tuple, RoundCounts>> = counts
-            .iter()
-            .map(|old| {
-                old.iter()
-                    .filter_map(|(t, rc)| {
-                        let kept: RoundCounts =
-                            rc.iter().copied().filter(|&(r, _)| r < from).collect();
-                        (!kept.is_empty()).then(|| (t.clone(), kept))
-                    })
-                    .collect()
-            })
-            .collect();
-        let rounds = self.evaluate_rounds(s, plans, &pending.work, from, &mut new);
+        let mut new: Vec<HashMap<Tuple, RoundCounts>> = vec![HashMap::new(); counts.len()];
+        let rounds = self.evaluate_rounds(s, plans, &pending.work, &mut new);
         let program = self.program;
         let stratum = &program.strata[s];
         let mut out = Replayed {
