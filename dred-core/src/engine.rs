@@ -409,7 +409,7 @@ pub struct BatchReport {
     /// `counting`: facts of recursive strata holding before and after the batch whose round
     /// (the first round of semi-naive evaluation deriving them) moved.
     pub rounds_moved: Option<u64>,
-    /// `counting`: rounds of recursive strata evaluated again.
+    /// `counting`: rounds of recursive strata looked at (at materialisation: evaluated).
     pub rounds_replayed: Option<u64>,
     /// Work counted in phase 1 (engines that count it).
     pub overdelete_work: Option<Work>,

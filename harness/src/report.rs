@@ -115,7 +115,7 @@ pub struct ReportRow {
     /// semi-naive round deriving them) moved.
     #[serde(default)]
     pub rounds_moved: Option<u64>,
-    /// `counting`: rounds of recursive strata evaluated again.
+    /// `counting`: rounds of recursive strata looked at (at materialisation: evaluated).
     #[serde(default)]
     pub rounds_replayed: Option<u64>,
     /// Phase 1 hash probes into stored relations (index lookups, membership tests, inserts).

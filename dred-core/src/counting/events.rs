@@ -1,6 +1,6 @@
 //! One fact entering or leaving the database (an *event*) and what it changes above it: the
 //! derivation counts of the rules of non-recursive strata (by the delta rules of Gupta,
-//! Mumick and Subrahmanian), the recursive strata to replay, the aggregate groups to fold
+//! Mumick and Subrahmanian), the recursive strata to maintain, the aggregate groups to fold
 //! again.
 //!
 //! Why one fact at a time: the count of a rule's head is the number of the rule's instances

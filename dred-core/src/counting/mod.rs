@@ -17,37 +17,37 @@
 //!   An aggregate fact holds alone for its group (no count).
 //! - Algorithm: the database changes one fact at a time (`events`): EDB facts first, then
 //!   stratum by stratum in evaluation order each fact whose count left or reached 0 (a
-//!   non-recursive stratum), whose round counts came or went (a recursive stratum, replayed
-//!   from the first round its changed input reaches: `rounds`, `earliest`), or whose
-//!   group's value moved (an aggregate, folded again from its input). Every event adjusts
-//!   the counts of the non-recursive rules above it by the delta rules, seeded with its fact
-//!   on the chassis's plans and executor ([`crate::exec::Matcher`]). A lower stratum's net
-//!   changes feed the next, as in `dred`; negation counts an instance from the moment its
-//!   negated fact leaves.
-//! - What it is not: the recursive part is incremental only in where it starts. From the
-//!   first round k₀ a changed input fact reaches, replay evaluates every later round again
-//!   over the stratum's whole rows (semi-naively, not by differences), and it lays the
-//!   stratum's rows out again first; rounds below k₀ keep their counts without being
-//!   evaluated. Where a change touches round 1 — any change to a relation a base rule reads,
-//!   the common case of transitive closure — that is a recomputation of the stratum plus a
-//!   comparison of the counts. A change to a relation the stratum reads under negation
-//!   replays from round 1. Maintaining each round by differences (as differential dataflow
-//!   does per iteration), so that a fact whose earliest derivation goes moves to a later
-//!   round at the cost of what changed, is the step this engine leaves for later; the
-//!   per-round counts it keeps are what that step needs, and they make the counts sound
-//!   under recursion (one count per fact is not: see the unit tests).
+//!   non-recursive stratum), whose round counts came or went (a recursive stratum, maintained
+//!   by differences round by round: `differences`), or whose group's value moved (an
+//!   aggregate, folded again from its input). Every event adjusts the counts of the
+//!   non-recursive rules above it by the delta rules, seeded with its fact on the chassis's
+//!   plans and executor ([`crate::exec::Matcher`]). A lower stratum's net changes feed the
+//!   next, as in `dred`; negation counts an instance from the moment its negated fact
+//!   leaves. In a recursive stratum, a changed input fact moves the instances that use it,
+//!   and then, in increasing order of rounds, every fact whose round changed (it came, left,
+//!   or its first derivation moved) moves the instances that use it; rounds nothing reached
+//!   are not looked at. Materialisation evaluates each recursive stratum from round 1
+//!   (`rounds`).
+//! - What it is not: a fact whose first derivation moves to a later round moves every
+//!   instance that uses it, and so on up the rounds — a deletion that lengthens the
+//!   shortest derivations of many facts (a cut through a long chain) costs those facts'
+//!   instances twice (out, then in) even where every fact stays, the known weakness of
+//!   recursive counting against DRed and B/F. Materialisation is event by event: slower than
+//!   `recompute`'s evaluation (a memchr borrow check: 15 s against 1.5 s).
 //! - Counters ([`BatchReport`]): `counts_changed` (facts whose count, or counts per round,
 //!   differ after the batch, facts that came and went included; an aggregate row that came
 //!   or went counts as a count of 1 reaching or leaving 0), `rounds_moved` (recursive
-//!   facts holding before and after whose round differs), `rounds_replayed` (rounds evaluated
-//!   by replays, k₀ on), `inserted`/`overdeleted` (derived facts that came/went), `insert_work`
-//!   and `insert_ns` (the whole batch: joins, one probe per row inserted or removed).
+//!   facts holding before and after whose round differs), `rounds_replayed` (at
+//!   materialisation the rounds evaluated; in a batch the rounds looked at, summed over the
+//!   recursive strata), `inserted`/`overdeleted` (derived facts that came/went),
+//!   `insert_work` and `insert_ns` (the whole batch: joins, one probe per row inserted or
+//!   removed or instance moved).
 //! - Cost per batch: O(Σ instances using a changed fact) for the non-recursive strata, each
-//!   found by one seeded join per event; per recursive stratum whose input changed, the
-//!   seeded search for k₀, a pass over its facts (layout, comparison) and the evaluation of
-//!   rounds k₀ on. Memory: the relations, one count (a tuple key and a word) per fact of a
-//!   non-recursive stratum and one list of (round, count) per fact of a recursive one; during
-//!   a replay, a second copy of the stratum's counts.
+//!   found by one seeded join per event; per recursive stratum, O(Σ instances using a changed
+//!   input fact or a fact whose round changed), each found by one seeded join and costing a
+//!   lookup per body fact of the stratum. Memory: the relations, one count (a tuple key and a
+//!   word) per fact of a non-recursive stratum and one list of (round, count) per fact of a
+//!   recursive one; during a batch, the old counts of the facts it touches.
 
 mod differences;
 mod events;
