@@ -36,7 +36,9 @@
 //! it counts); afterwards the facts that came and went are applied as events, so that the
 //! strata above see them one fact at a time.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use hashbrown::{HashMap, HashSet};
 
 use super::events::{first_position, Database, Pending};
 use super::plans::{ReplayPlans, SeededPlan};

@@ -13,7 +13,7 @@
 //! per position; the instance is counted at the first of them only
 //! ([`first_position`]), so no instance counts twice.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use super::plans::{CountingPlans, SeededPlan};
 use crate::engine::NetChange;

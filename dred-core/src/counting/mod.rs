@@ -56,7 +56,7 @@ mod rounds;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -13,7 +13,7 @@
 //! strata above see them one fact at a time. A batch maintains the counts by differences
 //! (`counting::differences`), not by evaluating again.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use super::events::{Database, Pending};
 use super::plans::ReplayPlans;

@@ -50,8 +50,9 @@ pub struct StudyArgs {
     /// Write the report and the summary only, no plots (the regression baseline).
     #[arg(long)]
     pub no_plots: bool,
-    /// The full study of the findings (`results/findings/`, about an hour): every real
-    /// graph, fetched on demand, the adversarial generators, eight programs, change sizes 1
+    /// The full study of the findings (`results/findings/`, an hour or more): every real
+    /// graph, fetched on demand, the adversarial generators, eight programs over graphs, two
+    /// non-recursive views, three program analyses of three crates, change sizes 1
     /// to 10,000, random and targeted changes (the plan: `harness/src/full_study.rs`).
     /// Resumable: a case whose rows are already in `<out>/report.csv.gz` (or, from an older
     /// revision, `<out>/report.csv`) is not run again, and the report is rewritten after
@@ -298,8 +299,14 @@ fn fetch_missing() -> anyhow::Result<()> {
     for name in crate::full_study::FETCHED {
         if crate::datasets::resolve_in(name, &loc).is_err() {
             eprintln!("study --full: fetching {name} (dredbench datasets fetch {name})");
-            crate::datasets::fetch(name, &loc, None)
-                .map_err(|e| anyhow::anyhow!("fetching {name}: {e}"))?;
+            let fetched = if crate::datasets::nll::is_nll_name(name) {
+                crate::datasets::nll::fetch(name, &loc, None).map(|_| ())
+            } else if crate::datasets::mir::is_mir_name(name) {
+                crate::datasets::mir::fetch(name, &loc, None).map(|_| ())
+            } else {
+                crate::datasets::fetch(name, &loc, None).map(|_| ())
+            };
+            fetched.map_err(|e| anyhow::anyhow!("fetching {name}: {e}"))?;
         }
     }
     Ok(())
@@ -316,6 +323,10 @@ fn write_shapes(cases: &[SweepCase], out: &std::path::Path) -> anyhow::Result<()
             continue;
         }
         let dir = crate::datasets::resolve(name).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        if !dir.join("edge.facts").is_file() {
+            // A program analysis's facts: not a graph, no graph shape.
+            continue;
+        }
         let graph =
             crate::datasets::load::read_graph(&dir).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         w.serialize(crate::datasets::shape::shape(name, &graph))?;

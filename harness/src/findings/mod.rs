@@ -20,6 +20,7 @@
 //! left out.
 
 pub mod auto;
+pub mod families;
 pub mod plots;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,6 +109,8 @@ pub struct Findings {
     pub rows: usize,
     /// The deleting batches that ran `auto` beside `dred`, `bf` and `recompute`.
     pub auto: Vec<auto::AutoBatch>,
+    /// The batches with `dred`, `bf`, `counting`, `dd` and `recompute` side by side.
+    pub families: Vec<families::FamilyBatch>,
 }
 
 /// Whether a batch of a stream is a forward one (not the inverse of the one before it).
@@ -140,6 +143,7 @@ impl Findings {
             revisions,
             rows: rows.len(),
             auto: auto::auto_batches(rows),
+            families: families::family_batches(rows),
             ..Findings::default()
         };
         for key in order {
@@ -434,7 +438,7 @@ pub fn short_dataset(name: &str) -> String {
 }
 
 /// The named tables.
-pub const TABLES: [&str; 12] = [
+pub const TABLES: [&str; 14] = [
     "aa",
     "overdeletion",
     "bf_work",
@@ -447,6 +451,8 @@ pub const TABLES: [&str; 12] = [
     "collapses",
     "auto_regret",
     "auto_confusion",
+    "families",
+    "counting",
 ];
 
 /// Renders table `name` as Markdown.
@@ -468,6 +474,8 @@ pub fn table(f: &Findings, name: &str) -> Option<String> {
         "collapses" => collapses_table(f),
         "auto_regret" => auto::regret_table(&f.auto),
         "auto_confusion" => auto::confusion_table(&f.auto),
+        "families" => families::families_table(&f.families),
+        "counting" => families::counting_table(&f.families),
         _ => return None,
     })
 }
@@ -841,6 +849,9 @@ pub fn values(
         crate::summary::COLLAPSE_FACTOR.to_string(),
     );
     for (k, x) in auto::values(&f.auto) {
+        put(&k, x);
+    }
+    for (k, x) in families::values(&f.families) {
         put(&k, x);
     }
     // The A/A check: how many cases ran it, how many read unreliable, the range of medians.

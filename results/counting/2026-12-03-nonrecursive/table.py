@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""`counting` against `dred` on non-recursive programs (issue 39's target: counting ≤ 0.5×
+dred by median). Reads `dredbench run` reports of reverted streams (each batch followed by
+its inverse) and classifies every batch after batch 0 by its effective change (`eff_del`,
+`eff_ins`, the same for every engine of the batch): *delete* (only deletions), *insert*
+(only insertions); a batch with both is *mixed*, one with neither *empty*. Per report and
+per direction it prints two markdown tables:
+
+1. the target: `dred`'s and `counting`'s time per batch, median [p10, p90] and the worst
+   batch (its number after `@`); the median of the per-batch ratios counting / dred (same
+   batch, side by side in one run) with p10 and p90, and whether the median is ≤ 0.5; the
+   A/A check dred@2 / dred likewise (⚠ when its median leaves [0.9, 1.1]); and the counters
+   behind the times, medians over the batches: `dred`'s over-deleted, rederived and inserted
+   facts, `counting`'s `counts_changed`, and each engine's work (hash probes plus rows
+   touched: `dred`'s three phases summed, `counting`'s whole batch, which it reports in the
+   insert pair).
+2. every engine's time per batch, median [p10, p90] and worst.
+3. materialisation (batch 0) per program and dataset: each engine's time, the median over
+   the reports of the pair, and counting / dred of those medians.
+
+Percentiles are nearest-rank (p10 of 11 batches is the 2nd smallest, p90 the 10th).
+Times in µs.
+
+    python3 results/counting/2026-12-03-nonrecursive/table.py REPORT.csv[.gz] [...]
+"""
+import csv
+import math
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from report_times import open_report, time_ns  # noqa: E402
+
+ENGINES = ("dred", "dred@2", "counting", "bf", "dd", "recompute")
+DIRECTIONS = ("delete", "insert", "mixed", "empty")
+
+
+def rank(v, q):
+    v = sorted(v)
+    return v[min(len(v), max(1, math.ceil(q * len(v)))) - 1]
+
+
+def us(ns):
+    return f"{ns / 1e3:,.0f}" if ns >= 1e4 else f"{ns / 1e3:.1f}"
+
+
+def num(r, col):
+    v = r.get(col, "")
+    return int(v) if v not in ("", None) else 0
+
+
+def direction(r):
+    d, i = num(r, "eff_del"), num(r, "eff_ins")
+    return "mixed" if d and i else "delete" if d else "insert" if i else "empty"
+
+
+def work(r, phases):
+    return sum(num(r, f"{p}_probes") + num(r, f"{p}_touched") for p in phases)
+
+
+def spread(v, fmt):
+    return f"{fmt(statistics.median(v))} [{fmt(rank(v, .1))}, {fmt(rank(v, .9))}]"
+
+
+def times(rows, batches):
+    t = [time_ns(rows[b]) for b in batches]
+    worst = max(batches, key=lambda b: time_ns(rows[b]))
+    return spread(t, us) + f" {us(max(t))}@{worst}"
+
+
+def ratios(num_rows, den_rows, batches):
+    return [time_ns(num_rows[b]) / max(1, time_ns(den_rows[b])) for b in batches]
+
+
+def load(paths):
+    """{stream: {"meta": (program, dataset), "rows": {engine: {batch: row}}, "errors": [..]}}"""
+    cases = {}
+    for path in paths:
+        for r in csv.DictReader(open_report(path)):
+            c = cases.setdefault(r["stream"], {"rows": defaultdict(dict), "errors": [],
+                                               "meta": (r["program"], r["dataset"])})
+            if r.get("error"):
+                c["errors"].append(f"{r['engine']} batch {r['batch']}: {r['error']}")
+            c["rows"][r["engine"]][int(r["batch"])] = r
+    return cases
+
+
+def order(stream, meta):
+    """program, dataset, what else the name says (a relation), kind, size."""
+    program, dataset = meta
+    rest = stream[len(program) + len(dataset) + 2:] if stream.startswith(f"{program}-{dataset}-") else stream
+    parts = rest.rsplit("-", 2)
+    if len(parts) >= 2 and parts[-1].isdigit():
+        rel = parts[0] if len(parts) == 3 else ""
+        return (program, dataset, rel, parts[-2], int(parts[-1]))
+    return (program, dataset, rest, "", 0)
+
+
+def main():
+    cases = load(sys.argv[1:])
+    target, every, problems = [], [], []
+    for stream in sorted(cases, key=lambda s: order(s, cases[s]["meta"])):
+        c = cases[stream]
+        rows = c["rows"]
+        program, dataset, rel, kind, size = order(stream, c["meta"])
+        problems += [f"{stream}: {e}" for e in c["errors"]]
+        missing = [e for e in ENGINES if e not in rows]
+        if missing:
+            problems.append(f"{stream}: no rows of {', '.join(missing)}")
+        by_dir = defaultdict(list)
+        for b in sorted(rows["dred"]):
+            if b == 0:
+                continue
+            dirs = {direction(rows[e][b]) for e in rows if b in rows[e]}
+            if len(dirs) != 1:
+                problems.append(f"{stream}: batch {b}: engines disagree on eff_del/eff_ins")
+            by_dir[direction(rows["dred"][b])].append(b)
+        model = num(rows["dred"][0], "model_size")
+        label = f"{program} | {dataset} | {rel + ' ' if rel else ''}{kind} {size}"
+        for d in DIRECTIONS:
+            bs = [b for b in by_dir.get(d, []) if all(b in rows[e] for e in ENGINES if e in rows)]
+            if not bs:
+                continue
+            dr, co = rows["dred"], rows["counting"]
+            change = statistics.median(num(dr[b], "eff_del") + num(dr[b], "eff_ins") for b in bs)
+            cd = ratios(co, dr, bs)
+            med = statistics.median(cd)
+            meets = "yes" if med <= 0.5 else "**no**"
+            aa = "–"
+            if "dred@2" in rows:
+                v = ratios(rows["dred@2"], dr, bs)
+                m = statistics.median(v)
+                aa = spread(v, lambda x: f"{x:.2f}") + ("" if 0.9 <= m <= 1.1 else " ⚠")
+            m = lambda col, rr=dr: f"{statistics.median(num(rr[b], col) for b in bs):,.0f}"
+            dred_work = statistics.median(work(dr[b], ("overdelete", "rederive", "insert")) for b in bs)
+            count_work = statistics.median(work(co[b], ("insert",)) for b in bs)
+            target.append(
+                f"| {label} | {d} | {len(bs)} | {model:,} | {change:,.0f} | {times(dr, bs)} | "
+                f"{times(co, bs)} | {spread(cd, lambda x: f'{x:.2f}')} | {meets} | {aa} | "
+                f"{m('overdeleted')} / {m('rederived')} / {m('inserted')} | {m('counts_changed', co)} | "
+                f"{dred_work:,.0f} / {count_work:,.0f} |")
+            every.append(f"| {label} | {d} | {len(bs)} | "
+                         + " | ".join(times(rows[e], bs) if e in rows else "–" for e in ENGINES) + " |")
+    print("Target: counting / dred ≤ 0.5 by median (per-batch ratios, side by side). "
+          "Times µs: median [p10, p90] worst@batch.\n")
+    print("| program | dataset | stream | direction | batches | model | change | dred µs | counting µs "
+          "| counting / dred | ≤ 0.5× | A/A dred@2 / dred | dred over-deleted / rederived / inserted "
+          "| counting counts_changed | work dred / counting |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    print("\n".join(target))
+    print("\nEvery engine, µs per batch: median [p10, p90] worst@batch.\n")
+    print("| program | dataset | stream | direction | batches | " + " | ".join(ENGINES) + " |")
+    print("|---|---|---|---|---:|" + "---:|" * len(ENGINES))
+    print("\n".join(every))
+    print("\nMaterialisation (batch 0), ms: median over the pair's reports.\n")
+    print("| program | dataset | reports | model | " + " | ".join(ENGINES) + " | counting / dred |")
+    print("|---|---|---:|---:|" + "---:|" * (len(ENGINES) + 1))
+    pairs = defaultdict(list)
+    for stream, c in cases.items():
+        pairs[c["meta"]].append(c["rows"])
+    for meta in sorted(pairs):
+        rs = pairs[meta]
+        med = {e: statistics.median(time_ns(r[e][0]) for r in rs if e in r and 0 in r[e])
+               for e in ENGINES if any(e in r and 0 in r[e] for r in rs)}
+        model = num(rs[0]["dred"][0], "model_size")
+        print(f"| {meta[0]} | {meta[1]} | {len(rs)} | {model:,} | "
+              + " | ".join(f"{med[e] / 1e6:,.1f}" if e in med else "–" for e in ENGINES)
+              + f" | {med['counting'] / med['dred']:.1f} |")
+    if problems:
+        print("\nProblems:\n")
+        print("\n".join(f"- {p}" for p in problems))
+
+
+if __name__ == "__main__":
+    main()
