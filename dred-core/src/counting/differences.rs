@@ -59,8 +59,8 @@ struct Maintenance<'c> {
     current: Vec<HashMap<Tuple, Option<u32>>>,
     /// Per slot: the counts before the batch of each fact whose counts changed.
     old: Vec<HashMap<Tuple, RoundCounts>>,
-    /// The facts to look at in each round still to come.
-    checks: BTreeMap<u32, HashSet<Fact>>,
+    /// The facts to look at in each round still to come, per slot.
+    checks: BTreeMap<u32, Vec<HashSet<Tuple>>>,
     /// Set when a count fell below 0 (a broken invariant).
     negative: Option<String>,
 }
@@ -89,7 +89,7 @@ impl Maintenance<'_> {
     /// that round.
     fn adjust(&mut self, slot: usize, head: &[Value], round: u32, delta: i64) {
         self.remember(slot, head);
-        let counts = self.counts[slot].entry(head.to_vec()).or_default();
+        let counts = self.counts[slot].entry_ref(head).or_default();
         match counts.binary_search_by_key(&round, |&(r, _)| r) {
             Ok(i) => {
                 let now = counts[i].1 as i64 + delta;
@@ -111,10 +111,19 @@ impl Maintenance<'_> {
         if counts.is_empty() {
             self.counts[slot].remove(head);
         }
-        self.checks
+        self.check_at(round, slot, head);
+    }
+
+    /// Has a fact looked at in round `round`.
+    fn check_at(&mut self, round: u32, slot: usize, tuple: &[Value]) {
+        let slots = self.current.len();
+        let sets = self
+            .checks
             .entry(round)
-            .or_default()
-            .insert((slot, head.to_vec()));
+            .or_insert_with(|| vec![HashSet::new(); slots]);
+        if !sets[slot].contains(tuple) {
+            sets[slot].insert(tuple.to_vec());
+        }
     }
 
     /// The fact's count of round `round`, and the first later round with a derivation.
@@ -201,9 +210,13 @@ impl Database<'_> {
         }
         // Steps 1, 2, ...: the facts of each round, in increasing order of rounds.
         let mut steps = 0;
-        while let Some((k, facts)) = state.checks.pop_first() {
+        while let Some((k, sets)) = state.checks.pop_first() {
             steps += 1;
-            let mut facts: Vec<Fact> = facts.into_iter().collect();
+            let mut facts: Vec<Fact> = sets
+                .into_iter()
+                .enumerate()
+                .flat_map(|(slot, set)| set.into_iter().map(move |t| (slot, t)))
+                .collect();
             facts.sort_unstable();
             for (slot, t) in facts {
                 let now = state.round(slot, &t);
@@ -222,7 +235,7 @@ impl Database<'_> {
                 }
                 if after.is_none() {
                     if let Some(next) = next {
-                        state.checks.entry(next).or_default().insert((slot, t));
+                        state.check_at(next, slot, &t);
                     }
                 }
             }
@@ -354,44 +367,50 @@ impl Database<'_> {
             if !first_position(rule, seeded.literal, tuple, vars) {
                 return;
             }
-            // The instance's round with the seeded fact in state `seed` (for a fact of the
-            // stratum): 1 + the latest round of its facts of the stratum, `None` when one
-            // is absent.
-            let round_with = |seed: Option<Option<u32>>, fact: &mut Vec<Value>| {
-                let mut round = 1;
-                for &(slot, a) in &same {
-                    fact.clear();
-                    fact.extend(a.args.iter().map(|t| match *t {
-                        Term::Var(x) => vars[x],
-                        Term::Const(c) => c,
-                        Term::Wildcard => unreachable!("positive wildcards are named"),
-                    }));
-                    let r = match seed {
-                        Some(state_of_seed) if a.rel == seed_rel && fact[..] == *tuple => {
-                            state_of_seed
-                        }
-                        _ => state.round(slot, fact),
-                    }?;
-                    round = round.max(r + 1);
+            // 1 + the latest round of the instance's facts of the stratum other than the
+            // seeded fact (`None` when one is absent), and whether it uses the seeded fact
+            // at an atom of the stratum.
+            let mut others: Option<u32> = Some(0);
+            let mut uses_seed = false;
+            for &(slot, a) in &same {
+                fact.clear();
+                fact.extend(a.args.iter().map(|t| match *t {
+                    Term::Var(x) => vars[x],
+                    Term::Const(c) => c,
+                    Term::Wildcard => unreachable!("positive wildcards are named"),
+                }));
+                if from.is_some() && a.rel == seed_rel && fact[..] == *tuple {
+                    uses_seed = true;
+                    continue;
                 }
-                Some(round)
+                match state.round(slot, &fact) {
+                    Some(r) => others = others.map(|o| o.max(r)),
+                    None => {
+                        others = None;
+                        break;
+                    }
+                }
+            }
+            let Some(others) = others else { return };
+            // The instance's round with the seeded fact in state `seed`.
+            let round_with = |seed: Option<u32>| -> Option<u32> {
+                let latest = if uses_seed { others.max(seed?) } else { others };
+                Some(latest + 1)
             };
             let head: Tuple = seeded.plan.head.iter().map(|o| o.get(vars)).collect();
             match (from, to) {
                 (Some(from), Some(to)) => {
-                    let before = round_with(Some(from), &mut fact);
-                    let after = round_with(Some(to), &mut fact);
+                    let (before, after) = (round_with(from), round_with(to));
                     if before != after {
                         moves.push((head, before, after));
                     }
                 }
                 _ => {
-                    if let Some(round) = round_with(None, &mut fact) {
-                        if sign < 0 {
-                            moves.push((head, Some(round), None));
-                        } else {
-                            moves.push((head, None, Some(round)));
-                        }
+                    let round = others + 1;
+                    if sign < 0 {
+                        moves.push((head, Some(round), None));
+                    } else {
+                        moves.push((head, None, Some(round)));
                     }
                 }
             }
