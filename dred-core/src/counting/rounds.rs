@@ -200,6 +200,7 @@ impl Database<'_> {
         counts: &mut [HashMap<Tuple, RoundCounts>],
         pending: &mut Pending,
     ) -> Replayed {
+        let from_empty = counts.iter().all(HashMap::is_empty);
         let mut new: Vec<HashMap<Tuple, RoundCounts>> = vec![HashMap::new(); counts.len()];
         let rounds = self.evaluate_rounds(s, plans, &pending.work, &mut new);
         let program = self.program;
@@ -228,8 +229,16 @@ impl Database<'_> {
         out.added.sort();
         // The strata above have seen the old relations so far: put them back as they were,
         // then let each change come as an event.
-        for (rel, t) in &out.added {
-            self.relations[*rel].remove(t);
+        if from_empty {
+            // Every stored fact is new (materialisation): emptied at once, not one tombstone
+            // per row.
+            for &rel in &stratum.relations {
+                self.relations[rel].clear();
+            }
+        } else {
+            for (rel, t) in &out.added {
+                self.relations[*rel].remove(t);
+            }
         }
         for (rel, t) in &out.removed {
             self.relations[*rel].insert(t);
