@@ -1,5 +1,6 @@
 //! `dredbench findings`: `results/FINDINGS.md` and its plots from a full study's folder
-//! (`report.csv.gz`, or `report.csv` from an older revision; `datasets.csv`, `runs.csv`),
+//! (`report.csv.gz`, or `report.csv` from an older revision; `datasets.csv`, `workloads.csv`,
+//! `runs.csv`),
 //! through a template whose placeholders [`crate::findings::render`] fills; also
 //! `cases.csv`, the per-case figures for scripts.
 
@@ -64,7 +65,12 @@ pub fn run(args: &FindingsArgs) -> anyhow::Result<Outcome> {
         .unwrap_or_else(|| args.study.join("FINDINGS.template.md"));
     let template = std::fs::read_to_string(&template_path)
         .map_err(|e| anyhow::anyhow!("reading {}: {e}", template_path.display()))?;
-    let findings = Findings::of(&rows, shapes);
+    let mut findings = Findings::of(&rows, shapes);
+    // The program analyses' shapes; a study older than them has none.
+    let workloads_path = args.study.join(crate::cmd::study::WORKLOADS);
+    if workloads_path.exists() {
+        findings.workloads = read_csv(&workloads_path)?;
+    }
     let mut figures = BTreeSet::new();
     for fig in plots::figures(&findings, &rows) {
         plots::draw_figure(&fig, &args.study.join("plots"))?;

@@ -57,7 +57,7 @@ pub struct StudyArgs {
     /// Resumable: a case whose rows are already in `<out>/report.csv.gz` (or, from an older
     /// revision, `<out>/report.csv`) is not run again, and the report is rewritten after
     /// every case. Also writes `<out>/datasets.csv`, the
-    /// graphs' shapes, and `<out>/runs.csv`, each invocation's wall time; no per-case plots
+    /// graphs' shapes, `<out>/workloads.csv`, the program analyses' shapes, and `<out>/runs.csv`, each invocation's wall time; no per-case plots
     /// (`dredbench findings` draws the findings' own). `--batches` and `--with-fetched` do
     /// not apply.
     #[arg(long, conflicts_with_all = ["quick", "batches", "with_fetched"])]
@@ -324,7 +324,7 @@ fn write_shapes(cases: &[SweepCase], out: &std::path::Path) -> anyhow::Result<()
         }
         let dir = crate::datasets::resolve(name).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         if !dir.join("edge.facts").is_file() {
-            // A program analysis's facts: not a graph, no graph shape.
+            // A program analysis's facts: not a graph, no graph shape (`workloads.csv`).
             continue;
         }
         let graph =
@@ -332,6 +332,35 @@ fn write_shapes(cases: &[SweepCase], out: &std::path::Path) -> anyhow::Result<()
         w.serialize(crate::datasets::shape::shape(name, &graph))?;
     }
     let path = out.join("datasets.csv");
+    dred_core::io::write_atomic(&path, &w.into_inner()?)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+}
+
+/// The file of the workload shapes, beside the report.
+pub const WORKLOADS: &str = "workloads.csv";
+
+/// Measures every (dataset, program) of `cases` whose dataset is not a graph — the program
+/// analyses — into `<out>/workloads.csv` ([`crate::datasets::workload`]): one evaluation
+/// from scratch each, seconds on the largest crate.
+fn write_workloads(cases: &[SweepCase], out: &std::path::Path) -> anyhow::Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for case in cases {
+        if !seen.insert((case.dataset.as_str(), case.program.as_path())) {
+            continue;
+        }
+        let name = case.dataset.as_str();
+        let dir = crate::datasets::resolve(name).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        if dir.join("edge.facts").is_file() {
+            continue;
+        }
+        w.serialize(crate::datasets::workload::measure(
+            name,
+            &case.program,
+            &dir,
+        )?)?;
+    }
+    let path = out.join(WORKLOADS);
     dred_core::io::write_atomic(&path, &w.into_inner()?)
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
 }
@@ -455,6 +484,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     if args.full {
         fetch_missing()?;
         write_shapes(&cases, &args.out)?;
+        write_workloads(&cases, &args.out)?;
     }
     let to_run = not_in_report(&cases, &rows);
     if args.full {

@@ -51,6 +51,7 @@ pub mod registry;
 pub mod rng;
 pub mod shape;
 pub mod sqlite;
+pub mod workload;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -19,6 +19,7 @@
 //! `{{figure:NAME}}` placeholders; an unknown name is an error, so no figure is silently
 //! left out.
 
+pub mod analyses;
 pub mod auto;
 pub mod families;
 pub mod plots;
@@ -111,6 +112,9 @@ pub struct Findings {
     pub auto: Vec<auto::AutoBatch>,
     /// The batches with `dred`, `bf`, `counting`, `dd` and `recompute` side by side.
     pub families: Vec<families::FamilyBatch>,
+    /// The program analyses' shapes (`workloads.csv`); their cases are the analyses
+    /// ([`analyses::is_analysis`]).
+    pub workloads: Vec<crate::datasets::workload::WorkloadShape>,
 }
 
 /// Whether a batch of a stream is a forward one (not the inverse of the one before it).
@@ -438,7 +442,7 @@ pub fn short_dataset(name: &str) -> String {
 }
 
 /// The named tables.
-pub const TABLES: [&str; 14] = [
+pub const TABLES: [&str; 18] = [
     "aa",
     "overdeletion",
     "bf_work",
@@ -453,6 +457,10 @@ pub const TABLES: [&str; 14] = [
     "auto_confusion",
     "families",
     "counting",
+    "analysis_shapes",
+    "analysis_overdeletion",
+    "analysis_speedups",
+    "analysis_crossover",
 ];
 
 /// Renders table `name` as Markdown.
@@ -476,6 +484,10 @@ pub fn table(f: &Findings, name: &str) -> Option<String> {
         "auto_confusion" => auto::confusion_table(&f.auto),
         "families" => families::families_table(&f.families),
         "counting" => families::counting_table(&f.families),
+        "analysis_shapes" => analyses::shapes_table(f),
+        "analysis_overdeletion" => analyses::overdeletion_table(f),
+        "analysis_speedups" => analyses::speedups_table(f),
+        "analysis_crossover" => analyses::crossover_table(f),
         _ => return None,
     })
 }
@@ -852,6 +864,9 @@ pub fn values(
         put(&k, x);
     }
     for (k, x) in families::values(&f.families) {
+        put(&k, x);
+    }
+    for (k, x) in analyses::values(f) {
         put(&k, x);
     }
     // The A/A check: how many cases ran it, how many read unreliable, the range of medians.

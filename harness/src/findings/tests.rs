@@ -1,4 +1,5 @@
 use super::*;
+use crate::datasets::workload::WorkloadShape;
 
 fn row(engine: &str, stream: &str, batch: usize, time: u64) -> ReportRow {
     ReportRow {
@@ -304,4 +305,80 @@ fn a_collapse_is_flagged_though_the_median_is_fast() {
     let fast: Vec<ReportRow> = rows.iter().filter(|r| r.batch < 4).cloned().collect();
     let none = table(&Findings::of(&fast, Vec::new()), "collapses").expect("table");
     assert!(none.starts_with("No engine took more than 3×"), "{none}");
+}
+
+/// The program analyses' section: only the cases of a measured workload are in it (a graph
+/// case of the same report is not), with their over-deletion, speedups, worst batch past the
+/// collapse factor, crossover and shape; without workloads every table says there is none.
+#[test]
+fn the_analyses_section_covers_the_measured_workloads_only() {
+    let analysis = |size: usize, over: usize, removed: usize, dred_t: u64, rec_t: u64| {
+        let mut rows = case_rows("rust-nll:krate", size, over, removed, dred_t, rec_t);
+        for r in &mut rows {
+            r.program = "polonius_naive".into();
+            r.kind = "delete:cfg_edge".into();
+        }
+        rows
+    };
+    let mut rows = Vec::new();
+    // One statement: 20× faster; a thousand: recomputing 4× faster (crossover between).
+    rows.extend(analysis(1, 30, 10, 50, 1000));
+    rows.extend(analysis(1000, 9000, 3000, 4000, 1000));
+    // A graph case beside them, which the section leaves out.
+    rows.extend(case_rows("go-cc", 1, 3, 1, 10, 100));
+    let workload = WorkloadShape {
+        dataset: "rust-nll:krate".into(),
+        program: "polonius_naive".into(),
+        input_relations: 3,
+        derived_relations: 5,
+        edb_facts: 100,
+        idb_facts: 400,
+        recursive_components: 2,
+        largest_component: "subset subset_closure".into(),
+        component_facts: 300,
+        component_share: 0.75,
+    };
+    let none = Findings::of(&rows, Vec::new());
+    for name in [
+        "analysis_shapes",
+        "analysis_overdeletion",
+        "analysis_speedups",
+        "analysis_crossover",
+    ] {
+        assert!(
+            table(&none, name)
+                .expect("known")
+                .starts_with("No program analysis"),
+            "{name}"
+        );
+    }
+    let mut f = Findings::of(&rows, Vec::new());
+    f.workloads = vec![workload];
+    let shapes = table(&f, "analysis_shapes").expect("known");
+    assert!(
+        shapes.contains("| `subset`, `subset_closure` | 300 | 75% |"),
+        "{shapes}"
+    );
+    let over = table(&f, "analysis_overdeletion").expect("known");
+    assert!(
+        over.contains("| rust-nll:krate | polonius_naive | delete:cfg_edge | 3 (30) | 3 (9,000) |"),
+        "{over}"
+    );
+    assert!(!over.contains("go-cc"), "{over}");
+    let speed = table(&f, "analysis_speedups").expect("known");
+    assert!(speed.contains("| 1 | 1 | 20× [20–20] | 20× |"), "{speed}");
+    assert!(speed.contains("0.25× [0.25–0.25] | ‼ 0.25×"), "{speed}");
+    let cross = table(&f, "analysis_crossover").expect("known");
+    assert!(
+        cross.contains("| delete:cfg_edge | 1–1,000 | ≈ "),
+        "{cross}"
+    );
+    let v = values(&f, &rows, &[]);
+    assert_eq!(v["analyses_cases"], "2");
+    assert_eq!(v["analyses_crates"], "1");
+    assert_eq!(v["analyses_dred_k1_median"], "20×");
+    assert_eq!(v["analyses_dred_collapsed"], "1");
+    assert_eq!(v["analyses_dred_of"], "2");
+    assert_eq!(v["analyses_dred_worst"], "4×");
+    assert_eq!(v["analyses_counting_k1_median"], "—");
 }
