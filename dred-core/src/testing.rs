@@ -215,6 +215,86 @@ impl RandomCase {
         }
     }
 
+    /// The same case written with Soufflé's sugar, which the front end rewrites back into
+    /// the plain case's rules: columns of declared types (a subtype, an alias of it and a
+    /// union of the two, declared after their use); the rules of one head joined into one
+    /// disjunctive rule (`h :- (b1) ; b2.`, every other alternative in parentheses); rules
+    /// whose bodies are then equal joined into one rule with several heads, and every other
+    /// rule left with one head given it twice. Its model must equal the plain case's after
+    /// every batch (but for the names of the relations the checker adds for aggregates,
+    /// numbered in rule order).
+    pub fn sugared(&self) -> RandomCase {
+        const TYPES: [&str; 3] = ["Base", "Alias", "Either"];
+        let base = format!(": {}", self.ty.name());
+        let mut header = String::new();
+        let mut k = 0;
+        for line in self.header.lines() {
+            let mut parts = line.split(base.as_str());
+            header.push_str(parts.next().unwrap_or_default());
+            for rest in parts {
+                let _ = write!(header, ": {}{rest}", TYPES[k % TYPES.len()]);
+                k += 1;
+            }
+            header.push('\n');
+        }
+        let _ = write!(
+            header,
+            ".type Either = Base | Alias\n.type Alias = Base\n.type Base <: {}\n",
+            self.ty.name()
+        );
+        let mut facts = Vec::new();
+        let mut by_head: Vec<(String, Vec<String>)> = Vec::new();
+        for rule in &self.rules {
+            let Some((head, body)) = rule.split_once(" :- ") else {
+                facts.push(rule.clone());
+                continue;
+            };
+            let body = body.trim_end_matches('.').to_string();
+            match by_head.iter_mut().find(|(h, _)| h == head) {
+                Some((_, bodies)) => bodies.push(body),
+                None => by_head.push((head.to_string(), vec![body])),
+            }
+        }
+        let mut by_body: Vec<(String, Vec<String>)> = Vec::new();
+        for (head, bodies) in by_head {
+            let body = bodies
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    if i % 2 == 0 {
+                        format!("({b})")
+                    } else {
+                        b.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ; ");
+            match by_body.iter_mut().find(|(b, _)| *b == body) {
+                Some((_, heads)) => heads.push(head),
+                None => by_body.push((body, vec![head])),
+            }
+        }
+        let mut rules = facts;
+        rules.extend(
+            by_body
+                .into_iter()
+                .enumerate()
+                .map(|(i, (body, mut heads))| {
+                    // Bodies rarely coincide in random programs: every other single head is written
+                    // twice (`h, h :- b.`, the same rule twice), so that several heads are drawn.
+                    if heads.len() == 1 && i % 2 == 0 {
+                        heads.push(heads[0].clone());
+                    }
+                    format!("{} :- {body}.", heads.join(", "))
+                }),
+        );
+        RandomCase {
+            header,
+            rules,
+            ..self.clone()
+        }
+    }
+
     /// The program text: header, then rules.
     pub fn program(&self) -> String {
         let mut s = self.header.clone();

@@ -16,6 +16,11 @@ use crate::program::{
 use crate::syntax::ast::{self, Type};
 use crate::value::Symbols;
 
+/// The zero-arity relation, always true, that a rule without a positive body atom reads
+/// (`r("x") :- !a("y").` is checked as `r("x") :- $true(), !a("y").`); `$` keeps it apart
+/// from every name a program can declare.
+pub const TRUTH: &str = "$true";
+
 /// Parses and checks a program text in one step.
 pub fn load_program(file: &SourceFile, symbols: &mut Symbols) -> Result<Program, Diagnostic> {
     let ast = crate::syntax::parse(file)?;
@@ -83,9 +88,30 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 let r = resolve(id)?;
                 relations[r].output = true;
             }
+            ast::Item::PrintSize(id) => {
+                resolve(id)?;
+            }
             _ => {}
         }
     }
+    // A rule whose body has no positive atom (`r("x") :- !a("y").`) reads a zero-arity
+    // relation that always holds, so every engine evaluates it as a rule like the others;
+    // its variables, if any, are then unbound and refused below as in any rule.
+    let needs_truth = ast.items.iter().any(|i| {
+        matches!(i, ast::Item::Rule(r) if !r.body.is_empty()
+            && !r.body.iter().any(|l| matches!(l, ast::Literal::Positive(_))))
+    });
+    let truth = needs_truth.then(|| {
+        let span = Span::new(0, 0);
+        relations.push(RelationDecl {
+            name: TRUTH.to_string(),
+            types: Vec::new(),
+            input: false,
+            output: false,
+            span,
+        });
+        relations.len() - 1
+    });
 
     let mut rules = Vec::new();
     let mut facts = Vec::new();
@@ -111,6 +137,21 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             vars: Vec::new(),
         };
         let mut body = Vec::new();
+        let truth_atom = match truth {
+            Some(t)
+                if !rule.body.is_empty()
+                    && !rule
+                        .body
+                        .iter()
+                        .any(|l| matches!(l, ast::Literal::Positive(_))) =>
+            {
+                Some(Literal::Positive(Atom {
+                    rel: t,
+                    args: Vec::new(),
+                }))
+            }
+            _ => None,
+        };
         // Positive atoms first: they bind variables and fix their types.
         for lit in &rule.body {
             if let ast::Literal::Positive(a) = lit {
@@ -121,7 +162,8 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             }
         }
         let bound = rc.vars.len();
-        let mut checked_body = Vec::with_capacity(body.len());
+        let mut checked_body = Vec::with_capacity(body.len() + 1);
+        checked_body.extend(truth_atom);
         for (lit, done) in body {
             let checked = match (lit, done) {
                 (_, Some(l)) => l,
@@ -179,6 +221,14 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 span: rule.span,
             });
         }
+    }
+
+    if let Some(t) = truth {
+        facts.push(ProgramFact {
+            rel: t,
+            tuple: Vec::new(),
+            span: Span::new(0, 0),
+        });
     }
 
     let aggregates: Vec<AggregateDef> = specs

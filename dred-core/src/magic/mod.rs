@@ -249,7 +249,9 @@ impl Writer<'_> {
         if let Some(n) = self.names.get(&(rel, a.clone(), magic)) {
             return n.clone();
         }
-        let base = &self.program.relations[rel].name;
+        // The checker's `$true` (rules without a positive atom) cannot be written in a
+        // program: its adorned copy is named without the `$`, made unique below.
+        let base = self.program.relations[rel].name.trim_start_matches('$');
         let mut n = if magic {
             format!("magic_{base}_{}", adornment_text(a))
         } else {

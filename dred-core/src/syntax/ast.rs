@@ -23,6 +23,9 @@ pub enum Item {
     Input(Ident),
     /// `.output name` — the relation is written by `--out`.
     Output(Ident),
+    /// `.printsize name` — Soufflé prints the relation's size; accepted, and the relation
+    /// must be declared, but it changes nothing here (reports give every model's size).
+    PrintSize(Ident),
     /// A rule, or a fact when the body is empty.
     Rule(Rule),
 }
@@ -36,7 +39,7 @@ pub struct Ident {
     pub span: Span,
 }
 
-/// A column type as written.
+/// A column's base type: what a declared type (`.type`) resolves to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     /// Interned strings.

@@ -145,6 +145,30 @@ pub(crate) fn lex(file: &SourceFile) -> Result<Vec<(Tok, Span)>, Diagnostic> {
                 out.push((Tok::Str(s), Span::new(start, i)));
                 continue;
             }
+            b'0' if matches!(bytes.get(i + 1), Some(b'x' | b'X' | b'b' | b'B')) => {
+                // Soufflé's hexadecimal (`0x1F`) and binary (`0b101`) literals.
+                let radix = if bytes[i + 1].eq_ignore_ascii_case(&b'x') {
+                    16
+                } else {
+                    2
+                };
+                i += 2;
+                while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                let n = i64::from_str_radix(&text[start + 2..i], radix).map_err(|e| {
+                    let why = match e.kind() {
+                        std::num::IntErrorKind::PosOverflow => {
+                            "numbers are signed 64-bit integers".to_string()
+                        }
+                        _ if radix == 16 => "expected hexadecimal digits after `0x`".into(),
+                        _ => "expected binary digits after `0b`".into(),
+                    };
+                    Diagnostic::new(file, Span::new(start, i), "malformed number", why)
+                })?;
+                out.push((Tok::Num(n), Span::new(start, i)));
+                continue;
+            }
             b'0'..=b'9' => {
                 while i < bytes.len() && bytes[i].is_ascii_digit() {
                     i += 1;
@@ -243,6 +267,17 @@ mod tests {
                 Tok::Underscore,
             ]
         );
+    }
+
+    #[test]
+    fn hexadecimal_and_binary_literals() {
+        assert_eq!(
+            toks("0x1F 0b101 0XfF 0"),
+            vec![Tok::Num(31), Tok::Num(5), Tok::Num(255), Tok::Num(0)]
+        );
+        for s in ["0x", "0b102", "0xG", "0x8000000000000000"] {
+            assert!(lex(&SourceFile::new("t", s)).is_err(), "{s}");
+        }
     }
 
     #[test]

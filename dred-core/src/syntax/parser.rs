@@ -1,30 +1,62 @@
 //! Recursive-descent parser from tokens to [`ast::Program`].
 //!
-//! Unsupported Soufflé constructs (`.type`, disjunction, multiple heads, arithmetic, `eqrel`)
-//! are refused here with a located error rather than misread.
+//! Some Soufflé constructs are rewritten here into the core the checker knows, with the same
+//! meaning: declared types (`.type` subtypes, aliases and unions, `.number_type`,
+//! `.symbol_type`) resolve to their base type `symbol` or `number`; a rule with several heads
+//! becomes one rule per head; a body with disjunctions (`;`, parentheses) becomes one rule per
+//! alternative of its disjunctive normal form. Constructs still unsupported (arithmetic,
+//! `eqrel`, records, `unsigned` and `float` columns) are refused with a located error rather
+//! than misread.
+
+use std::collections::HashMap;
 
 use super::ast::*;
 use super::lexer::{lex, Tok};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
 
+/// Alternatives a rule's body may expand to; past this the disjunctions are refused rather
+/// than multiplied out.
+pub const MAX_ALTERNATIVES: usize = 4096;
+
 /// Parses a whole program file.
 pub fn parse(file: &SourceFile) -> Result<Program, Diagnostic> {
     let toks = lex(file)?;
-    let mut p = Parser { file, toks, pos: 0 };
+    let mut p = Parser {
+        file,
+        toks,
+        pos: 0,
+        types: HashMap::new(),
+        columns: Vec::new(),
+    };
     let mut items = Vec::new();
     while !p.at_end() {
         p.item(&mut items)?;
     }
+    p.resolve_columns(&mut items)?;
     Ok(Program {
         file: file.clone(),
         items,
     })
 }
 
+/// A declared type as written: `.type T <: B`, `.type T = A | B`.
+#[derive(Clone, Debug)]
+enum TypeDef {
+    /// A subtype of, or an alias for, one type.
+    Of(Ident),
+    /// A union of several types.
+    Union(Vec<Ident>),
+}
+
 struct Parser<'a> {
     file: &'a SourceFile,
     toks: Vec<(Tok, Span)>,
     pos: usize,
+    /// Declared types by name, with the span of their declaration.
+    types: HashMap<String, (TypeDef, Span)>,
+    /// (item, column, type as written) of every declared column, resolved once every `.type`
+    /// is known (Soufflé allows a type to be used before its declaration).
+    columns: Vec<(usize, usize, Ident)>,
 }
 
 type PResult<T> = Result<T, Diagnostic>;
@@ -110,8 +142,154 @@ impl Parser<'_> {
         if self.peek() == Some(&Tok::Dot) {
             return self.directive(items);
         }
-        let rule = self.rule()?;
-        items.push(Item::Rule(rule));
+        let rules = self.rule()?;
+        items.extend(rules.into_iter().map(Item::Rule));
+        Ok(())
+    }
+
+    /// The base type of a type name, following subtypes, aliases and unions.
+    fn base_type(&self, name: &Ident, seen: &mut Vec<String>) -> PResult<Type> {
+        match name.name.as_str() {
+            "symbol" => return Ok(Type::Symbol),
+            "number" => return Ok(Type::Number),
+            "unsigned" | "float" => {
+                return Err(self.error(
+                    name.span,
+                    format!("`{}` columns are not supported", name.name),
+                    "columns are `symbol` or `number`, or types declared from them",
+                ))
+            }
+            _ => {}
+        }
+        let Some((def, decl)) = self.types.get(&name.name) else {
+            return Err(self.error(
+                name.span,
+                format!("unknown type `{}`", name.name),
+                "declare it with `.type`, or use `symbol` or `number`",
+            ));
+        };
+        if seen.contains(&name.name) {
+            return Err(self.error(
+                *decl,
+                format!("type `{}` is defined in terms of itself", name.name),
+                "a type must resolve to `symbol` or `number`",
+            ));
+        }
+        seen.push(name.name.clone());
+        let base = match def {
+            TypeDef::Of(of) => self.base_type(of, seen)?,
+            TypeDef::Union(members) => {
+                let mut base = None;
+                for m in members {
+                    let b = self.base_type(m, seen)?;
+                    if base.is_some_and(|first| first != b) {
+                        return Err(self.error(
+                            m.span,
+                            format!(
+                                "union type `{}` mixes `symbol` and `number` types",
+                                name.name
+                            ),
+                            format!("`{}` is a `{}` type", m.name, b.keyword()),
+                        ));
+                    }
+                    base = Some(b);
+                }
+                base.expect("a union has members")
+            }
+        };
+        seen.pop();
+        Ok(base)
+    }
+
+    /// Gives every declared column its base type.
+    fn resolve_columns(&self, items: &mut [Item]) -> PResult<()> {
+        for (item, col, ty) in &self.columns {
+            let base = self.base_type(ty, &mut Vec::new())?;
+            if let Item::Decl(d) = &mut items[*item] {
+                d.columns[*col].1 = base;
+            }
+        }
+        // A declared type nobody uses is still checked.
+        let mut names: Vec<&String> = self.types.keys().collect();
+        names.sort_by_key(|n| self.types[*n].1.start);
+        for n in names {
+            let span = self.types[n].1;
+            self.base_type(
+                &Ident {
+                    name: n.clone(),
+                    span,
+                },
+                &mut Vec::new(),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `.type T <: B`, `.type T = U`, `.type T = A | B | ...` (after `.type`).
+    fn type_decl(&mut self, dot: Span) -> PResult<()> {
+        let name = self.ident("a type name")?;
+        if matches!(
+            name.name.as_str(),
+            "symbol" | "number" | "unsigned" | "float"
+        ) {
+            return Err(self.error(
+                name.span,
+                format!("`{}` is a built-in type", name.name),
+                "choose another name",
+            ));
+        }
+        let def = match self.peek() {
+            Some(Tok::Lt) if self.peek_at(1) == Some(&Tok::Colon) => {
+                self.bump();
+                self.bump();
+                TypeDef::Of(self.ident("the type it is a subtype of")?)
+            }
+            Some(Tok::Eq) => {
+                self.bump();
+                if matches!(self.peek(), Some(Tok::Other('['))) {
+                    return Err(self.error(
+                        self.span(),
+                        "record types are not supported",
+                        "columns are `symbol` or `number`, or types declared from them",
+                    ));
+                }
+                let mut members = vec![self.ident("a type")?];
+                if self.peek() == Some(&Tok::LBrace) {
+                    return Err(self.error(
+                        self.span(),
+                        "algebraic data types are not supported",
+                        "columns are `symbol` or `number`, or types declared from them",
+                    ));
+                }
+                while self.peek() == Some(&Tok::Other('|')) {
+                    self.bump();
+                    members.push(self.ident("a type after `|`")?);
+                }
+                if members.len() == 1 {
+                    TypeDef::Of(members.pop().expect("one member"))
+                } else {
+                    TypeDef::Union(members)
+                }
+            }
+            _ => return Err(self.unexpected("`<:` or `=` after the type name")),
+        };
+        self.declare_type(name, def, dot)
+    }
+
+    fn declare_type(&mut self, name: Ident, def: TypeDef, dot: Span) -> PResult<()> {
+        let span = dot.to(self.prev_span());
+        if let Some((_, first)) = self.types.get(&name.name) {
+            let (line, col) = self.file.line_col(first.start);
+            return Err(self.error(
+                name.span,
+                format!(
+                    "type `{}` is declared twice (first at line {line}, column {col})",
+                    name.name
+                ),
+                "second declaration",
+            ));
+        }
+        self.types.insert(name.name, (def, span));
         Ok(())
     }
 
@@ -127,18 +305,28 @@ impl Parser<'_> {
         }
         match name.name.as_str() {
             "decl" => {
-                let decl = self.decl(dot)?;
+                let decl = self.decl(dot, items.len())?;
                 items.push(Item::Decl(decl));
             }
-            "input" | "output" => loop {
+            "type" => self.type_decl(dot)?,
+            "number_type" | "symbol_type" => {
+                // Soufflé's older spelling of `.type T <: number` and `.type T <: symbol`.
+                let t = self.ident("a type name")?;
+                let base = Ident {
+                    name: name.name.trim_end_matches("_type").to_string(),
+                    span: name.span,
+                };
+                self.declare_type(t, TypeDef::Of(base), dot)?;
+            }
+            "input" | "output" | "printsize" => loop {
                 let rel = self.ident("a relation name")?;
                 if self.peek() == Some(&Tok::LParen) {
                     self.skip_io_options()?;
                 }
-                items.push(if name.name == "input" {
-                    Item::Input(rel)
-                } else {
-                    Item::Output(rel)
+                items.push(match name.name.as_str() {
+                    "input" => Item::Input(rel),
+                    "output" => Item::Output(rel),
+                    _ => Item::PrintSize(rel),
                 });
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
@@ -150,7 +338,7 @@ impl Parser<'_> {
                 return Err(self.error(
                     dot.to(name.span),
                     format!("unsupported directive `.{other}`"),
-                    "only .decl, .input and .output are supported",
+                    "supported: .decl, .type, .input, .output and .printsize",
                 ))
             }
         }
@@ -174,7 +362,8 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn decl(&mut self, dot: Span) -> PResult<Decl> {
+    /// `.decl` (after it); `item` is the index the declaration will have among the items.
+    fn decl(&mut self, dot: Span, item: usize) -> PResult<Decl> {
         let name = self.ident("a relation name")?;
         self.expect(Tok::LParen, "`(` after the relation name")?;
         let mut columns = Vec::new();
@@ -182,19 +371,10 @@ impl Parser<'_> {
             loop {
                 let col = self.ident("a column name")?;
                 self.expect(Tok::Colon, "`:` and a column type")?;
-                let ty = self.ident("a column type (`symbol` or `number`)")?;
-                let ty = match ty.name.as_str() {
-                    "symbol" => Type::Symbol,
-                    "number" => Type::Number,
-                    other => {
-                        return Err(self.error(
-                            ty.span,
-                            format!("unsupported column type `{other}`"),
-                            "columns are `symbol` or `number`",
-                        ))
-                    }
-                };
-                columns.push((col, ty));
+                let ty = self.ident("a column type")?;
+                // Resolved once every `.type` is read; a placeholder until then.
+                self.columns.push((item, columns.len(), ty));
+                columns.push((col, Type::Symbol));
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
                 } else {
@@ -227,41 +407,98 @@ impl Parser<'_> {
         })
     }
 
-    fn rule(&mut self) -> PResult<Rule> {
-        let head = self.atom()?;
-        if self.peek() == Some(&Tok::Comma) {
-            return Err(self.error(
-                self.span(),
-                "rules with several heads are not supported",
-                "write one rule per head",
-            ));
+    /// A rule or a fact; several heads and disjunctive bodies give one rule per head and
+    /// alternative (heads outer, alternatives in the order written).
+    fn rule(&mut self) -> PResult<Vec<Rule>> {
+        let mut heads = vec![self.atom()?];
+        let mut comma = None;
+        while self.peek() == Some(&Tok::Comma) {
+            comma.get_or_insert(self.bump().1);
+            heads.push(self.atom()?);
         }
-        let mut body = Vec::new();
-        if self.peek() == Some(&Tok::Turnstile) {
+        let alternatives = if self.peek() == Some(&Tok::Turnstile) {
             self.bump();
-            loop {
-                body.push(self.literal()?);
-                match self.peek() {
-                    Some(Tok::Comma) => {
-                        self.bump();
-                    }
-                    Some(Tok::Semi) => {
-                        return Err(self.error(
-                            self.span(),
-                            "disjunction `;` is not supported",
-                            "write one rule per alternative",
-                        ))
-                    }
-                    _ => break,
-                }
+            self.disjunction()?
+        } else if let Some(comma) = comma {
+            return Err(self.error(
+                comma,
+                "several heads need a body: expected `:-` after them",
+                "a second head starts here",
+            ));
+        } else {
+            vec![Vec::new()]
+        };
+        let end = self.expect(Tok::Dot, "`.` at the end of the rule")?;
+        let span = heads[0].span.to(end);
+        let mut rules = Vec::with_capacity(heads.len() * alternatives.len());
+        for head in heads {
+            for body in &alternatives {
+                rules.push(Rule {
+                    head: head.clone(),
+                    body: body.clone(),
+                    span,
+                });
             }
         }
-        let end = self.expect(Tok::Dot, "`.` at the end of the rule")?;
-        Ok(Rule {
-            span: head.span.to(end),
-            head,
-            body,
-        })
+        Ok(rules)
+    }
+
+    /// `conj ; conj ; ...`, as the alternatives of its disjunctive normal form.
+    fn disjunction(&mut self) -> PResult<Vec<Vec<Literal>>> {
+        let start = self.span();
+        let mut alternatives = self.conjunction()?;
+        while self.peek() == Some(&Tok::Semi) {
+            self.bump();
+            alternatives.extend(self.conjunction()?);
+            self.check_alternatives(alternatives.len(), start)?;
+        }
+        Ok(alternatives)
+    }
+
+    /// `unit , unit , ...`: the product of the units' alternatives.
+    fn conjunction(&mut self) -> PResult<Vec<Vec<Literal>>> {
+        let start = self.span();
+        let mut alternatives: Vec<Vec<Literal>> = vec![Vec::new()];
+        loop {
+            let unit = if self.peek() == Some(&Tok::LParen) {
+                self.bump();
+                let inner = self.disjunction()?;
+                self.expect(Tok::RParen, "`)` to close the parenthesised formula")?;
+                inner
+            } else {
+                vec![vec![self.literal()?]]
+            };
+            self.check_alternatives(alternatives.len() * unit.len(), start)?;
+            alternatives = alternatives
+                .iter()
+                .flat_map(|prefix| {
+                    unit.iter().map(move |u| {
+                        let mut v = prefix.clone();
+                        v.extend(u.iter().cloned());
+                        v
+                    })
+                })
+                .collect();
+            if self.peek() == Some(&Tok::Comma) {
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        Ok(alternatives)
+    }
+
+    fn check_alternatives(&self, n: usize, start: Span) -> PResult<()> {
+        if n > MAX_ALTERNATIVES {
+            return Err(self.error(
+                start.to(self.prev_span()),
+                format!(
+                    "this body's disjunctions expand to more than {MAX_ALTERNATIVES} alternatives"
+                ),
+                "split the rule, or name a sub-formula by a relation of its own",
+            ));
+        }
+        Ok(())
     }
 
     fn atom(&mut self) -> PResult<Atom> {
@@ -346,8 +583,8 @@ impl Parser<'_> {
         if self.peek() == Some(&Tok::LParen) {
             return Err(self.error(
                 self.span(),
-                "parenthesised sub-formulas are not supported",
-                "write a flat conjunction",
+                "parenthesised sub-formulas are not supported here",
+                "write a flat conjunction (disjunctions are allowed in rule bodies only)",
             ));
         }
         let left = self.term()?;
@@ -463,17 +700,107 @@ mod tests {
         ));
     }
 
+    fn rules(p: &Program) -> Vec<String> {
+        p.items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Rule(r) => Some(format!(
+                    "{} :- {}",
+                    r.head.relation.name,
+                    r.body
+                        .iter()
+                        .map(|l| match l {
+                            Literal::Positive(a) => a.relation.name.clone(),
+                            Literal::Negative(a, _) => format!("!{}", a.relation.name),
+                            Literal::Compare(c) => c.op.symbol().to_string(),
+                            Literal::Aggregate(_) => "agg".into(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn several_heads_and_disjunctions_become_one_rule_per_head_and_alternative() {
+        let p = parse_str("a(x), b(x) :- c(x), (d(x) ; !e(x)), (f(x) ; g(x), x != 1).")
+            .expect("parses");
+        assert_eq!(
+            rules(&p),
+            [
+                "a :- c,d,f",
+                "a :- c,d,g,!=",
+                "a :- c,!e,f",
+                "a :- c,!e,g,!=",
+                "b :- c,d,f",
+                "b :- c,d,g,!=",
+                "b :- c,!e,f",
+                "b :- c,!e,g,!=",
+            ]
+        );
+        let p = parse_str("a(x) :- b(x) ; c(x), (d(x) ; (e(x))).").expect("parses");
+        assert_eq!(rules(&p), ["a :- b", "a :- c,d", "a :- c,e"]);
+        // Twelve disjunctions of two: 4,096 alternatives pass, thirteen do not.
+        let body = |n: usize| vec!["(b(x) ; c(x))"; n].join(", ");
+        let p = parse_str(&format!("a(x) :- {}.", body(12))).expect("parses");
+        assert_eq!(rules(&p).len(), 4096);
+        let e = parse_str(&format!("a(x) :- {}.", body(13))).expect_err("too many");
+        assert!(e.to_string().contains("more than 4096"), "{e}");
+    }
+
+    #[test]
+    fn declared_types_resolve_to_their_base_type() {
+        let p = parse_str(
+            ".decl r(a: Id, b: Age, c: Name, d: Key, e: Old)\n\
+             .type Name = Id | Alias\n.type Id <: symbol\n.type Alias = Id\n\
+             .type Age <: number\n.number_type Key\n.symbol_type Old\n.printsize r\n",
+        )
+        .expect("parses");
+        let Item::Decl(d) = &p.items[0] else {
+            panic!("declaration expected")
+        };
+        let types: Vec<Type> = d.columns.iter().map(|(_, t)| *t).collect();
+        assert_eq!(
+            types,
+            [
+                Type::Symbol,
+                Type::Number,
+                Type::Symbol,
+                Type::Number,
+                Type::Symbol
+            ]
+        );
+        assert!(matches!(&p.items[1], Item::PrintSize(r) if r.name == "r"));
+    }
+
     #[test]
     fn syntax_errors_are_located() {
         let cases = [
             ("a(x) :- b(x)", 1, 13),
-            ("a(x) :- b(x);c(x).", 1, 13),
+            ("a(x) :- b(x);c(x)", 1, 18),
+            ("a(x) :- (b(x);c(x).", 1, 19),
             (".decl a(x: float)", 1, 12),
-            (".type T <: symbol", 1, 1),
-            ("a(x), b(x) :- c(x).", 1, 5),
+            (".decl a(x: unsigned)", 1, 12),
+            (".decl a(x: T)", 1, 12),
+            (".type T <: symbol\n.type T <: number", 2, 7),
+            (
+                ".type T = A | B\n.type A <: symbol\n.type B <: number",
+                1,
+                15,
+            ),
+            (".type T = U\n.type U = T", 1, 1),
+            (".type T = [a: number]", 1, 11),
+            (".type T = A {x: number}", 1, 13),
+            (".type T", 1, 8),
+            (".type number <: symbol", 1, 7),
+            ("a(x), b(x).", 1, 5),
             ("a(x) :- b(x + 1).", 1, 13),
             ("\n  a(x) :- .", 2, 11),
             (".decl e(x: symbol) eqrel", 1, 20),
+            ("a(x) :- b(x), x = count : { (c(x) ; d(x)) }.", 1, 29),
+            ("0x", 1, 1),
         ];
         for (src, line, col) in cases {
             let e = parse_str(src).expect_err(src);
