@@ -151,7 +151,13 @@ fn median<T: PartialOrd + Copy>(mut v: Vec<T>) -> T {
 /// Measures the calibration on [`GRAPH`] (resolved as every dataset is): `runs` evaluations
 /// of each engine, alternating, after one of each that checks they agree.
 pub fn measure(runs: usize) -> anyhow::Result<Calibration> {
-    let facts = crate::datasets::resolve(GRAPH).map_err(|e| anyhow::anyhow!("calibration: {e}"))?;
+    measure_on(GRAPH, runs)
+}
+
+/// [`measure`] on any graph dataset (`dredbench calibrate --dataset NAME`): its `edge.facts`
+/// closed by `tc_linear.dl`.
+pub fn measure_on(graph: &str, runs: usize) -> anyhow::Result<Calibration> {
+    let facts = crate::datasets::resolve(graph).map_err(|e| anyhow::anyhow!("calibration: {e}"))?;
     let mut symbols = Symbols::new();
     let program = load_program(&SourceFile::new("tc_linear.dl", PROGRAM), &mut symbols)
         .map_err(|d| anyhow::anyhow!("calibration: {}", d.render()))?;
@@ -176,7 +182,7 @@ pub fn measure(runs: usize) -> anyhow::Result<Calibration> {
     let theirs = datafrog_tc(&edges);
     anyhow::ensure!(
         paths == theirs,
-        "calibration: recompute found {paths} paths of {GRAPH} and datafrog {theirs}"
+        "calibration: recompute found {paths} paths of {graph} and datafrog {theirs}"
     );
     let (mut ours, mut frog) = (Vec::new(), Vec::new());
     for _ in 0..runs.max(1) {
@@ -193,7 +199,7 @@ pub fn measure(runs: usize) -> anyhow::Result<Calibration> {
         .map(|(&a, &b)| a as f64 / b.max(1) as f64)
         .collect();
     Ok(Calibration {
-        graph: GRAPH.to_string(),
+        graph: graph.to_string(),
         edges: edges.len(),
         paths,
         runs: ours.len(),

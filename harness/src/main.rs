@@ -42,6 +42,8 @@ enum Command {
     Explain(cmd::explain::ExplainArgs),
     /// Write results/FINDINGS.md and its plots from a full study (`study --full`).
     Findings(cmd::findings::FindingsArgs),
+    /// How fast `recompute` is against datafrog on this machine, on a graph dataset.
+    Calibrate(cmd::calibrate::CalibrateArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => cmd::fuzz::run(args),
         Command::Explain(args) => cmd::explain::run(args),
         Command::Findings(args) => cmd::findings::run(args),
+        Command::Calibrate(args) => cmd::calibrate::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

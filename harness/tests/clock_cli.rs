@@ -127,3 +127,41 @@ fn regress_judges_a_sweep_by_its_aa_pairs() {
         "{err}"
     );
 }
+
+/// `dredbench calibrate` closes any graph dataset by `recompute` and by datafrog, one line per
+/// calibration and the median of their ratios; an unknown dataset is bad input.
+#[test]
+fn calibrate_measures_any_graph_and_refuses_an_unknown_one() {
+    let o = dredbench(&[
+        "calibrate",
+        "--dataset",
+        "seed",
+        "--runs",
+        "3",
+        "--repeat",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    for l in &lines[..2] {
+        assert!(
+            l.contains(
+                "linear transitive closure of seed (9 edges, 20 paths; the median ratio of 3 pairs"
+            ),
+            "{l}"
+        );
+    }
+    assert!(
+        lines[2].starts_with("median of 2 calibrations on seed: "),
+        "{out}"
+    );
+    let o = dredbench(&["calibrate", "--dataset", "no-such-graph"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown dataset `no-such-graph`"),
+        "{}",
+        stderr(&o)
+    );
+}

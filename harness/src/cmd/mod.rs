@@ -3,6 +3,7 @@
 //! Each is a leaf: it parses its arguments and calls the library (inputs, cases, runner,
 //! report, charts, summary, …); no subcommand calls another.
 
+pub mod calibrate;
 pub mod datasets;
 pub mod explain;
 pub mod findings;
