@@ -1,7 +1,9 @@
 //! Linear transitive closure, `recompute` (this crate's semi-naive evaluator) against
-//! datafrog on the same graph, side by side in one run: two random graphs and the shipped
+//! datafrog on the same graph, side by side in one run: two random graphs, the shipped
 //! Gene Ontology graphs GO CC and GO MF (their `edge.facts`, terms numbered in order of first
-//! appearance).
+//! appearance), and GO BP and WordNet when `dredbench datasets fetch` has installed them in
+//! the dataset cache (`$DREDBENCH_CACHE`, else `$XDG_CACHE_HOME/dredbench`, else
+//! `~/.cache/dredbench`; skipped with a message otherwise).
 //!
 //! path(x, y) :- edge(x, y).
 //! path(x, z) :- path(x, y), edge(y, z).
@@ -35,6 +37,31 @@ fn shipped_graph(name: &str) -> Vec<(u32, u32)> {
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    numbered(&text)
+}
+
+/// A fetched graph's edges from the dataset cache, if installed there.
+fn fetched_graph(name: &str) -> Option<Vec<(u32, u32)>> {
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let cache = env("DREDBENCH_CACHE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| env("XDG_CACHE_HOME").map(|x| std::path::Path::new(&x).join("dredbench")))
+        .or_else(|| env("HOME").map(|h| std::path::Path::new(&h).join(".cache/dredbench")))?;
+    let path = cache.join(name).join("facts/edge.facts");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(numbered(&text)),
+        Err(_) => {
+            eprintln!(
+                "{name}: not installed ({} missing; `dredbench datasets fetch {name}`), skipped",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Tab-separated edges, terms numbered densely in order of first appearance.
+fn numbered(text: &str) -> Vec<(u32, u32)> {
     let mut ids = std::collections::HashMap::new();
     let mut id = |term: &str| {
         let next = ids.len() as u32;
@@ -64,12 +91,17 @@ fn datafrog_tc(edges: &[(u32, u32)]) -> usize {
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("linear_tc");
     group.sample_size(10);
-    let graphs = [
+    let mut graphs = vec![
         ("random".to_string(), random_graph(1000, 2000, 42)),
         ("random".to_string(), random_graph(2000, 5000, 42)),
         ("go-cc".to_string(), shipped_graph("go-cc")),
         ("go-mf".to_string(), shipped_graph("go-mf")),
     ];
+    for name in ["go-bp", "wordnet"] {
+        if let Some(edges) = fetched_graph(name) {
+            graphs.push((name.to_string(), edges));
+        }
+    }
     for (name, edges) in graphs {
         let n = edges
             .iter()
