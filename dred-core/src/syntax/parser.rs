@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use super::ast::*;
+use super::components::{self, CompDecl, CompRef, Init, RawDecl, RawItem, TypeDecl, TypeDef};
 use super::lexer::{lex, Tok};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
 
@@ -28,24 +29,16 @@ pub fn parse(file: &SourceFile) -> Result<Program, Diagnostic> {
         types: HashMap::new(),
         columns: Vec::new(),
     };
-    let mut items = Vec::new();
+    let mut raw = Vec::new();
     while !p.at_end() {
-        p.item(&mut items)?;
+        p.item(&mut raw)?;
     }
-    p.resolve_columns(&mut items)?;
+    let flat = components::expand(file, raw)?;
+    let items = p.finish(flat)?;
     Ok(Program {
         file: file.clone(),
         items,
     })
-}
-
-/// A declared type as written: `.type T <: B`, `.type T = A | B`.
-#[derive(Clone, Debug)]
-enum TypeDef {
-    /// A subtype of, or an alias for, one type.
-    Of(Ident),
-    /// A union of several types.
-    Union(Vec<Ident>),
 }
 
 struct Parser<'a> {
@@ -138,13 +131,71 @@ impl Parser<'_> {
         }
     }
 
-    fn item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+    /// A name, qualified by instances (`inst.sub.rel`) when its parts are written together:
+    /// `.` with a space around it ends a rule or starts a directive instead.
+    fn qualified_name(&mut self, expected: &str) -> PResult<Ident> {
+        let mut name = self.ident(expected)?;
+        while let (Some(Tok::Dot), Some(Tok::Ident(_))) = (self.peek(), self.peek_at(1)) {
+            let dot = self.span();
+            let next = self.toks[self.pos + 1].1;
+            if dot.start != name.span.end || next.start != dot.end {
+                break;
+            }
+            self.bump();
+            let part = self.ident(expected)?;
+            name.name = format!("{}.{}", name.name, part.name);
+            name.span = name.span.to(part.span);
+        }
+        Ok(name)
+    }
+
+    /// True when a qualified name followed by `(` starts here: an atom.
+    fn at_atom(&self) -> bool {
+        let mut k = 0;
+        loop {
+            match (self.peek_at(k), self.peek_at(k + 1)) {
+                (Some(Tok::Ident(_)), Some(Tok::LParen)) => return true,
+                (Some(Tok::Ident(_)), Some(Tok::Dot)) => k += 2,
+                _ => return false,
+            }
+        }
+    }
+
+    fn item(&mut self, items: &mut Vec<RawItem>) -> PResult<()> {
         if self.peek() == Some(&Tok::Dot) {
             return self.directive(items);
         }
         let rules = self.rule()?;
-        items.extend(rules.into_iter().map(Item::Rule));
+        items.extend(rules.into_iter().map(RawItem::Rule));
         Ok(())
+    }
+
+    /// The items of the expanded program, with every column's type resolved.
+    fn finish(&mut self, flat: Vec<RawItem>) -> PResult<Vec<Item>> {
+        let mut items = Vec::with_capacity(flat.len());
+        for raw in flat {
+            items.push(match raw {
+                RawItem::Decl(d) => {
+                    for (col, ty) in d.column_types.into_iter().enumerate() {
+                        self.columns.push((items.len(), col, ty));
+                    }
+                    Item::Decl(d.decl)
+                }
+                RawItem::Type(t) => {
+                    self.declare_type(t)?;
+                    continue;
+                }
+                RawItem::Input(id) => Item::Input(id),
+                RawItem::Output(id) => Item::Output(id),
+                RawItem::PrintSize(id) => Item::PrintSize(id),
+                RawItem::Rule(r) => Item::Rule(r),
+                RawItem::Comp(_) | RawItem::Init(_) | RawItem::Override(_) => {
+                    unreachable!("components are expanded before types are resolved")
+                }
+            });
+        }
+        self.resolve_columns(&mut items)?;
+        Ok(items)
     }
 
     /// The base type of a type name, following subtypes, aliases and unions.
@@ -226,7 +277,7 @@ impl Parser<'_> {
     }
 
     /// `.type T <: B`, `.type T = U`, `.type T = A | B | ...` (after `.type`).
-    fn type_decl(&mut self, dot: Span) -> PResult<()> {
+    fn type_decl(&mut self, dot: Span) -> PResult<TypeDecl> {
         let name = self.ident("a type name")?;
         if matches!(
             name.name.as_str(),
@@ -273,11 +324,14 @@ impl Parser<'_> {
             }
             _ => return Err(self.unexpected("`<:` or `=` after the type name")),
         };
-        self.declare_type(name, def, dot)
+        Ok(TypeDecl {
+            name,
+            def,
+            span: dot.to(self.prev_span()),
+        })
     }
 
-    fn declare_type(&mut self, name: Ident, def: TypeDef, dot: Span) -> PResult<()> {
-        let span = dot.to(self.prev_span());
+    fn declare_type(&mut self, TypeDecl { name, def, span }: TypeDecl) -> PResult<()> {
         if let Some((_, first)) = self.types.get(&name.name) {
             let (line, col) = self.file.line_col(first.start);
             return Err(self.error(
@@ -293,7 +347,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn directive(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+    fn directive(&mut self, items: &mut Vec<RawItem>) -> PResult<()> {
         let dot = self.bump().1;
         let name = self.ident("a directive such as .decl, .input or .output")?;
         if name.span.start != dot.end {
@@ -305,10 +359,13 @@ impl Parser<'_> {
         }
         match name.name.as_str() {
             "decl" => {
-                let decl = self.decl(dot, items.len())?;
-                items.push(Item::Decl(decl));
+                let decl = self.decl(dot)?;
+                items.push(RawItem::Decl(decl));
             }
-            "type" => self.type_decl(dot)?,
+            "type" => {
+                let t = self.type_decl(dot)?;
+                items.push(RawItem::Type(t));
+            }
             "number_type" | "symbol_type" => {
                 // Soufflé's older spelling of `.type T <: number` and `.type T <: symbol`.
                 let t = self.ident("a type name")?;
@@ -316,17 +373,38 @@ impl Parser<'_> {
                     name: name.name.trim_end_matches("_type").to_string(),
                     span: name.span,
                 };
-                self.declare_type(t, TypeDef::Of(base), dot)?;
+                items.push(RawItem::Type(TypeDecl {
+                    name: t,
+                    def: TypeDef::Of(base),
+                    span: dot.to(self.prev_span()),
+                }));
+            }
+            "comp" => {
+                let comp = self.comp()?;
+                items.push(RawItem::Comp(comp));
+            }
+            "init" => {
+                let instance = self.ident("an instance name")?;
+                self.expect(Tok::Eq, "`=` and the component to instantiate")?;
+                let component = self.comp_ref("the component to instantiate")?;
+                items.push(RawItem::Init(Init {
+                    instance,
+                    component,
+                }));
+            }
+            "override" => {
+                let rel = self.ident("the relation to override")?;
+                items.push(RawItem::Override(rel));
             }
             "input" | "output" | "printsize" => loop {
-                let rel = self.ident("a relation name")?;
+                let rel = self.qualified_name("a relation name")?;
                 if self.peek() == Some(&Tok::LParen) {
                     self.skip_io_options()?;
                 }
                 items.push(match name.name.as_str() {
-                    "input" => Item::Input(rel),
-                    "output" => Item::Output(rel),
-                    _ => Item::PrintSize(rel),
+                    "input" => RawItem::Input(rel),
+                    "output" => RawItem::Output(rel),
+                    _ => RawItem::PrintSize(rel),
                 });
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
@@ -338,7 +416,8 @@ impl Parser<'_> {
                 return Err(self.error(
                     dot.to(name.span),
                     format!("unsupported directive `.{other}`"),
-                    "supported: .decl, .type, .input, .output and .printsize",
+                    "supported: .decl, .type, .input, .output, .printsize, .comp, .init \
+                     and .override",
                 ))
             }
         }
@@ -362,18 +441,74 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `.decl` (after it); `item` is the index the declaration will have among the items.
-    fn decl(&mut self, dot: Span, item: usize) -> PResult<Decl> {
-        let name = self.ident("a relation name")?;
+    /// `Name` or `Name<T1, ...>`.
+    fn comp_ref(&mut self, expected: &str) -> PResult<CompRef> {
+        let name = self.ident(expected)?;
+        let mut args = Vec::new();
+        if self.peek() == Some(&Tok::Lt) {
+            self.bump();
+            loop {
+                args.push(self.ident("a type argument")?);
+                if self.peek() == Some(&Tok::Comma) {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+            self.expect(Tok::Gt, "`,` or `>` in the type arguments")?;
+        }
+        Ok(CompRef {
+            span: name.span.to(self.prev_span()),
+            name,
+            args,
+        })
+    }
+
+    /// `.comp Name<P, ...> : Base<...>, ... { items }` (after `.comp`).
+    fn comp(&mut self) -> PResult<std::rc::Rc<CompDecl>> {
+        let head = self.comp_ref("a component name")?;
+        let mut bases = Vec::new();
+        if self.peek() == Some(&Tok::Colon) {
+            self.bump();
+            loop {
+                bases.push(self.comp_ref("a base component")?);
+                if self.peek() == Some(&Tok::Comma) {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+        }
+        let open = self.expect(Tok::LBrace, "`{` to open the component's body")?;
+        let mut body = Vec::new();
+        while self.peek() != Some(&Tok::RBrace) {
+            if self.at_end() {
+                return Err(self.error(open, "unclosed component body", "opened here"));
+            }
+            self.item(&mut body)?;
+        }
+        self.bump();
+        Ok(std::rc::Rc::new(CompDecl {
+            name: head.name,
+            params: head.args,
+            bases,
+            body,
+        }))
+    }
+
+    /// `.decl` (after it).
+    fn decl(&mut self, dot: Span) -> PResult<RawDecl> {
+        let name = self.qualified_name("a relation name")?;
         self.expect(Tok::LParen, "`(` after the relation name")?;
         let mut columns = Vec::new();
+        let mut column_types = Vec::new();
         if self.peek() != Some(&Tok::RParen) {
             loop {
                 let col = self.ident("a column name")?;
                 self.expect(Tok::Colon, "`:` and a column type")?;
-                let ty = self.ident("a column type")?;
-                // Resolved once every `.type` is read; a placeholder until then.
-                self.columns.push((item, columns.len(), ty));
+                // Resolved once components are expanded and every `.type` is read; a
+                // placeholder until then.
+                column_types.push(self.ident("a column type")?);
                 columns.push((col, Type::Symbol));
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
@@ -385,9 +520,14 @@ impl Parser<'_> {
         let close = self.expect(Tok::RParen, "`,` or `)` in the column list")?;
         // Representation qualifiers change nothing in set semantics, except `eqrel`, which
         // adds equivalence closure and is refused rather than ignored.
+        let mut overridable = false;
         while let Some(Tok::Ident(q)) = self.peek() {
             match q.as_str() {
                 "btree" | "brie" | "btree_delete" | "inline" | "no_inline" => {
+                    self.bump();
+                }
+                "overridable" => {
+                    overridable = true;
                     self.bump();
                 }
                 "eqrel" => {
@@ -400,10 +540,14 @@ impl Parser<'_> {
                 _ => break,
             }
         }
-        Ok(Decl {
-            name,
-            columns,
-            span: dot.to(close),
+        Ok(RawDecl {
+            decl: Decl {
+                name,
+                columns,
+                span: dot.to(close),
+            },
+            column_types,
+            overridable,
         })
     }
 
@@ -502,7 +646,7 @@ impl Parser<'_> {
     }
 
     fn atom(&mut self) -> PResult<Atom> {
-        let relation = self.ident("a relation name")?;
+        let relation = self.qualified_name("a relation name")?;
         self.expect(Tok::LParen, "`(` after the relation name")?;
         let mut args = Vec::new();
         if self.peek() != Some(&Tok::RParen) {
@@ -577,7 +721,7 @@ impl Parser<'_> {
             let span = bang.to(atom.span);
             return Ok(Literal::Negative(atom, span));
         }
-        if matches!(self.peek(), Some(Tok::Ident(_))) && self.peek_at(1) == Some(&Tok::LParen) {
+        if self.at_atom() {
             return Ok(Literal::Positive(self.atom()?));
         }
         if self.peek() == Some(&Tok::LParen) {
