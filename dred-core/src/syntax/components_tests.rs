@@ -130,6 +130,26 @@ fn nested_instances_and_type_parameters() {
 }
 
 #[test]
+fn instance_types_by_qualified_name_and_bases_declared_later() {
+    let got = expanded(
+        ".comp T<P> { .type inner <: P  .decl rel(a: inner) }\n.init t = T<number>\n\
+         .decl top(a: t.inner)\n\
+         .comp Outer<Z> {\n  .comp Derived<Z> : Base<Z> { }\n  .comp Base<Q> { .init x = Q }\n\
+         .init d = Derived<Z>\n}\n\
+         .comp Leaf { .decl l(a: symbol) }\n.init o = Outer<Leaf>\n.output o.d.x.l()\n",
+    );
+    assert_eq!(
+        got,
+        [
+            "decl t.rel(number)",
+            "decl top(number)",
+            "decl o.d.x.l(symbol)",
+            "output o.d.x.l",
+        ]
+    );
+}
+
+#[test]
 fn inheritance_with_override() {
     let got = expanded(
         ".comp Base<T> {\n  .decl r(x: T) overridable\n  .decl s(x: T)\n\

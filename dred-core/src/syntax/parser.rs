@@ -297,7 +297,7 @@ impl Parser<'_> {
             Some(Tok::Lt) if self.peek_at(1) == Some(&Tok::Colon) => {
                 self.bump();
                 self.bump();
-                TypeDef::Of(self.ident("the type it is a subtype of")?)
+                TypeDef::Of(self.qualified_name("the type it is a subtype of")?)
             }
             Some(Tok::Eq) => {
                 self.bump();
@@ -308,7 +308,7 @@ impl Parser<'_> {
                         "columns are `symbol` or `number`, or types declared from them",
                     ));
                 }
-                let mut members = vec![self.ident("a type")?];
+                let mut members = vec![self.qualified_name("a type")?];
                 if self.peek() == Some(&Tok::LBrace) {
                     return Err(self.error(
                         self.span(),
@@ -318,7 +318,7 @@ impl Parser<'_> {
                 }
                 while self.peek() == Some(&Tok::Other('|')) {
                     self.bump();
-                    members.push(self.ident("a type after `|`")?);
+                    members.push(self.qualified_name("a type after `|`")?);
                 }
                 if members.len() == 1 {
                     TypeDef::Of(members.pop().expect("one member"))
@@ -452,7 +452,7 @@ impl Parser<'_> {
         if self.peek() == Some(&Tok::Lt) {
             self.bump();
             loop {
-                args.push(self.ident("a type argument")?);
+                args.push(self.qualified_name("a type argument")?);
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
                 } else {
@@ -512,7 +512,7 @@ impl Parser<'_> {
                 self.expect(Tok::Colon, "`:` and a column type")?;
                 // Resolved once components are expanded and every `.type` is read; a
                 // placeholder until then.
-                column_types.push(self.ident("a column type")?);
+                column_types.push(self.qualified_name("a column type")?);
                 columns.push((col, Type::Symbol));
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
