@@ -141,6 +141,9 @@ pub struct LoadedCase {
     pub batches: Vec<RequestedBatch>,
 }
 
+/// The prefix of the relations of [`RandomCase::componentised`]: those of its one instance.
+pub const COMPONENT_PREFIX: &str = "case.";
+
 /// True when `text` mentions relation `name` as an atom (`name(` not preceded by a letter,
 /// digit or `_`).
 fn mentions(text: &str, name: &str) -> bool {
@@ -295,6 +298,49 @@ impl RandomCase {
         }
     }
 
+    /// The same case written with Soufflé components: its declarations in a component
+    /// `Decls<T>` whose parameter `T` is the column type, its directives (and any `.type`s)
+    /// and rules in `Case<T> : Decls<T>`, instantiated once as `.init case = Case<ty>`. The
+    /// relations are then `case.e1`, `case.p1`, ...: the facts and updates name them so. The
+    /// component's closing brace and the `.init` are the last two lines of `rules`. Its model,
+    /// each relation's name read without the prefix [`COMPONENT_PREFIX`], is the case's.
+    pub fn componentised(&self) -> RandomCase {
+        let column = format!(": {}", self.ty.name());
+        let parameterised = |line: &str| format!("  {}\n", line.replace(&column, ": T"));
+        let (decls, directives): (Vec<&str>, Vec<&str>) =
+            self.header.lines().partition(|l| l.starts_with(".decl"));
+        let mut header = String::from(".comp Decls<T> {\n");
+        header.extend(decls.into_iter().map(parameterised));
+        header.push_str("}\n.comp Case<T> : Decls<T> {\n");
+        header.extend(directives.into_iter().map(parameterised));
+        let mut rules: Vec<String> = self.rules.iter().map(|r| format!("  {r}")).collect();
+        rules.push("}".into());
+        rules.push(format!(".init case = Case<{}>", self.ty.name()));
+        let qualified = |rel: &String| format!("{COMPONENT_PREFIX}{rel}");
+        RandomCase {
+            ty: self.ty,
+            header,
+            rules,
+            edb: self
+                .edb
+                .iter()
+                .map(|(rel, vals)| (qualified(rel), vals.clone()))
+                .collect(),
+            batches: self
+                .batches
+                .iter()
+                .map(|b| {
+                    b.iter()
+                        .map(|u| Update {
+                            rel: qualified(&u.rel),
+                            ..u.clone()
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
     /// The program text: header, then rules.
     pub fn program(&self) -> String {
         let mut s = self.header.clone();
@@ -346,10 +392,16 @@ impl RandomCase {
         let facts = dir.join("facts");
         std::fs::create_dir_all(&facts)?;
         crate::io::write_atomic(&dir.join("p.dl"), self.program().as_bytes())?;
+        let prefix = if self.header.starts_with(".comp") {
+            COMPONENT_PREFIX
+        } else {
+            ""
+        };
         for (rel, _) in EDB {
+            let rel = format!("{prefix}{rel}");
             crate::io::write_atomic(
                 &facts.join(format!("{rel}.facts")),
-                self.facts_text(rel).as_bytes(),
+                self.facts_text(&rel).as_bytes(),
             )?;
         }
         crate::io::write_atomic(&dir.join("u.updates"), self.updates_text().as_bytes())

@@ -8,6 +8,13 @@ const PROGRAM: &str = ".decl edge(x: symbol, y: number)\n.decl path(x: symbol, y
 .decl ready()\n.input edge\n.output path\npath(x, y) :- edge(x, y), y > -2.\n\
 path(x, z) :- path(x, y), edge(_, z), !edge(x, y), x != \"q\".\nready().\n";
 
+/// Components: a parameterised base with an overridable relation, a derived component, a
+/// nested one, instances used by qualified names.
+const COMPONENTS: &str = ".comp G<N> {\n.decl e(x: N, y: N)\n.decl r(x: N, y: N) overridable\n\
+.input e\nr(x, y) :- e(x, y).\n}\n.comp D<N> : G<N> {\n.override r\nr(x, y) :- e(y, x).\n\
+.comp I { .decl c(x: N) c(x) :- r(x, x). }\n.init i = I\n}\n.init g = G<number>\n\
+.init d = D<symbol>\n.decl t(x: symbol)\n.output t\nt(x) :- d.i.c(x), !d.e(x, _), g.r(1, 2).\n";
+
 const UPDATES: &str = "# c\n-\tedge\ta\t1\n+\tedge\tb\t2\ncommit\n+\tedge\tc\t3\n";
 
 /// Replaces, inserts or deletes characters at random positions.
@@ -57,6 +64,13 @@ proptest! {
     }
 
     #[test]
+    fn mutated_component_program(text in mutate(COMPONENTS)) {
+        if let Err(e) = load_program(&SourceFile::new("f.dl", text), &mut Symbols::new()) {
+            check_located(&e);
+        }
+    }
+
+    #[test]
     fn mutated_program(text in mutate(PROGRAM)) {
         if let Err(e) = load_program(&SourceFile::new("f.dl", text), &mut Symbols::new()) {
             check_located(&e);
@@ -71,4 +85,10 @@ proptest! {
             check_located(&e);
         }
     }
+}
+
+/// The component program the mutations start from is valid, so they reach past the parser.
+#[test]
+fn the_component_program_loads() {
+    load_program(&SourceFile::new("c.dl", COMPONENTS), &mut Symbols::new()).expect("valid");
 }

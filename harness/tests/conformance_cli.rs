@@ -1,6 +1,6 @@
 //! The Soufflé constructs the front end rewrites into the core (declared types, hexadecimal
 //! and binary literals, `.printsize`, disjunction, several heads, rules without a positive
-//! atom), one conformance case each in `datasets/conformance/`: from scratch every engine
+//! atom, components), one conformance case each in `datasets/conformance/`: from scratch every engine
 //! gives the model worked out by hand (`expected/`), and under a churn stream every engine
 //! agrees with the oracle after every batch, whole models compared.
 
@@ -10,7 +10,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 3] = ["types", "disjunction", "ground"];
+const CASES: [&str; 4] = ["types", "disjunction", "ground", "components"];
 
 /// Every engine that evaluates programs with negation, the oracle first.
 const ENGINES: &str = "oracle,dred,bf,reference,dd,recompute,recompute-levels,rotate,auto,counting";
@@ -85,6 +85,7 @@ fn the_magic_set_rewrite_keeps_the_rewritten_constructs() {
         ("types", "adult(x)", "adult"),
         ("disjunction", "reach(\"a\", y)", "reach"),
         ("ground", "status(x)", "status"),
+        ("components", "visits(x, y)", "visits"),
     ] {
         let dir = format!("datasets/conformance/{case}");
         let tmp = tempfile::tempdir().expect("tmp");
@@ -152,6 +153,14 @@ fn refused_constructs_are_located_errors() {
             "p.dl:3:12",
         ),
         (".decl r(x: number)\nr(x + 1) :- r(x).\n", "p.dl:2:5"),
+        // Components: an undeclared one, a wrong number of type arguments, an error in an
+        // instance's rule (located in the component's body).
+        (".init x = Nope\n", "p.dl:1:11"),
+        (".comp G<N> { .decl e(x: N) }\n.init g = G\n", "p.dl:2:11"),
+        (
+            ".comp C {\n  .decl r(x: number)\n  r(x) :- s(x).\n}\n.init c = C\n",
+            "p.dl:3:11",
+        ),
     ] {
         let prog = tmp.path().join("p.dl");
         std::fs::write(&prog, src).expect("write");

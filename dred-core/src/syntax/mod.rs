@@ -4,6 +4,7 @@
 //! checked [`crate::Program`].
 
 pub mod ast;
+mod components;
 mod lexer;
 mod parser;
 

@@ -6,11 +6,16 @@
 //! becomes one rule per head; a body with disjunctions (`;`, parentheses) becomes one rule per
 //! alternative of its disjunctive normal form. Constructs still unsupported (arithmetic,
 //! `eqrel`, records, `unsigned` and `float` columns) are refused with a located error rather
-//! than misread.
+//! than misread. Components (`.comp`, `.init`) are read here and expanded by
+//! [`components`](super::components) before types are resolved.
+//!
+//! The file is longer than most: it is the whole grammar, one recursive-descent parser whose
+//! methods share one token cursor (its tests are in `parser_tests.rs`).
 
 use std::collections::HashMap;
 
 use super::ast::*;
+use super::components::{self, CompDecl, CompRef, Init, RawDecl, RawItem, TypeDecl, TypeDef};
 use super::lexer::{lex, Tok};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
 
@@ -28,24 +33,16 @@ pub fn parse(file: &SourceFile) -> Result<Program, Diagnostic> {
         types: HashMap::new(),
         columns: Vec::new(),
     };
-    let mut items = Vec::new();
+    let mut raw = Vec::new();
     while !p.at_end() {
-        p.item(&mut items)?;
+        p.item(&mut raw)?;
     }
-    p.resolve_columns(&mut items)?;
+    let flat = components::expand(file, raw)?;
+    let items = p.finish(flat)?;
     Ok(Program {
         file: file.clone(),
         items,
     })
-}
-
-/// A declared type as written: `.type T <: B`, `.type T = A | B`.
-#[derive(Clone, Debug)]
-enum TypeDef {
-    /// A subtype of, or an alias for, one type.
-    Of(Ident),
-    /// A union of several types.
-    Union(Vec<Ident>),
 }
 
 struct Parser<'a> {
@@ -138,13 +135,71 @@ impl Parser<'_> {
         }
     }
 
-    fn item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+    /// A name, qualified by instances (`inst.sub.rel`) when its parts are written together:
+    /// `.` with a space around it ends a rule or starts a directive instead.
+    fn qualified_name(&mut self, expected: &str) -> PResult<Ident> {
+        let mut name = self.ident(expected)?;
+        while let (Some(Tok::Dot), Some(Tok::Ident(_))) = (self.peek(), self.peek_at(1)) {
+            let dot = self.span();
+            let next = self.toks[self.pos + 1].1;
+            if dot.start != name.span.end || next.start != dot.end {
+                break;
+            }
+            self.bump();
+            let part = self.ident(expected)?;
+            name.name = format!("{}.{}", name.name, part.name);
+            name.span = name.span.to(part.span);
+        }
+        Ok(name)
+    }
+
+    /// True when a qualified name followed by `(` starts here: an atom.
+    fn at_atom(&self) -> bool {
+        let mut k = 0;
+        loop {
+            match (self.peek_at(k), self.peek_at(k + 1)) {
+                (Some(Tok::Ident(_)), Some(Tok::LParen)) => return true,
+                (Some(Tok::Ident(_)), Some(Tok::Dot)) => k += 2,
+                _ => return false,
+            }
+        }
+    }
+
+    fn item(&mut self, items: &mut Vec<RawItem>) -> PResult<()> {
         if self.peek() == Some(&Tok::Dot) {
             return self.directive(items);
         }
         let rules = self.rule()?;
-        items.extend(rules.into_iter().map(Item::Rule));
+        items.extend(rules.into_iter().map(RawItem::Rule));
         Ok(())
+    }
+
+    /// The items of the expanded program, with every column's type resolved.
+    fn finish(&mut self, flat: Vec<RawItem>) -> PResult<Vec<Item>> {
+        let mut items = Vec::with_capacity(flat.len());
+        for raw in flat {
+            items.push(match raw {
+                RawItem::Decl(d) => {
+                    for (col, ty) in d.column_types.into_iter().enumerate() {
+                        self.columns.push((items.len(), col, ty));
+                    }
+                    Item::Decl(d.decl)
+                }
+                RawItem::Type(t) => {
+                    self.declare_type(t)?;
+                    continue;
+                }
+                RawItem::Input(id) => Item::Input(id),
+                RawItem::Output(id) => Item::Output(id),
+                RawItem::PrintSize(id) => Item::PrintSize(id),
+                RawItem::Rule(r) => Item::Rule(r),
+                RawItem::Comp(_) | RawItem::Init(_) | RawItem::Override(_) => {
+                    unreachable!("components are expanded before types are resolved")
+                }
+            });
+        }
+        self.resolve_columns(&mut items)?;
+        Ok(items)
     }
 
     /// The base type of a type name, following subtypes, aliases and unions.
@@ -226,7 +281,7 @@ impl Parser<'_> {
     }
 
     /// `.type T <: B`, `.type T = U`, `.type T = A | B | ...` (after `.type`).
-    fn type_decl(&mut self, dot: Span) -> PResult<()> {
+    fn type_decl(&mut self, dot: Span) -> PResult<TypeDecl> {
         let name = self.ident("a type name")?;
         if matches!(
             name.name.as_str(),
@@ -242,7 +297,7 @@ impl Parser<'_> {
             Some(Tok::Lt) if self.peek_at(1) == Some(&Tok::Colon) => {
                 self.bump();
                 self.bump();
-                TypeDef::Of(self.ident("the type it is a subtype of")?)
+                TypeDef::Of(self.qualified_name("the type it is a subtype of")?)
             }
             Some(Tok::Eq) => {
                 self.bump();
@@ -253,7 +308,7 @@ impl Parser<'_> {
                         "columns are `symbol` or `number`, or types declared from them",
                     ));
                 }
-                let mut members = vec![self.ident("a type")?];
+                let mut members = vec![self.qualified_name("a type")?];
                 if self.peek() == Some(&Tok::LBrace) {
                     return Err(self.error(
                         self.span(),
@@ -263,7 +318,7 @@ impl Parser<'_> {
                 }
                 while self.peek() == Some(&Tok::Other('|')) {
                     self.bump();
-                    members.push(self.ident("a type after `|`")?);
+                    members.push(self.qualified_name("a type after `|`")?);
                 }
                 if members.len() == 1 {
                     TypeDef::Of(members.pop().expect("one member"))
@@ -273,11 +328,14 @@ impl Parser<'_> {
             }
             _ => return Err(self.unexpected("`<:` or `=` after the type name")),
         };
-        self.declare_type(name, def, dot)
+        Ok(TypeDecl {
+            name,
+            def,
+            span: dot.to(self.prev_span()),
+        })
     }
 
-    fn declare_type(&mut self, name: Ident, def: TypeDef, dot: Span) -> PResult<()> {
-        let span = dot.to(self.prev_span());
+    fn declare_type(&mut self, TypeDecl { name, def, span }: TypeDecl) -> PResult<()> {
         if let Some((_, first)) = self.types.get(&name.name) {
             let (line, col) = self.file.line_col(first.start);
             return Err(self.error(
@@ -293,7 +351,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn directive(&mut self, items: &mut Vec<Item>) -> PResult<()> {
+    fn directive(&mut self, items: &mut Vec<RawItem>) -> PResult<()> {
         let dot = self.bump().1;
         let name = self.ident("a directive such as .decl, .input or .output")?;
         if name.span.start != dot.end {
@@ -305,10 +363,13 @@ impl Parser<'_> {
         }
         match name.name.as_str() {
             "decl" => {
-                let decl = self.decl(dot, items.len())?;
-                items.push(Item::Decl(decl));
+                let decl = self.decl(dot)?;
+                items.push(RawItem::Decl(decl));
             }
-            "type" => self.type_decl(dot)?,
+            "type" => {
+                let t = self.type_decl(dot)?;
+                items.push(RawItem::Type(t));
+            }
             "number_type" | "symbol_type" => {
                 // Soufflé's older spelling of `.type T <: number` and `.type T <: symbol`.
                 let t = self.ident("a type name")?;
@@ -316,17 +377,38 @@ impl Parser<'_> {
                     name: name.name.trim_end_matches("_type").to_string(),
                     span: name.span,
                 };
-                self.declare_type(t, TypeDef::Of(base), dot)?;
+                items.push(RawItem::Type(TypeDecl {
+                    name: t,
+                    def: TypeDef::Of(base),
+                    span: dot.to(self.prev_span()),
+                }));
+            }
+            "comp" => {
+                let comp = self.comp()?;
+                items.push(RawItem::Comp(comp));
+            }
+            "init" => {
+                let instance = self.ident("an instance name")?;
+                self.expect(Tok::Eq, "`=` and the component to instantiate")?;
+                let component = self.comp_ref("the component to instantiate")?;
+                items.push(RawItem::Init(Init {
+                    instance,
+                    component,
+                }));
+            }
+            "override" => {
+                let rel = self.ident("the relation to override")?;
+                items.push(RawItem::Override(rel));
             }
             "input" | "output" | "printsize" => loop {
-                let rel = self.ident("a relation name")?;
+                let rel = self.qualified_name("a relation name")?;
                 if self.peek() == Some(&Tok::LParen) {
                     self.skip_io_options()?;
                 }
                 items.push(match name.name.as_str() {
-                    "input" => Item::Input(rel),
-                    "output" => Item::Output(rel),
-                    _ => Item::PrintSize(rel),
+                    "input" => RawItem::Input(rel),
+                    "output" => RawItem::Output(rel),
+                    _ => RawItem::PrintSize(rel),
                 });
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
@@ -338,7 +420,8 @@ impl Parser<'_> {
                 return Err(self.error(
                     dot.to(name.span),
                     format!("unsupported directive `.{other}`"),
-                    "supported: .decl, .type, .input, .output and .printsize",
+                    "supported: .decl, .type, .input, .output, .printsize, .comp, .init \
+                     and .override",
                 ))
             }
         }
@@ -362,18 +445,74 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `.decl` (after it); `item` is the index the declaration will have among the items.
-    fn decl(&mut self, dot: Span, item: usize) -> PResult<Decl> {
-        let name = self.ident("a relation name")?;
+    /// `Name` or `Name<T1, ...>`.
+    fn comp_ref(&mut self, expected: &str) -> PResult<CompRef> {
+        let name = self.ident(expected)?;
+        let mut args = Vec::new();
+        if self.peek() == Some(&Tok::Lt) {
+            self.bump();
+            loop {
+                args.push(self.qualified_name("a type argument")?);
+                if self.peek() == Some(&Tok::Comma) {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+            self.expect(Tok::Gt, "`,` or `>` in the type arguments")?;
+        }
+        Ok(CompRef {
+            span: name.span.to(self.prev_span()),
+            name,
+            args,
+        })
+    }
+
+    /// `.comp Name<P, ...> : Base<...>, ... { items }` (after `.comp`).
+    fn comp(&mut self) -> PResult<std::rc::Rc<CompDecl>> {
+        let head = self.comp_ref("a component name")?;
+        let mut bases = Vec::new();
+        if self.peek() == Some(&Tok::Colon) {
+            self.bump();
+            loop {
+                bases.push(self.comp_ref("a base component")?);
+                if self.peek() == Some(&Tok::Comma) {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+        }
+        let open = self.expect(Tok::LBrace, "`{` to open the component's body")?;
+        let mut body = Vec::new();
+        while self.peek() != Some(&Tok::RBrace) {
+            if self.at_end() {
+                return Err(self.error(open, "unclosed component body", "opened here"));
+            }
+            self.item(&mut body)?;
+        }
+        self.bump();
+        Ok(std::rc::Rc::new(CompDecl {
+            name: head.name,
+            params: head.args,
+            bases,
+            body,
+        }))
+    }
+
+    /// `.decl` (after it).
+    fn decl(&mut self, dot: Span) -> PResult<RawDecl> {
+        let name = self.qualified_name("a relation name")?;
         self.expect(Tok::LParen, "`(` after the relation name")?;
         let mut columns = Vec::new();
+        let mut column_types = Vec::new();
         if self.peek() != Some(&Tok::RParen) {
             loop {
                 let col = self.ident("a column name")?;
                 self.expect(Tok::Colon, "`:` and a column type")?;
-                let ty = self.ident("a column type")?;
-                // Resolved once every `.type` is read; a placeholder until then.
-                self.columns.push((item, columns.len(), ty));
+                // Resolved once components are expanded and every `.type` is read; a
+                // placeholder until then.
+                column_types.push(self.qualified_name("a column type")?);
                 columns.push((col, Type::Symbol));
                 if self.peek() == Some(&Tok::Comma) {
                     self.bump();
@@ -385,9 +524,14 @@ impl Parser<'_> {
         let close = self.expect(Tok::RParen, "`,` or `)` in the column list")?;
         // Representation qualifiers change nothing in set semantics, except `eqrel`, which
         // adds equivalence closure and is refused rather than ignored.
+        let mut overridable = false;
         while let Some(Tok::Ident(q)) = self.peek() {
             match q.as_str() {
                 "btree" | "brie" | "btree_delete" | "inline" | "no_inline" => {
+                    self.bump();
+                }
+                "overridable" => {
+                    overridable = true;
                     self.bump();
                 }
                 "eqrel" => {
@@ -400,10 +544,14 @@ impl Parser<'_> {
                 _ => break,
             }
         }
-        Ok(Decl {
-            name,
-            columns,
-            span: dot.to(close),
+        Ok(RawDecl {
+            decl: Decl {
+                name,
+                columns,
+                span: dot.to(close),
+            },
+            column_types,
+            overridable,
         })
     }
 
@@ -502,7 +650,7 @@ impl Parser<'_> {
     }
 
     fn atom(&mut self) -> PResult<Atom> {
-        let relation = self.ident("a relation name")?;
+        let relation = self.qualified_name("a relation name")?;
         self.expect(Tok::LParen, "`(` after the relation name")?;
         let mut args = Vec::new();
         if self.peek() != Some(&Tok::RParen) {
@@ -577,7 +725,7 @@ impl Parser<'_> {
             let span = bang.to(atom.span);
             return Ok(Literal::Negative(atom, span));
         }
-        if matches!(self.peek(), Some(Tok::Ident(_))) && self.peek_at(1) == Some(&Tok::LParen) {
+        if self.at_atom() {
             return Ok(Literal::Positive(self.atom()?));
         }
         if self.peek() == Some(&Tok::LParen) {
@@ -648,163 +796,5 @@ impl Parser<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse_str(s: &str) -> Result<Program, Diagnostic> {
-        parse(&SourceFile::new("t.dl", s))
-    }
-
-    #[test]
-    fn parses_the_seed_program() {
-        let p = parse_str(
-            ".decl edge(x: symbol, y: symbol)\n.decl path(x: symbol, y: symbol)\n.decl ready()\n\
-             .input edge\n.output path\npath(x, y) :- edge(x, y).\n\
-             path(x, z) :- path(x, y), path(y, z).\nready().\n",
-        )
-        .expect("parses");
-        assert_eq!(p.items.len(), 8);
-        let Item::Rule(r) = &p.items[7] else {
-            panic!("fact expected")
-        };
-        assert!(r.body.is_empty() && r.head.args.is_empty());
-    }
-
-    #[test]
-    fn parses_comparisons_negation_aggregates() {
-        let p = parse_str(
-            "a(x) :- b(x, -3, _), x != \"q\", !c(x), n = count : { b(x, _, _) }, m = min y : { d(y) }.",
-        )
-        .expect("parses");
-        let Item::Rule(r) = &p.items[0] else {
-            panic!("rule expected")
-        };
-        assert_eq!(r.body.len(), 5);
-        assert!(
-            matches!(&r.body[0], Literal::Positive(a) if a.args[1] == Term::Num(-3, Span::new(13, 15)))
-        );
-        assert!(matches!(&r.body[2], Literal::Negative(..)));
-        assert!(matches!(
-            &r.body[3],
-            Literal::Aggregate(Aggregate {
-                func: AggFunc::Count,
-                ..
-            })
-        ));
-        assert!(matches!(
-            &r.body[4],
-            Literal::Aggregate(Aggregate {
-                func: AggFunc::Min,
-                ..
-            })
-        ));
-    }
-
-    fn rules(p: &Program) -> Vec<String> {
-        p.items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Rule(r) => Some(format!(
-                    "{} :- {}",
-                    r.head.relation.name,
-                    r.body
-                        .iter()
-                        .map(|l| match l {
-                            Literal::Positive(a) => a.relation.name.clone(),
-                            Literal::Negative(a, _) => format!("!{}", a.relation.name),
-                            Literal::Compare(c) => c.op.symbol().to_string(),
-                            Literal::Aggregate(_) => "agg".into(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn several_heads_and_disjunctions_become_one_rule_per_head_and_alternative() {
-        let p = parse_str("a(x), b(x) :- c(x), (d(x) ; !e(x)), (f(x) ; g(x), x != 1).")
-            .expect("parses");
-        assert_eq!(
-            rules(&p),
-            [
-                "a :- c,d,f",
-                "a :- c,d,g,!=",
-                "a :- c,!e,f",
-                "a :- c,!e,g,!=",
-                "b :- c,d,f",
-                "b :- c,d,g,!=",
-                "b :- c,!e,f",
-                "b :- c,!e,g,!=",
-            ]
-        );
-        let p = parse_str("a(x) :- b(x) ; c(x), (d(x) ; (e(x))).").expect("parses");
-        assert_eq!(rules(&p), ["a :- b", "a :- c,d", "a :- c,e"]);
-        // Twelve disjunctions of two: 4,096 alternatives pass, thirteen do not.
-        let body = |n: usize| vec!["(b(x) ; c(x))"; n].join(", ");
-        let p = parse_str(&format!("a(x) :- {}.", body(12))).expect("parses");
-        assert_eq!(rules(&p).len(), 4096);
-        let e = parse_str(&format!("a(x) :- {}.", body(13))).expect_err("too many");
-        assert!(e.to_string().contains("more than 4096"), "{e}");
-    }
-
-    #[test]
-    fn declared_types_resolve_to_their_base_type() {
-        let p = parse_str(
-            ".decl r(a: Id, b: Age, c: Name, d: Key, e: Old)\n\
-             .type Name = Id | Alias\n.type Id <: symbol\n.type Alias = Id\n\
-             .type Age <: number\n.number_type Key\n.symbol_type Old\n.printsize r\n",
-        )
-        .expect("parses");
-        let Item::Decl(d) = &p.items[0] else {
-            panic!("declaration expected")
-        };
-        let types: Vec<Type> = d.columns.iter().map(|(_, t)| *t).collect();
-        assert_eq!(
-            types,
-            [
-                Type::Symbol,
-                Type::Number,
-                Type::Symbol,
-                Type::Number,
-                Type::Symbol
-            ]
-        );
-        assert!(matches!(&p.items[1], Item::PrintSize(r) if r.name == "r"));
-    }
-
-    #[test]
-    fn syntax_errors_are_located() {
-        let cases = [
-            ("a(x) :- b(x)", 1, 13),
-            ("a(x) :- b(x);c(x)", 1, 18),
-            ("a(x) :- (b(x);c(x).", 1, 19),
-            (".decl a(x: float)", 1, 12),
-            (".decl a(x: unsigned)", 1, 12),
-            (".decl a(x: T)", 1, 12),
-            (".type T <: symbol\n.type T <: number", 2, 7),
-            (
-                ".type T = A | B\n.type A <: symbol\n.type B <: number",
-                1,
-                15,
-            ),
-            (".type T = U\n.type U = T", 1, 1),
-            (".type T = [a: number]", 1, 11),
-            (".type T = A {x: number}", 1, 13),
-            (".type T", 1, 8),
-            (".type number <: symbol", 1, 7),
-            ("a(x), b(x).", 1, 5),
-            ("a(x) :- b(x + 1).", 1, 13),
-            ("\n  a(x) :- .", 2, 11),
-            (".decl e(x: symbol) eqrel", 1, 20),
-            ("a(x) :- b(x), x = count : { (c(x) ; d(x)) }.", 1, 29),
-            ("0x", 1, 1),
-        ];
-        for (src, line, col) in cases {
-            let e = parse_str(src).expect_err(src);
-            assert_eq!((e.line(), e.column()), (line, col), "{src}: {e}");
-        }
-    }
-}
+#[path = "parser_tests.rs"]
+mod tests;
