@@ -567,6 +567,9 @@ pub enum FailureKind {
     Error,
     /// An engine panicked.
     Panic,
+    /// An engine refused the case as beyond what it supports
+    /// ([`crate::EngineError::Unsupported`]): not a wrong answer; a fuzzer skips the case.
+    Unsupported,
 }
 
 impl std::fmt::Display for Failure {
@@ -575,6 +578,7 @@ impl std::fmt::Display for Failure {
             FailureKind::Disagreement => "disagreement",
             FailureKind::Error => "error",
             FailureKind::Panic => "panic",
+            FailureKind::Unsupported => "refusal",
         };
         write!(
             f,
@@ -694,6 +698,9 @@ fn guarded(
     };
     match catch_unwind(AssertUnwindSafe(|| f(engine))) {
         Ok(Ok(rep)) => Ok(rep),
+        Ok(Err(err)) if err.is_unsupported() => {
+            Err(failure(FailureKind::Unsupported, err.to_string()))
+        }
         Ok(Err(err)) => Err(failure(FailureKind::Error, err.to_string())),
         Err(payload) => Err(failure(FailureKind::Panic, panic_message(payload.as_ref()))),
     }

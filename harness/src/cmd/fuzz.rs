@@ -221,6 +221,7 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
     let mut shares = NonTriviality::default();
     let mut done = 0u64;
     let mut failed = None;
+    let mut refused = 0u64;
     loop {
         if args.cases.is_some_and(|n| done >= n) || deadline.is_some_and(|d| started.elapsed() >= d)
         {
@@ -234,6 +235,8 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
         let case = if done % 2 == 1 { case.narrowed() } else { case };
         match run_case(&case, &args.engines, workers) {
             Ok((observed, features, dred_ran)) => shares.add(&features, &observed, dred_ran),
+            // An external engine's `unsupported` answer: the case is beyond it, not failed.
+            Err(failure) if failure.kind == FailureKind::Unsupported => refused += 1,
             Err(failure) => {
                 failed = Some((case, failure));
                 break;
@@ -252,6 +255,9 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
             names(&args.engines),
             if args.negation { ", with negation" } else { "" }
         );
+        if refused > 0 {
+            eprintln!("{refused} of them refused by an engine as unsupported (skipped)");
+        }
         eprintln!("{shares}");
         return Ok(Outcome::Agree);
     };
