@@ -49,7 +49,15 @@ impl Feature {
     /// The features `program` uses, of those an engine may lack.
     pub fn used_by(program: &Program) -> Vec<Feature> {
         let mut v = Vec::new();
-        if program.has_negation() {
+        // The checker writes `count` and `sum` with a negation of the generated `@aggK`
+        // (the empty group); only a negation of a declared relation is the program's own.
+        let negates_declared = program.rules.iter().any(|r| {
+            r.body.iter().any(|l| {
+                matches!(l, dred_core::program::Literal::Negative(a)
+                    if !program.relations[a.rel].name.starts_with('@'))
+            })
+        });
+        if negates_declared {
             v.push(Feature::Negation);
         }
         if !program.aggregates.is_empty() {
