@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use dred_core::{
     Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange, Program, Symbols,
+    Tuple,
 };
 
 use super::registry::EngineDecl;
@@ -37,10 +38,13 @@ pub struct ExternalEngine {
     decl: Result<EngineDecl, String>,
     program: Arc<Program>,
     symbols: Arc<Symbols>,
+    /// `symbols` by text, built at materialisation.
+    index: wire::SymbolIndex,
     process: Option<Process>,
     level: Level,
-    /// What the engine said its IDB is, per relation.
-    model: Model,
+    /// What the engine said its IDB is, per relation (hashed: an answer's facts are applied
+    /// one by one, and the sorted [`Model`] is built only when asked for).
+    model: Vec<hashbrown::HashSet<Tuple>>,
     digest: ModelDigest,
     last_change: NetChange,
     /// Batches sent so far (for messages).
@@ -66,8 +70,9 @@ struct Process {
 /// One answer as the reader thread saw it.
 #[derive(Debug)]
 enum Answer {
-    /// Fact lines, then the line that ends the answer.
-    Complete { facts: Vec<String>, last: String },
+    /// The fact lines (each ended by `\n`, comments dropped), then the line that ends the
+    /// answer: one buffer per answer, not one allocation per line.
+    Complete { facts: String, last: String },
     /// The child closed its output before ending an answer.
     Closed,
     /// Reading failed (not UTF-8, or an I/O error).
@@ -107,10 +112,11 @@ impl ExternalEngine {
         ExternalEngine {
             name: display_name.to_string(),
             decl,
-            model: Model::empty(&program),
+            model: vec![hashbrown::HashSet::new(); program.relations.len()],
             digest: ModelDigest::empty(&program),
             program,
             symbols,
+            index: wire::SymbolIndex::default(),
             process: None,
             level: Level::Changes,
             last_change: NetChange::default(),
@@ -234,7 +240,7 @@ impl ExternalEngine {
     }
 
     /// Sends `request` and waits for the answer: its fact lines and its last line.
-    fn exchange(&mut self, request: Vec<u8>) -> Result<(Vec<String>, String), EngineError> {
+    fn exchange(&mut self, request: Vec<u8>) -> Result<(String, String), EngineError> {
         let Some(p) = self.process.as_mut() else {
             return Err(self.misuse("no process (materialise first)".into()));
         };
@@ -288,7 +294,7 @@ impl ExternalEngine {
     }
 
     /// Applies an answer's fact lines to the model kept for the engine.
-    fn take_facts(&mut self, facts: &[String], whole: bool) -> Result<(), EngineError> {
+    fn take_facts(&mut self, facts: &str, whole: bool) -> Result<(), EngineError> {
         let result = if whole || self.level == Level::Model {
             self.replace_model(facts)
         } else {
@@ -297,19 +303,19 @@ impl ExternalEngine {
         result.map_err(|e| self.misuse(format!("malformed answer: {e}")))
     }
 
-    fn apply_changes(&mut self, facts: &[String]) -> Result<(), String> {
+    fn apply_changes(&mut self, facts: &str) -> Result<(), String> {
         let mut change = NetChange::default();
-        for line in facts {
-            let (sign, rel, tuple) = wire::parse_fact(line, &self.program, &self.symbols)?;
+        for line in facts.lines() {
+            let (sign, rel, tuple) = wire::parse_fact(line, &self.program, &self.index)?;
             if sign == '+' {
                 self.digest.add(rel, &tuple);
-                if !self.model.relations[rel].insert(tuple) {
+                if !self.model[rel].insert(tuple) {
                     return Err(format!("{line:?} adds a fact already in its model"));
                 }
                 change.added += 1;
             } else {
                 self.digest.remove(rel, &tuple);
-                if !self.model.relations[rel].remove(&tuple) {
+                if !self.model[rel].remove(&tuple) {
                     return Err(format!("{line:?} removes a fact not in its model"));
                 }
                 change.removed += 1;
@@ -319,21 +325,30 @@ impl ExternalEngine {
         Ok(())
     }
 
-    fn replace_model(&mut self, facts: &[String]) -> Result<(), String> {
-        let mut model = Model::empty(&self.program);
-        for line in facts {
-            let (sign, rel, tuple) = wire::parse_fact(line, &self.program, &self.symbols)?;
+    fn replace_model(&mut self, facts: &str) -> Result<(), String> {
+        let mut model = vec![hashbrown::HashSet::new(); self.program.relations.len()];
+        for line in facts.lines() {
+            let (sign, rel, tuple) = wire::parse_fact(line, &self.program, &self.index)?;
             if sign != '+' {
                 return Err(format!(
                     "{line:?}: a whole model is given as `+` lines only"
                 ));
             }
-            if !model.relations[rel].insert(tuple) {
+            if !model[rel].insert(tuple) {
                 return Err(format!("{line:?} is given twice"));
             }
         }
-        self.last_change = self.model.change_to(&model);
-        self.digest = ModelDigest::of_model(&model);
+        let mut change = NetChange::default();
+        let mut digest = ModelDigest::empty(&self.program);
+        for (rel, (old, new)) in self.model.iter().zip(&model).enumerate() {
+            change.removed += old.iter().filter(|t| !new.contains(*t)).count();
+            change.added += new.iter().filter(|t| !old.contains(*t)).count();
+            for t in new {
+                digest.add(rel, t);
+            }
+        }
+        self.last_change = change;
+        self.digest = digest;
         self.model = model;
         Ok(())
     }
@@ -353,15 +368,15 @@ impl ExternalEngine {
             engine: self.name.clone(),
             feature,
         })?;
+        self.index = wire::SymbolIndex::of(&self.symbols);
         let (program, facts) = self
             .write_inputs(edb)
             .map_err(|e| self.misuse(format!("writing its inputs: {e}")))?;
         self.start(&decl)?;
         let (lines, last) = self.exchange(wire::greeting().into_bytes())?;
-        if !lines.is_empty() {
+        if let Some(first) = lines.lines().next() {
             return Err(self.misuse(format!(
-                "malformed greeting: {:?} before the `protocol` line",
-                lines[0]
+                "malformed greeting: {first:?} before the `protocol` line"
             )));
         }
         if !last.starts_with("protocol") {
@@ -438,7 +453,7 @@ impl Process {
 /// ([`wire::is_terminal`]); `#` lines are the engine's comments and are dropped.
 fn read_answers(stdout: std::process::ChildStdout, tx: Sender<Answer>) {
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    let mut facts = Vec::new();
+    let mut facts = String::new();
     let mut line = String::new();
     loop {
         line.clear();
@@ -467,7 +482,8 @@ fn read_answers(stdout: std::process::ChildStdout, tx: Sender<Answer>) {
                 return;
             }
         } else {
-            facts.push(text.to_string());
+            facts.push_str(text);
+            facts.push('\n');
         }
     }
 }
@@ -513,7 +529,13 @@ impl Engine for ExternalEngine {
     }
 
     fn model(&self) -> Model {
-        self.model.clone()
+        Model {
+            relations: self
+                .model
+                .iter()
+                .map(|r| r.iter().cloned().collect())
+                .collect(),
+        }
     }
 
     fn digest(&self) -> ModelDigest {

@@ -5,13 +5,12 @@
 //! the same engine's work.
 //!
 //! It answers at level `changes`. For engines that list the facts of their phases' rounds
-//! (`dred`, `bf`), a batch's net change is read from those rounds (a derived fact over-deleted
-//! and neither rederived nor inserted again went; one rederived or inserted that did not hold
-//! before came), which costs in proportion to the rounds; the result is checked against the
-//! engine's own net-change count and against the model held before, and, for other engines or
-//! when a check fails, the change is computed by comparing whole models instead.
+//! (`dred`, `bf`, `reference`), a batch's net change is read from those rounds
+//! ([`change_from_rounds`]), which costs in proportion to the rounds, and checked against the
+//! engine's own net-change count; for the others it is computed by comparing whole models
+//! (a copy of the model per batch: slow on large models, but any engine can be served).
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -136,8 +135,9 @@ struct State {
     symbols: Symbols,
     edb: Edb,
     engine: Box<dyn Engine>,
-    /// The engine's model as last answered: the "before" of the next batch's change.
-    held: Model,
+    /// The engine's model as last answered, the "before" of the next batch's change, for
+    /// engines whose rounds do not give the change ([`lists_rounds`]).
+    held: Option<Model>,
     batches: usize,
 }
 
@@ -157,8 +157,9 @@ impl State {
         let report = engine.materialise(&inputs.edb)?;
         let ns = t.elapsed().as_nanos();
         engine.settle()?;
-        let held = engine.model();
-        let mut text = super::client::model_lines(&program, &inputs.symbols, &held);
+        let model = engine.model();
+        let mut text = super::client::model_lines(&program, &inputs.symbols, &model);
+        let held = (!lists_rounds(kind)).then_some(model);
         text.push_str(&format!("ok time_ns={ns}{}\n", counters(&report)));
         Ok(Started::Running(
             State {
@@ -185,14 +186,12 @@ impl State {
         let report = self.engine.apply(&batch)?;
         let ns = t.elapsed().as_nanos();
         self.engine.settle()?;
-        let (mut removed, added) = self.change(&report);
-        for f in &removed {
-            self.held.relations[f.rel].remove(&f.tuple);
-        }
-        for f in &added {
-            self.held.relations[f.rel].insert(f.tuple.clone());
-        }
+        let t_change = Instant::now();
+        let (mut removed, added, how) = self.change(&report)?;
+        let change_ns = t_change.elapsed().as_nanos();
         if planted && !batch.deletions.is_empty() && !removed.is_empty() {
+            // The least fact, so that the planted bug is the same from run to run.
+            removed.sort();
             removed.remove(0);
         }
         let mut out = String::new();
@@ -208,65 +207,95 @@ impl State {
                 );
             }
         }
-        out.push_str(&format!("ok time_ns={ns}{}\n", counters(&report)));
+        out.push_str(&format!(
+            "ok time_ns={ns}{} change_from={how} change_ns={change_ns}\n",
+            counters(&report)
+        ));
         Ok(out)
     }
 
-    /// The batch's net change of the IDB, sorted: from the rounds when they account for the
-    /// engine's net change exactly, else by comparing whole models.
-    fn change(&self, report: &BatchReport) -> (Vec<Fact>, Vec<Fact>) {
-        if let Some(from_rounds) = self.change_from_rounds(report) {
-            return from_rounds;
-        }
+    /// The batch's net change of the IDB, in no particular order, and how it was found.
+    fn change(
+        &mut self,
+        report: &BatchReport,
+    ) -> anyhow::Result<(Vec<Fact>, Vec<Fact>, &'static str)> {
+        let Some(held) = self.held.as_mut() else {
+            let (removed, added) = change_from_rounds(&self.program, report, self.engine.as_ref())?;
+            return Ok((removed, added, "rounds"));
+        };
         let after = self.engine.model();
         let facts = |m: std::collections::BTreeMap<usize, Vec<dred_core::Tuple>>| -> Vec<Fact> {
             m.into_iter()
                 .flat_map(|(rel, ts)| ts.into_iter().map(move |t| Fact::new(rel, t)))
                 .collect()
         };
-        (
-            facts(self.held.minus(&after)),
-            facts(after.minus(&self.held)),
-        )
+        let removed = facts(held.minus(&after));
+        let added = facts(after.minus(held));
+        *held = after;
+        Ok((removed, added, "models"))
     }
+}
 
-    fn change_from_rounds(&self, report: &BatchReport) -> Option<(Vec<Fact>, Vec<Fact>)> {
-        let expected = self.engine.net_change()?;
-        let mut gone: HashSet<&Fact> = HashSet::new();
-        let mut back: HashSet<&Fact> = HashSet::new();
-        for round in &report.rounds {
-            if round.facts.len() != round.size {
-                return None;
+/// Whether the engine's reports list every fact of every round of its phases (with
+/// [`Engine::set_trace_facts`] on), so that a batch's change can be read from them.
+fn lists_rounds(kind: EngineKind) -> bool {
+    matches!(
+        kind,
+        EngineKind::Dred | EngineKind::Bf | EngineKind::Reference
+    )
+}
+
+/// A batch's net change read from the rounds of its phases. Each derived fact belongs to one
+/// DRed level, whose phases run once per batch: a fact over-deleted (or deleted, for `bf`)
+/// and neither rederived nor inserted again went; a fact inserted held before only if it was
+/// over-deleted and not rederived, so one inserted and not over-deleted came. The counts are
+/// checked against the engine's own net change; a difference is an error, never a guess.
+fn change_from_rounds(
+    program: &Program,
+    report: &BatchReport,
+    engine: &dyn Engine,
+) -> anyhow::Result<(Vec<Fact>, Vec<Fact>)> {
+    let expected = engine
+        .net_change()
+        .ok_or_else(|| anyhow::anyhow!("the engine reports no net change"))?;
+    let mut gone: HashSet<&Fact> = HashSet::new();
+    let mut back: HashSet<&Fact> = HashSet::new();
+    let mut inserted: Vec<&Fact> = Vec::new();
+    for round in &report.rounds {
+        anyhow::ensure!(
+            round.facts.len() == round.size,
+            "a round without its facts (tracing is off)"
+        );
+        let idb = round.facts.iter().filter(|f| program.is_idb(f.rel));
+        match round.phase {
+            Phase::Overdelete | Phase::Delete => gone.extend(idb),
+            Phase::Rederive => back.extend(idb),
+            Phase::Insert => {
+                for f in idb {
+                    back.insert(f);
+                    inserted.push(f);
+                }
             }
-            let set = match round.phase {
-                Phase::Overdelete | Phase::Delete => &mut gone,
-                Phase::Rederive | Phase::Insert => &mut back,
-            };
-            set.extend(round.facts.iter().filter(|f| self.program.is_idb(f.rel)));
         }
-        let mut removed: Vec<Fact> = gone
-            .iter()
-            .filter(|f| !back.contains(*f))
-            .map(|f| (*f).clone())
-            .collect();
-        let mut added: Vec<Fact> = back
-            .iter()
-            .filter(|f| !self.held.contains(f.rel, &f.tuple))
-            .map(|f| (*f).clone())
-            .collect();
-        let consistent = removed.len() == expected.removed
-            && added.len() == expected.added
-            && removed.iter().all(|f| self.held.contains(f.rel, &f.tuple))
-            && back
-                .iter()
-                .all(|f| gone.contains(*f) || !self.held.contains(f.rel, &f.tuple));
-        if !consistent {
-            return None;
-        }
-        removed.sort();
-        added.sort();
-        Some((removed, added))
     }
+    let removed: Vec<Fact> = gone
+        .iter()
+        .filter(|f| !back.contains(*f))
+        .map(|f| (*f).clone())
+        .collect();
+    let added: Vec<Fact> = inserted
+        .into_iter()
+        .filter(|f| !gone.contains(*f))
+        .cloned()
+        .collect();
+    anyhow::ensure!(
+        removed.len() == expected.removed && added.len() == expected.added,
+        "the rounds give {} removed and {} added facts, the engine's net change {:?}",
+        removed.len(),
+        added.len(),
+        expected
+    );
+    Ok((removed, added))
 }
 
 /// The report's DRed figures as ` key=value` words of the `ok` line.
@@ -282,4 +311,54 @@ fn counters(report: &BatchReport) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed example (SPEC §6) served: the 20 `path` facts, then deleting edge(a, b)
+    /// removes path(a, b) and path(a, c) only (path(a, d) is rederived), then an empty batch.
+    #[test]
+    fn the_seed_is_served_as_its_model_then_its_net_change() {
+        let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/seed");
+        let input = format!(
+            "protocol 1 changes model\nprogram {}\nfacts {}\n-\tedge\ta\tb\ncommit\ncommit\n",
+            seed.join("path.dl").display(),
+            seed.join("facts").display()
+        );
+        let mut out = Vec::new();
+        serve(EngineKind::Dred, input.as_bytes(), &mut out).expect("serves");
+        let out = String::from_utf8(out).expect("utf-8");
+        let answers: Vec<&str> = out.lines().collect();
+        assert!(answers[0].starts_with("protocol 1 changes "), "{out}");
+        let oks: Vec<usize> = (0..answers.len())
+            .filter(|&i| answers[i].starts_with("ok"))
+            .collect();
+        assert_eq!(oks.len(), 3, "{out}");
+        assert_eq!(oks[0], 21, "20 facts of path, then ok: {out}");
+        assert!(answers[1..21].iter().all(|l| l.starts_with("+\tpath\t")));
+        assert_eq!(
+            answers[22..oks[1]],
+            ["-\tpath\ta\tb", "-\tpath\ta\tc"],
+            "{out}"
+        );
+        assert!(
+            answers[oks[1]].contains("overdeleted=3 rederived=1"),
+            "{out}"
+        );
+        assert_eq!(oks[2], oks[1] + 1, "an empty batch changes nothing: {out}");
+    }
+
+    #[test]
+    fn a_greeting_of_another_version_is_answered_with_an_error() {
+        let mut out = Vec::new();
+        let r = serve(
+            EngineKind::Dred,
+            "protocol 2 changes\n".as_bytes(),
+            &mut out,
+        );
+        assert!(r.is_err());
+        assert!(String::from_utf8_lossy(&out).starts_with("error "));
+    }
 }

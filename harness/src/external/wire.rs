@@ -180,13 +180,34 @@ pub fn push_fact(
     out.push('\n');
 }
 
+/// The symbols' values by text, for reading answers: hashed with foldhash rather than the
+/// interner's SipHash, since every value of every answer is looked up.
+#[derive(Debug, Default)]
+pub struct SymbolIndex(hashbrown::HashMap<Box<str>, Value>);
+
+impl SymbolIndex {
+    /// The index of every symbol of `symbols`.
+    pub fn of(symbols: &Symbols) -> Self {
+        SymbolIndex(
+            (0..symbols.len() as Value)
+                .filter_map(|v| symbols.name(v).map(|s| (Box::from(s), v)))
+                .collect(),
+        )
+    }
+
+    /// The value of a symbol, if it was interned.
+    pub fn get(&self, s: &str) -> Option<Value> {
+        self.0.get(s).copied()
+    }
+}
+
 /// One fact line parsed against the program: its sign (`+` or `-`), relation and tuple.
 /// Symbols are looked up, never added: a symbol the harness never saw cannot be in the
 /// right model, and the line is refused naming it.
 pub fn parse_fact(
     line: &str,
     program: &Program,
-    symbols: &Symbols,
+    symbols: &SymbolIndex,
 ) -> Result<(char, RelId, Tuple), String> {
     let mut fields = line.split('\t');
     let sign = match fields.next() {
