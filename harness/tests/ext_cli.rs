@@ -169,6 +169,25 @@ fn a_feature_the_engine_lacks_is_refused_as_bad_input() {
     );
 }
 
+/// `ext:dred` reads each batch's change from `dred`'s rounds (`dredbench serve`): on random
+/// programs with negation and aggregates it must agree with the oracle after every batch.
+#[test]
+fn ext_dred_agrees_with_the_oracle_on_random_programs() {
+    let o = dredbench(&[
+        "fuzz",
+        "--cases",
+        "200",
+        "--seed",
+        "11",
+        "--negation",
+        "--engines",
+        "ext:dred",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("200 cases, 0 disagreements"), "{err}");
+}
+
 /// The planted bug: `ext:dred` leaves one removed fact out of its answer after a deletion.
 /// The fuzzer must find it within a minute and shrink it to at most three rules.
 #[test]

@@ -305,17 +305,18 @@ impl ExternalEngine {
 
     fn apply_changes(&mut self, facts: &str) -> Result<(), String> {
         let mut change = NetChange::default();
+        let mut tuple = Tuple::new();
         for line in facts.lines() {
-            let (sign, rel, tuple) = wire::parse_fact(line, &self.program, &self.index)?;
+            let (sign, rel) = wire::parse_fact(line, &self.program, &self.index, &mut tuple)?;
             if sign == '+' {
                 self.digest.add(rel, &tuple);
-                if !self.model[rel].insert(tuple) {
+                if !self.model[rel].insert(tuple.clone()) {
                     return Err(format!("{line:?} adds a fact already in its model"));
                 }
                 change.added += 1;
             } else {
                 self.digest.remove(rel, &tuple);
-                if !self.model[rel].remove(&tuple) {
+                if !self.model[rel].remove(tuple.as_slice()) {
                     return Err(format!("{line:?} removes a fact not in its model"));
                 }
                 change.removed += 1;
@@ -327,14 +328,15 @@ impl ExternalEngine {
 
     fn replace_model(&mut self, facts: &str) -> Result<(), String> {
         let mut model = vec![hashbrown::HashSet::new(); self.program.relations.len()];
+        let mut tuple = Tuple::new();
         for line in facts.lines() {
-            let (sign, rel, tuple) = wire::parse_fact(line, &self.program, &self.index)?;
+            let (sign, rel) = wire::parse_fact(line, &self.program, &self.index, &mut tuple)?;
             if sign != '+' {
                 return Err(format!(
                     "{line:?}: a whole model is given as `+` lines only"
                 ));
             }
-            if !model[rel].insert(tuple) {
+            if !model[rel].insert(tuple.clone()) {
                 return Err(format!("{line:?} is given twice"));
             }
         }

@@ -10,6 +10,8 @@
 //! engine's own net-change count; for the others it is computed by comparing whole models
 //! (a copy of the model per batch: slow on large models, but any engine can be served).
 
+use std::borrow::Cow;
+
 use hashbrown::HashSet;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -215,18 +217,20 @@ impl State {
     }
 
     /// The batch's net change of the IDB, in no particular order, and how it was found.
-    fn change(
+    #[allow(clippy::type_complexity)]
+    fn change<'r>(
         &mut self,
-        report: &BatchReport,
-    ) -> anyhow::Result<(Vec<Fact>, Vec<Fact>, &'static str)> {
+        report: &'r BatchReport,
+    ) -> anyhow::Result<(Vec<Cow<'r, Fact>>, Vec<Cow<'r, Fact>>, &'static str)> {
         let Some(held) = self.held.as_mut() else {
             let (removed, added) = change_from_rounds(&self.program, report, self.engine.as_ref())?;
-            return Ok((removed, added, "rounds"));
+            let borrowed = |v: Vec<&'r Fact>| v.into_iter().map(Cow::Borrowed).collect();
+            return Ok((borrowed(removed), borrowed(added), "rounds"));
         };
         let after = self.engine.model();
-        let facts = |m: std::collections::BTreeMap<usize, Vec<dred_core::Tuple>>| -> Vec<Fact> {
+        let facts = |m: std::collections::BTreeMap<usize, Vec<dred_core::Tuple>>| {
             m.into_iter()
-                .flat_map(|(rel, ts)| ts.into_iter().map(move |t| Fact::new(rel, t)))
+                .flat_map(|(rel, ts)| ts.into_iter().map(move |t| Cow::Owned(Fact::new(rel, t))))
                 .collect()
         };
         let removed = facts(held.minus(&after));
@@ -250,11 +254,11 @@ fn lists_rounds(kind: EngineKind) -> bool {
 /// and neither rederived nor inserted again went; a fact inserted held before only if it was
 /// over-deleted and not rederived, so one inserted and not over-deleted came. The counts are
 /// checked against the engine's own net change; a difference is an error, never a guess.
-fn change_from_rounds(
+fn change_from_rounds<'r>(
     program: &Program,
-    report: &BatchReport,
+    report: &'r BatchReport,
     engine: &dyn Engine,
-) -> anyhow::Result<(Vec<Fact>, Vec<Fact>)> {
+) -> anyhow::Result<(Vec<&'r Fact>, Vec<&'r Fact>)> {
     let expected = engine
         .net_change()
         .ok_or_else(|| anyhow::anyhow!("the engine reports no net change"))?;
@@ -278,15 +282,14 @@ fn change_from_rounds(
             }
         }
     }
-    let removed: Vec<Fact> = gone
+    let removed: Vec<&Fact> = gone
         .iter()
         .filter(|f| !back.contains(*f))
-        .map(|f| (*f).clone())
+        .copied()
         .collect();
-    let added: Vec<Fact> = inserted
+    let added: Vec<&Fact> = inserted
         .into_iter()
         .filter(|f| !gone.contains(*f))
-        .cloned()
         .collect();
     anyhow::ensure!(
         removed.len() == expected.removed && added.len() == expected.added,

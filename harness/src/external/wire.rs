@@ -201,14 +201,17 @@ impl SymbolIndex {
     }
 }
 
-/// One fact line parsed against the program: its sign (`+` or `-`), relation and tuple.
-/// Symbols are looked up, never added: a symbol the harness never saw cannot be in the
-/// right model, and the line is refused naming it.
+/// One fact line parsed against the program: its sign (`+` or `-`) and relation, its values
+/// written into `tuple` (cleared first; a buffer reused from line to line, so that removing a
+/// fact allocates nothing). Symbols are looked up, never added: a symbol the harness never
+/// saw cannot be in the right model, and the line is refused naming it.
 pub fn parse_fact(
     line: &str,
     program: &Program,
     symbols: &SymbolIndex,
-) -> Result<(char, RelId, Tuple), String> {
+    tuple: &mut Tuple,
+) -> Result<(char, RelId), String> {
+    tuple.clear();
     let mut fields = line.split('\t');
     let sign = match fields.next() {
         Some("+") => '+',
@@ -229,19 +232,18 @@ pub fn parse_fact(
         ));
     }
     let types = &program.relations[rel].types;
-    let values: Vec<&str> = fields.collect();
-    if types.is_empty() && (values.is_empty() || values == ["()"]) {
-        return Ok((sign, rel, Vec::new()));
+    if types.is_empty() {
+        return match fields.next() {
+            None | Some("()") if fields.next().is_none() => Ok((sign, rel)),
+            _ => Err(format!("{line:?}: `{name}` has no columns")),
+        };
     }
-    if values.len() != types.len() {
-        return Err(format!(
-            "{line:?}: `{name}` has {} column(s), the line {}",
-            types.len(),
-            values.len()
-        ));
-    }
-    let mut tuple = Vec::with_capacity(types.len());
-    for (&ty, field) in types.iter().zip(values) {
+    let mut count = 0;
+    for field in fields {
+        count += 1;
+        let Some(&ty) = types.get(count - 1) else {
+            continue;
+        };
         tuple.push(match ty {
             Type::Number => field.parse::<i64>().map_err(|_| {
                 format!("{line:?}: `{field}` is not a number (signed 64-bit decimal)")
@@ -254,7 +256,13 @@ pub fn parse_fact(
             })?,
         });
     }
-    Ok((sign, rel, tuple))
+    if count != types.len() {
+        return Err(format!(
+            "{line:?}: `{name}` has {} column(s), the line {count}",
+            types.len()
+        ));
+    }
+    Ok((sign, rel))
 }
 
 /// Refuses symbols that cannot travel (a tab, a newline or a carriage return in them): the
