@@ -51,14 +51,15 @@ fn with_engines(dir: &Path, engines: &str, args: &[&str]) -> Output {
 }
 
 fn column(csv: &str, name: &str) -> Vec<(String, String)> {
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let engine = header.iter().position(|h| *h == "engine").expect("engine");
-    let col = header.iter().position(|h| *h == name).expect(name);
-    lines
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[engine].to_string(), f[col].to_string())
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().expect("header").clone();
+    let engine = header.iter().position(|h| h == "engine").expect("engine");
+    let col = header.iter().position(|h| h == name).expect(name);
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("a row");
+            (r[engine].to_string(), r[col].to_string())
         })
         .collect()
 }
@@ -315,6 +316,85 @@ done
         assert!(err.contains(expected), "{how}: {err}");
         assert!(started.elapsed() < Duration::from_secs(20), "{how}");
     }
+}
+
+/// An external engine in a sweep gets rows like any engine, and `regress` judges them (by
+/// name, against `recompute`); a failing external engine is a row with `error` set and the
+/// sweep goes on.
+#[test]
+fn sweep_and_regress_take_external_engines() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("sweep.csv");
+    let sweep = |engines: &str, report: &Path| {
+        dredbench(&[
+            "sweep",
+            "--datasets",
+            "go-cc",
+            "--programs",
+            "datasets/programs/reach.dl",
+            "--kinds",
+            "delete,insert",
+            "--sizes",
+            "10",
+            "--batches",
+            "5",
+            "--engines",
+            engines,
+            "--report",
+            report.to_str().expect("utf-8"),
+        ])
+    };
+    let o = sweep("recompute,ext:dred,dred", &report);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(&report).expect("report");
+    let ext = column(&csv, "engine_ns");
+    assert_eq!(
+        ext.iter()
+            .filter(|(e, v)| e == "ext:dred" && !v.is_empty())
+            .count(),
+        12,
+        "two cases of materialisation and 5 batches: {ext:?}"
+    );
+    assert!(column(&csv, "error").iter().all(|(_, v)| v.is_empty()));
+    let o = dredbench(&[
+        "regress",
+        "--baseline",
+        report.to_str().expect("utf-8"),
+        "--report",
+        report.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A sweep with an engine that fails: error rows, not an abort.
+    let engines = "[engine.dead]\ncommand = [\"sh\", \"-c\", \"exit 4\"]\n";
+    std::fs::write(tmp.path().join("engines.toml"), engines).expect("engines");
+    let failing = tmp.path().join("failing.csv");
+    let o = dredbench(&[
+        "--engines-file",
+        tmp.path().join("engines.toml").to_str().expect("utf-8"),
+        "sweep",
+        "--datasets",
+        "go-cc",
+        "--programs",
+        "datasets/programs/reach.dl",
+        "--kinds",
+        "delete",
+        "--sizes",
+        "1",
+        "--batches",
+        "3",
+        "--engines",
+        "recompute,ext:dead",
+        "--report",
+        failing.to_str().expect("utf-8"),
+    ]);
+    let csv = std::fs::read_to_string(&failing).expect("report");
+    assert!(
+        column(&csv, "error")
+            .iter()
+            .any(|(e, v)| e == "ext:dead" && v.contains("failed in batch 0")),
+        "{csv}\n{}",
+        stderr(&o)
+    );
 }
 
 #[test]
