@@ -1,5 +1,5 @@
 //! External engines: programs outside the harness, declared in an engines file
-//! ([`registry`]) and spoken to over the line protocol of `docs/engine-protocol.md`
+//! ([`mod@registry`]) and spoken to over the line protocol of `docs/engine-protocol.md`
 //! ([`wire`]). [`ExternalEngine`] is the harness's side, an [`Engine`] like the built-in
 //! ones, so that the runner times, compares and reports it the same way; [`serve`] is the
 //! engine's side for the built-in engines (`dredbench serve --engine dred`, declared as

@@ -6,7 +6,7 @@
 //!
 //! It answers at level `changes`. For engines that list the facts of their phases' rounds
 //! (`dred`, `bf`, `reference`), a batch's net change is read from those rounds
-//! ([`change_from_rounds`]), which costs in proportion to the rounds, and checked against the
+//! (`change_from_rounds`), which costs in proportion to the rounds, and checked against the
 //! engine's own net-change count; for the others it is computed by comparing whole models
 //! (a copy of the model per batch: slow on large models, but any engine can be served).
 
