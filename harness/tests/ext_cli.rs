@@ -88,6 +88,13 @@ fn ext_dred_agrees_with_dred_and_reports_its_own_time_beside_the_exchange() {
     assert!(ext.iter().all(|(_, v)| v.parse::<u64>().is_ok()), "{ext:?}");
     assert!(own.iter().any(|(e, v)| e == "dred" && v.is_empty()));
     let counters = column(&csv, "counters");
+    let version = format!("version_command=dredbench_{}", env!("CARGO_PKG_VERSION"));
+    assert!(
+        counters.iter().any(|(e, v)| e == "ext:dred"
+            && v.contains(&version)
+            && v.contains("hello_engine=dred")),
+        "batch 0 records the declared version and the greeting: {counters:?}"
+    );
     assert!(
         counters
             .iter()

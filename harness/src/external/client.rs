@@ -55,6 +55,8 @@ pub struct ExternalEngine {
     workdir: Option<tempfile::TempDir>,
     /// What the engine said of itself in its greeting (`name=`, `version=`, ...).
     info: Vec<(String, String)>,
+    /// The first line of the declared version command's output, if one is declared.
+    version: Option<String>,
 }
 
 /// A running child and the threads that talk to it.
@@ -103,13 +105,23 @@ impl ExternalEngine {
         Self::with_decl(display_name, Ok(decl), program, symbols)
     }
 
+    /// Builds the engine; the declared version command runs here, outside the timed
+    /// materialisation, and its first line goes into batch 0's `counters` as `version=`.
     fn with_decl(
         display_name: &str,
         decl: Result<EngineDecl, String>,
         program: Arc<Program>,
         symbols: Arc<Symbols>,
     ) -> Self {
+        let version = decl.as_ref().ok().and_then(|d| {
+            d.version.as_ref()?;
+            Some(
+                d.version_line()
+                    .unwrap_or_else(|e| format!("unknown ({e})")),
+            )
+        });
         ExternalEngine {
+            version,
             name: display_name.to_string(),
             decl,
             model: vec![hashbrown::HashSet::new(); program.relations.len()],
@@ -393,7 +405,23 @@ impl ExternalEngine {
         let mut report = BatchReport::default();
         self.finish(&last, &mut report)?;
         self.take_facts(&lines, true)?;
+        // Provenance in batch 0's row: the declared version command's answer, then what the
+        // engine said of itself, then its counters (values made single words).
+        let mut words: Vec<String> = Vec::new();
+        if let Some(v) = &self.version {
+            words.push(format!("version_command={}", one_word(v)));
+        }
+        words.extend(self.info.iter().map(|(k, v)| format!("hello_{k}={v}")));
+        words.extend(report.counters.take());
+        if !words.is_empty() {
+            report.counters = Some(words.join(" "));
+        }
         Ok(report)
+    }
+
+    /// The first line of the declared version command's output (`None` without one).
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref()
     }
 
     fn apply_inner(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
@@ -449,6 +477,15 @@ impl Process {
             format!("; its stderr ended with: {}", lines.join(" | "))
         }
     }
+}
+
+/// A value as one `key=value` word: blanks become `_`, `=` stays (the first `=` splits).
+fn one_word(s: &str) -> String {
+    let s = s.trim();
+    if s.is_empty() {
+        return "-".into();
+    }
+    s.split_whitespace().collect::<Vec<_>>().join("_")
 }
 
 /// Assembles the child's output into answers: lines up to one that ends an answer
