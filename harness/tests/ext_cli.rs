@@ -404,6 +404,81 @@ fn sweep_and_regress_take_external_engines() {
     );
 }
 
+/// An engine answering at level `model` (its whole model after every batch) is compared like
+/// any other; one whose model is wrong is a mismatch (exit 1) whose rows carry the error, never
+/// a measurement.
+#[test]
+fn an_engine_at_level_model_is_checked_and_a_wrong_one_is_a_mismatch() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // The seed's models before and after its batch, as `dred` writes them.
+    for (dir, with_updates) in [("m0", false), ("m1", true)] {
+        let out = tmp.path().join(dir);
+        let mut args = vec!["run", SEED[0], SEED[1], SEED[2], SEED[3]];
+        if with_updates {
+            args.extend([SEED[4], SEED[5]]);
+        }
+        args.extend(["--engines", "dred", "--out", out.to_str().expect("utf-8")]);
+        let o = dredbench(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let script = tmp.path().join("model.sh");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+dir="$1"; after="$2"
+read hello
+echo "protocol 1 model name=files"
+read program
+read facts
+sed 's/^/+	path	/' "$dir/m0/path.csv"
+echo "ok"
+while read line; do
+  [ "$line" = "commit" ] || continue
+  sed 's/^/+	path	/' "$dir/$after/path.csv"
+  echo "ok time_ns=1"
+done
+"#,
+    )
+    .expect("script");
+    let report = tmp.path().join("r.csv");
+    for (after, code) in [("m1", 0), ("m0", 1)] {
+        let engines = format!(
+            "[engine.files]\ncommand = [\"sh\", \"{}\", \"{}\", \"{after}\"]\n",
+            script.display(),
+            tmp.path().display()
+        );
+        let mut args = vec!["run"];
+        args.extend(SEED);
+        args.extend([
+            "--engines",
+            "dred,ext:files",
+            "--check",
+            "full",
+            "--report",
+            report.to_str().expect("utf-8"),
+        ]);
+        let o = with_engines(tmp.path(), &engines, &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(code), "{after}: {err}");
+        let csv = std::fs::read_to_string(&report).expect("report");
+        let errors = column(&csv, "error");
+        if code == 0 {
+            assert!(errors.iter().all(|(_, e)| e.is_empty()), "{csv}");
+        } else {
+            assert!(
+                err.contains("engines `dred` and `ext:files` disagree"),
+                "{err}"
+            );
+            assert!(
+                errors
+                    .iter()
+                    .any(|(e, v)| e == "ext:files" && v.starts_with("mismatch")),
+                "{csv}"
+            );
+        }
+    }
+}
+
 #[test]
 fn unknown_engines_and_bad_engines_files_are_usage_errors() {
     let tmp = tempfile::tempdir().expect("tmp");
