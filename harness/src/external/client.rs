@@ -42,11 +42,10 @@ pub struct ExternalEngine {
     index: wire::SymbolIndex,
     process: Option<Process>,
     level: Level,
-    /// What the engine said its IDB is, per relation (hashed: an answer's facts are applied
-    /// one by one, and the sorted [`Model`] is built only when asked for).
-    model: Vec<hashbrown::HashSet<Tuple>>,
-    digest: ModelDigest,
-    last_change: NetChange,
+    /// What the engine said its IDB is, up to the last answer folded in.
+    held: Held,
+    /// The last answer, read but not yet folded in (see [`PendingAnswer`]).
+    pending: Option<PendingAnswer>,
     /// Batches sent so far (for messages).
     batches: usize,
     /// Set once the engine failed: every later call repeats it rather than trust its state.
@@ -79,6 +78,115 @@ enum Answer {
     Closed,
     /// Reading failed (not UTF-8, or an I/O error).
     Unreadable(String),
+}
+
+/// An answer read but not yet folded into the model kept for the engine: reading and
+/// checking its lines is the harness's bookkeeping, done in [`Engine::settle`] after the
+/// exchange is timed (as the built-in engines' copies of their models are).
+#[derive(Debug)]
+struct PendingAnswer {
+    /// The fact lines.
+    facts: String,
+    /// True for the answer to the program (a whole model at either level).
+    whole: bool,
+    /// The batch it answers (0: materialisation), for messages.
+    batch: usize,
+}
+
+/// What the engine said its IDB is, kept by the harness.
+#[derive(Clone, Debug)]
+struct Held {
+    /// Per relation (hashed: an answer's facts are applied one by one, and the sorted
+    /// [`Model`] is built only when asked for).
+    model: Vec<hashbrown::HashSet<Tuple>>,
+    digest: ModelDigest,
+    last_change: NetChange,
+}
+
+impl Held {
+    fn empty(program: &Program) -> Self {
+        Held {
+            model: vec![hashbrown::HashSet::new(); program.relations.len()],
+            digest: ModelDigest::empty(program),
+            last_change: NetChange::default(),
+        }
+    }
+
+    fn fold(
+        &mut self,
+        answer: &PendingAnswer,
+        level: Level,
+        program: &Program,
+        index: &wire::SymbolIndex,
+    ) -> Result<(), String> {
+        if answer.whole || level == Level::Model {
+            self.replace_model(&answer.facts, program, index)
+        } else {
+            self.apply_changes(&answer.facts, program, index)
+        }
+    }
+
+    fn apply_changes(
+        &mut self,
+        facts: &str,
+        program: &Program,
+        index: &wire::SymbolIndex,
+    ) -> Result<(), String> {
+        let mut change = NetChange::default();
+        let mut tuple = Tuple::new();
+        for line in facts.lines() {
+            let (sign, rel) = wire::parse_fact(line, program, index, &mut tuple)?;
+            if sign == '+' {
+                self.digest.add(rel, &tuple);
+                if !self.model[rel].insert(tuple.clone()) {
+                    return Err(format!("{line:?} adds a fact already in its model"));
+                }
+                change.added += 1;
+            } else {
+                self.digest.remove(rel, &tuple);
+                if !self.model[rel].remove(tuple.as_slice()) {
+                    return Err(format!("{line:?} removes a fact not in its model"));
+                }
+                change.removed += 1;
+            }
+        }
+        self.last_change = change;
+        Ok(())
+    }
+
+    fn replace_model(
+        &mut self,
+        facts: &str,
+        program: &Program,
+        index: &wire::SymbolIndex,
+    ) -> Result<(), String> {
+        let mut model = vec![hashbrown::HashSet::new(); program.relations.len()];
+        let mut tuple = Tuple::new();
+        for line in facts.lines() {
+            let (sign, rel) = wire::parse_fact(line, program, index, &mut tuple)?;
+            if sign != '+' {
+                return Err(format!(
+                    "{line:?}: a whole model is given as `+` lines only"
+                ));
+            }
+            if !model[rel].insert(tuple.clone()) {
+                return Err(format!("{line:?} is given twice"));
+            }
+        }
+        let mut change = NetChange::default();
+        let mut digest = ModelDigest::empty(program);
+        for (rel, (old, new)) in self.model.iter().zip(&model).enumerate() {
+            change.removed += old.iter().filter(|t| !new.contains(*t)).count();
+            change.added += new.iter().filter(|t| !old.contains(*t)).count();
+            for t in new {
+                digest.add(rel, t);
+            }
+        }
+        self.last_change = change;
+        self.digest = digest;
+        self.model = model;
+        Ok(())
+    }
 }
 
 impl ExternalEngine {
@@ -124,14 +232,13 @@ impl ExternalEngine {
             version,
             name: display_name.to_string(),
             decl,
-            model: vec![hashbrown::HashSet::new(); program.relations.len()],
-            digest: ModelDigest::empty(&program),
+            held: Held::empty(&program),
+            pending: None,
             program,
             symbols,
             index: wire::SymbolIndex::default(),
             process: None,
             level: Level::Changes,
-            last_change: NetChange::default(),
             batches: 0,
             broken: None,
             workdir: None,
@@ -305,66 +412,30 @@ impl ExternalEngine {
         }
     }
 
-    /// Applies an answer's fact lines to the model kept for the engine.
-    fn take_facts(&mut self, facts: &str, whole: bool) -> Result<(), EngineError> {
-        let result = if whole || self.level == Level::Model {
-            self.replace_model(facts)
-        } else {
-            self.apply_changes(facts)
+    /// Folds the answer awaiting it into the model kept for the engine.
+    fn fold_pending(&mut self) -> Result<(), EngineError> {
+        let Some(answer) = self.pending.take() else {
+            return Ok(());
         };
-        result.map_err(|e| self.misuse(format!("malformed answer: {e}")))
+        let result = self
+            .held
+            .fold(&answer, self.level, &self.program, &self.index);
+        result.map_err(|e| self.misuse(format!("malformed answer to batch {}: {e}", answer.batch)))
     }
 
-    fn apply_changes(&mut self, facts: &str) -> Result<(), String> {
-        let mut change = NetChange::default();
-        let mut tuple = Tuple::new();
-        for line in facts.lines() {
-            let (sign, rel) = wire::parse_fact(line, &self.program, &self.index, &mut tuple)?;
-            if sign == '+' {
-                self.digest.add(rel, &tuple);
-                if !self.model[rel].insert(tuple.clone()) {
-                    return Err(format!("{line:?} adds a fact already in its model"));
-                }
-                change.added += 1;
-            } else {
-                self.digest.remove(rel, &tuple);
-                if !self.model[rel].remove(tuple.as_slice()) {
-                    return Err(format!("{line:?} removes a fact not in its model"));
-                }
-                change.removed += 1;
+    /// The model kept for the engine with any answer not yet folded in (a copy; only when
+    /// [`Engine::settle`] was not called after the last batch).
+    fn current(&self) -> std::borrow::Cow<'_, Held> {
+        match &self.pending {
+            None => std::borrow::Cow::Borrowed(&self.held),
+            Some(answer) => {
+                let mut held = self.held.clone();
+                // A malformed answer is reported by `settle` or the next batch; here the
+                // model is as far as it could be read.
+                let _ = held.fold(answer, self.level, &self.program, &self.index);
+                std::borrow::Cow::Owned(held)
             }
         }
-        self.last_change = change;
-        Ok(())
-    }
-
-    fn replace_model(&mut self, facts: &str) -> Result<(), String> {
-        let mut model = vec![hashbrown::HashSet::new(); self.program.relations.len()];
-        let mut tuple = Tuple::new();
-        for line in facts.lines() {
-            let (sign, rel) = wire::parse_fact(line, &self.program, &self.index, &mut tuple)?;
-            if sign != '+' {
-                return Err(format!(
-                    "{line:?}: a whole model is given as `+` lines only"
-                ));
-            }
-            if !model[rel].insert(tuple.clone()) {
-                return Err(format!("{line:?} is given twice"));
-            }
-        }
-        let mut change = NetChange::default();
-        let mut digest = ModelDigest::empty(&self.program);
-        for (rel, (old, new)) in self.model.iter().zip(&model).enumerate() {
-            change.removed += old.iter().filter(|t| !new.contains(*t)).count();
-            change.added += new.iter().filter(|t| !old.contains(*t)).count();
-            for t in new {
-                digest.add(rel, t);
-            }
-        }
-        self.last_change = change;
-        self.digest = digest;
-        self.model = model;
-        Ok(())
     }
 
     fn materialise_inner(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
@@ -404,7 +475,11 @@ impl ExternalEngine {
         let (lines, last) = self.exchange(format!("program {program}\nfacts {facts}\n").into())?;
         let mut report = BatchReport::default();
         self.finish(&last, &mut report)?;
-        self.take_facts(&lines, true)?;
+        self.pending = Some(PendingAnswer {
+            facts: lines,
+            whole: true,
+            batch: 0,
+        });
         // Provenance in batch 0's row: the declared version command's answer, then what the
         // engine said of itself, then its counters (values made single words).
         let mut words: Vec<String> = Vec::new();
@@ -425,6 +500,8 @@ impl ExternalEngine {
     }
 
     fn apply_inner(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
+        // The caller may not have settled the last batch: its answer is checked first.
+        self.fold_pending()?;
         self.batches += 1;
         let mut request = String::new();
         for (sign, facts) in [('-', &batch.deletions), ('+', &batch.insertions)] {
@@ -443,7 +520,11 @@ impl ExternalEngine {
         let (lines, last) = self.exchange(request.into_bytes())?;
         let mut report = BatchReport::default();
         self.finish(&last, &mut report)?;
-        self.take_facts(&lines, false)?;
+        self.pending = Some(PendingAnswer {
+            facts: lines,
+            whole: false,
+            batch: self.batches,
+        });
         Ok(report)
     }
 }
@@ -567,9 +648,19 @@ impl Engine for ExternalEngine {
         self.apply_inner(batch).map_err(|e| self.fail(e))
     }
 
+    /// Reads and checks the last answer's fact lines into the model kept for the engine: a
+    /// malformed answer fails the batch here.
+    fn settle(&mut self) -> Result<(), EngineError> {
+        if let Some(e) = &self.broken {
+            return Err(e.clone());
+        }
+        self.fold_pending().map_err(|e| self.fail(e))
+    }
+
     fn model(&self) -> Model {
         Model {
             relations: self
+                .current()
                 .model
                 .iter()
                 .map(|r| r.iter().cloned().collect())
@@ -578,11 +669,11 @@ impl Engine for ExternalEngine {
     }
 
     fn digest(&self) -> ModelDigest {
-        self.digest.clone()
+        self.current().digest.clone()
     }
 
     fn net_change(&self) -> Option<NetChange> {
-        Some(self.last_change)
+        Some(self.current().last_change)
     }
 }
 
