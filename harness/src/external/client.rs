@@ -7,9 +7,10 @@
 //! reader thread assembles line by line up to its last line, for at most the engine's
 //! timeout: a child that hangs, whether reading or writing, is killed and the batch is its
 //! failure, never a hang of the harness. Answers are checked against the model the harness
-//! keeps for the engine (a fact added twice, or removed while absent, is a malformed answer),
-//! so that [`Engine::model`], [`Engine::digest`] and [`Engine::net_change`] are exactly what
-//! the engine said, and the runner compares them like any engine's.
+//! keeps for the engine (`external::held`; a fact added twice, or removed while absent, is a
+//! malformed answer) in [`Engine::settle`], after the exchange is timed, so that
+//! [`Engine::model`], [`Engine::digest`] and [`Engine::net_change`] are exactly what the
+//! engine said, and the runner compares them like any engine's.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Write};
@@ -20,9 +21,9 @@ use std::time::{Duration, Instant};
 
 use dred_core::{
     Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange, Program, Symbols,
-    Tuple,
 };
 
+use super::held::{Held, PendingAnswer};
 use super::registry::EngineDecl;
 use super::wire::{self, Level, Terminal};
 
@@ -78,115 +79,6 @@ enum Answer {
     Closed,
     /// Reading failed (not UTF-8, or an I/O error).
     Unreadable(String),
-}
-
-/// An answer read but not yet folded into the model kept for the engine: reading and
-/// checking its lines is the harness's bookkeeping, done in [`Engine::settle`] after the
-/// exchange is timed (as the built-in engines' copies of their models are).
-#[derive(Debug)]
-struct PendingAnswer {
-    /// The fact lines.
-    facts: String,
-    /// True for the answer to the program (a whole model at either level).
-    whole: bool,
-    /// The batch it answers (0: materialisation), for messages.
-    batch: usize,
-}
-
-/// What the engine said its IDB is, kept by the harness.
-#[derive(Clone, Debug)]
-struct Held {
-    /// Per relation (hashed: an answer's facts are applied one by one, and the sorted
-    /// [`Model`] is built only when asked for).
-    model: Vec<hashbrown::HashSet<Tuple>>,
-    digest: ModelDigest,
-    last_change: NetChange,
-}
-
-impl Held {
-    fn empty(program: &Program) -> Self {
-        Held {
-            model: vec![hashbrown::HashSet::new(); program.relations.len()],
-            digest: ModelDigest::empty(program),
-            last_change: NetChange::default(),
-        }
-    }
-
-    fn fold(
-        &mut self,
-        answer: &PendingAnswer,
-        level: Level,
-        program: &Program,
-        index: &wire::SymbolIndex,
-    ) -> Result<(), String> {
-        if answer.whole || level == Level::Model {
-            self.replace_model(&answer.facts, program, index)
-        } else {
-            self.apply_changes(&answer.facts, program, index)
-        }
-    }
-
-    fn apply_changes(
-        &mut self,
-        facts: &str,
-        program: &Program,
-        index: &wire::SymbolIndex,
-    ) -> Result<(), String> {
-        let mut change = NetChange::default();
-        let mut tuple = Tuple::new();
-        for line in facts.lines() {
-            let (sign, rel) = wire::parse_fact(line, program, index, &mut tuple)?;
-            if sign == '+' {
-                self.digest.add(rel, &tuple);
-                if !self.model[rel].insert(tuple.clone()) {
-                    return Err(format!("{line:?} adds a fact already in its model"));
-                }
-                change.added += 1;
-            } else {
-                self.digest.remove(rel, &tuple);
-                if !self.model[rel].remove(tuple.as_slice()) {
-                    return Err(format!("{line:?} removes a fact not in its model"));
-                }
-                change.removed += 1;
-            }
-        }
-        self.last_change = change;
-        Ok(())
-    }
-
-    fn replace_model(
-        &mut self,
-        facts: &str,
-        program: &Program,
-        index: &wire::SymbolIndex,
-    ) -> Result<(), String> {
-        let mut model = vec![hashbrown::HashSet::new(); program.relations.len()];
-        let mut tuple = Tuple::new();
-        for line in facts.lines() {
-            let (sign, rel) = wire::parse_fact(line, program, index, &mut tuple)?;
-            if sign != '+' {
-                return Err(format!(
-                    "{line:?}: a whole model is given as `+` lines only"
-                ));
-            }
-            if !model[rel].insert(tuple.clone()) {
-                return Err(format!("{line:?} is given twice"));
-            }
-        }
-        let mut change = NetChange::default();
-        let mut digest = ModelDigest::empty(program);
-        for (rel, (old, new)) in self.model.iter().zip(&model).enumerate() {
-            change.removed += old.iter().filter(|t| !new.contains(*t)).count();
-            change.added += new.iter().filter(|t| !old.contains(*t)).count();
-            for t in new {
-                digest.add(rel, t);
-            }
-        }
-        self.last_change = change;
-        self.digest = digest;
-        self.model = model;
-        Ok(())
-    }
 }
 
 impl ExternalEngine {

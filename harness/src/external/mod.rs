@@ -10,6 +10,7 @@
 //! `run`, `sweep`, `study` and `fuzz` need no extra argument threaded through them.
 
 pub mod client;
+mod held;
 pub mod registry;
 pub mod serve;
 pub mod wire;
