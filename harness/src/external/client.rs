@@ -464,12 +464,13 @@ fn one_word(s: &str) -> String {
 /// Assembles the child's output into answers: lines up to one that ends an answer
 /// ([`wire::is_terminal`]); `#` lines are the engine's comments and are dropped.
 fn read_answers(stdout: std::process::ChildStdout, tx: Sender<Answer>) {
+    // Lines are read as bytes into one buffer per answer and checked as UTF-8 once, when the
+    // answer is complete: a copy and a check per answer rather than per line.
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    let mut facts = String::new();
-    let mut line = String::new();
+    let mut facts: Vec<u8> = Vec::new();
     loop {
-        line.clear();
-        match reader.read_line(&mut line) {
+        let start = facts.len();
+        match reader.read_until(b'\n', &mut facts) {
             Ok(0) => {
                 let _ = tx.send(Answer::Closed);
                 return;
@@ -480,22 +481,28 @@ fn read_answers(stdout: std::process::ChildStdout, tx: Sender<Answer>) {
                 return;
             }
         }
-        let text = line.strip_suffix('\n').unwrap_or(&line);
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        if text.starts_with('#') {
+        let line = &facts[start..];
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.starts_with(b"#") {
+            facts.truncate(start);
             continue;
         }
-        if wire::is_terminal(text) {
-            let answer = Answer::Complete {
-                facts: std::mem::take(&mut facts),
-                last: text.to_string(),
-            };
-            if tx.send(answer).is_err() {
-                return;
+        let first_word = line.split(|&b| b == b' ').next().unwrap_or_default();
+        if !matches!(first_word, b"ok" | b"error" | b"unsupported" | b"protocol") {
+            if !facts.ends_with(b"\n") {
+                facts.push(b'\n');
             }
-        } else {
-            facts.push_str(text);
-            facts.push('\n');
+            continue;
+        }
+        let last = String::from_utf8_lossy(line).into_owned();
+        facts.truncate(start);
+        let answer = match String::from_utf8(std::mem::take(&mut facts)) {
+            Ok(facts) => Answer::Complete { facts, last },
+            Err(e) => Answer::Unreadable(format!("not UTF-8: {e}")),
+        };
+        if tx.send(answer).is_err() {
+            return;
         }
     }
 }
