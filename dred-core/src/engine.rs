@@ -419,6 +419,12 @@ pub struct BatchReport {
     pub insert_work: Option<Work>,
     /// Per-round frontiers of each phase, in order; empty for engines without phases.
     pub rounds: Vec<Round>,
+    /// An external engine's own time for the batch, as it reported it (the harness times
+    /// the whole exchange around it); `None` for the built-in engines.
+    pub engine_ns: Option<u64>,
+    /// An external engine's other counters for the batch, `key=value` words separated by
+    /// spaces, in the order it gave them.
+    pub counters: Option<String>,
 }
 
 /// Why an engine could not run a program or batch.

@@ -699,6 +699,9 @@ pub enum FailureKind {
     Error,
     /// An engine panicked.
     Panic,
+    /// An engine refused the case as beyond what it supports
+    /// ([`crate::EngineError::Unsupported`]): not a wrong answer; a fuzzer skips the case.
+    Unsupported,
 }
 
 impl std::fmt::Display for Failure {
@@ -707,6 +710,7 @@ impl std::fmt::Display for Failure {
             FailureKind::Disagreement => "disagreement",
             FailureKind::Error => "error",
             FailureKind::Panic => "panic",
+            FailureKind::Unsupported => "refusal",
         };
         write!(
             f,
@@ -780,7 +784,13 @@ pub fn check_case(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> Result<
         Ok(models)
     };
     for e in engines.iter_mut() {
-        guarded(e.as_mut(), 0, |e| e.materialise(&edb))?;
+        // `settle` as the harness calls it: an engine that checks what it folds in there
+        // (an external engine reading its answer) fails the batch it belongs to.
+        guarded(e.as_mut(), 0, |e| {
+            let rep = e.materialise(&edb)?;
+            e.settle()?;
+            Ok(rep)
+        })?;
     }
     let empty = vec![Model::empty(&case.program); engines.len()];
     let mut models = check(engines, &empty, 0)?;
@@ -789,7 +799,11 @@ pub fn check_case(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> Result<
         let batch = Batch::normalise(requested, &edb);
         edb.apply(&batch);
         for e in engines.iter_mut() {
-            let rep = guarded(e.as_mut(), i + 1, |e| e.apply(&batch))?;
+            let rep = guarded(e.as_mut(), i + 1, |e| {
+                let rep = e.apply(&batch)?;
+                e.settle()?;
+                Ok(rep)
+            })?;
             observed.overdeleted |= rep.overdeleted.is_some_and(|n| n > 0);
             observed.rederived |= rep.rederived.is_some_and(|n| n > 0);
             for round in rep.rounds.iter().filter(|r| r.stratum > 0 && r.size > 0) {
@@ -826,6 +840,9 @@ fn guarded(
     };
     match catch_unwind(AssertUnwindSafe(|| f(engine))) {
         Ok(Ok(rep)) => Ok(rep),
+        Ok(Err(err)) if err.is_unsupported() => {
+            Err(failure(FailureKind::Unsupported, err.to_string()))
+        }
         Ok(Err(err)) => Err(failure(FailureKind::Error, err.to_string())),
         Err(payload) => Err(failure(FailureKind::Panic, panic_message(payload.as_ref()))),
     }

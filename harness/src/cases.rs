@@ -11,7 +11,7 @@ use dred_core::RequestedBatch;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::datasets;
-use crate::engines::{EngineKind, EngineSpec};
+use crate::engines::EngineSpec;
 use crate::inputs::{read_inputs, stem};
 use crate::report::ReportRow;
 use crate::runner::{run_case, Case, EngineOrder, Labels, OrderMode};
@@ -116,7 +116,8 @@ pub fn run_one(
     };
     let program = inputs.program.clone();
     let cluster = dd_baseline::Cluster::single();
-    let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);
+    let symbols = std::sync::Arc::new(inputs.symbols.clone());
+    let mut build = |spec: EngineSpec| spec.build(program.clone(), &symbols, workers, &cluster);
     match run_case(&run, engines, workers, &mut build, false, |_| {
         progress.inc(1)
     }) {

@@ -52,6 +52,11 @@ pub enum EngineKind {
     /// The same program compiled to differential-dataflow on timely: `--workers` threads per
     /// process, and a cluster of processes with `--processes`, `--process`, `--hostfile`.
     Dd,
+    /// A program outside the harness, declared in the engines file and spoken to over the
+    /// engine protocol (`docs/engine-protocol.md`); named `ext:NAME` on the command line, so
+    /// it is not one of the names `--engines` takes bare.
+    #[value(skip)]
+    External,
 }
 
 impl EngineKind {
@@ -69,6 +74,7 @@ impl EngineKind {
             EngineKind::Counting => "counting",
             EngineKind::Oracle => "oracle",
             EngineKind::Dd => "dd",
+            EngineKind::External => "ext",
         }
     }
 
@@ -108,7 +114,8 @@ impl EngineKind {
             | EngineKind::Auto
             | EngineKind::Counting
             | EngineKind::Oracle
-            | EngineKind::Dd => true,
+            | EngineKind::Dd
+            | EngineKind::External => true,
         }
     }
 
@@ -136,6 +143,9 @@ impl EngineKind {
                 program,
                 DdConfig::new(workers, cluster.clone()),
             )),
+            // Which external engine is a matter of the spec, not the kind: this one refuses
+            // to run, and `EngineSpec::build` builds the real one.
+            EngineKind::External => Box::new(crate::external::Unnamed),
         }
     }
 
@@ -160,26 +170,85 @@ impl std::fmt::Display for EngineKind {
 /// the two read the same batches side by side: the A/A check of the instrument (their time
 /// ratio must read 1 within the noise). A name given twice (`dred,dred`) means the same as
 /// `dred,dred@2`.
+///
+/// An external engine is spelled `ext:NAME` (and `ext:NAME@2`), NAME declared in the engines
+/// file ([`crate::external`]); its kind is [`EngineKind::External`] and `external` holds NAME.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EngineSpec {
     /// What is built.
     pub kind: EngineKind,
     /// Which instance, from 1; reports name instance 1 by the kind alone.
     pub instance: u8,
+    /// The external engine's name in the engines file, for [`EngineKind::External`] (interned
+    /// for the life of the process, so that specs stay `Copy`); `None` for the built-in ones.
+    pub external: Option<&'static str>,
 }
 
 impl EngineSpec {
     /// The first (usually the only) instance of `kind`.
     pub const fn of(kind: EngineKind) -> Self {
-        EngineSpec { kind, instance: 1 }
+        EngineSpec {
+            kind,
+            instance: 1,
+            external: None,
+        }
     }
 
-    /// The name in reports and messages: `dred`, or `dred@2` for a second instance.
+    /// The first instance of the external engine `name` (not checked against the engines
+    /// file here: [`crate::external::check_specs`] does that before a command runs).
+    pub fn external(name: &str) -> Self {
+        EngineSpec {
+            kind: EngineKind::External,
+            instance: 1,
+            external: Some(crate::external::intern_name(name)),
+        }
+    }
+
+    /// The name in reports and messages: `dred`, `dred@2` for a second instance, `ext:NAME`
+    /// for an external engine.
     pub fn name(&self) -> String {
+        let base = match self.external {
+            Some(name) => format!("ext:{name}"),
+            None => self.kind.name().to_string(),
+        };
         if self.instance <= 1 {
-            self.kind.name().to_string()
+            base
         } else {
-            format!("{}@{}", self.kind.name(), self.instance)
+            format!("{base}@{}", self.instance)
+        }
+    }
+
+    /// Whether the engine maintains `program`: [`EngineKind::supports`] for the built-in
+    /// engines; for an external one, whether the engines file declares every feature the
+    /// program uses (false when the name is not declared).
+    pub fn supports(&self, program: &Program) -> bool {
+        match self.external {
+            Some(name) => crate::external::declared(name)
+                .is_some_and(|decl| decl.missing_feature(program).is_none()),
+            None => self.kind.supports(program),
+        }
+    }
+
+    /// Builds the engine for a program: [`EngineKind::build`] for the built-in engines; an
+    /// external engine is declared here and its process started at materialisation (so that
+    /// a command that cannot start is an engine failure of that batch, not a panic).
+    /// `symbols` must hold every symbol of the program, EDB and batches the engine will see:
+    /// it writes and reads values through them.
+    pub fn build(
+        &self,
+        program: Arc<Program>,
+        symbols: &Arc<dred_core::Symbols>,
+        workers: usize,
+        cluster: &Cluster,
+    ) -> Box<dyn Engine> {
+        match self.external {
+            Some(name) => Box::new(crate::external::ExternalEngine::declared_as(
+                &self.name(),
+                name,
+                program,
+                symbols.clone(),
+            )),
+            None => self.kind.build(program, workers, cluster),
         }
     }
 
@@ -218,7 +287,8 @@ impl std::fmt::Display for EngineSpec {
 impl std::str::FromStr for EngineSpec {
     type Err = String;
 
-    /// `NAME` or `NAME@K` (K from 1 to 255), NAME one of the engines' names.
+    /// `NAME` or `NAME@K` (K from 1 to 255), NAME one of the engines' names or `ext:NAME`
+    /// for an engine of the engines file.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (name, instance) = match s.split_once('@') {
             Some((name, k)) => {
@@ -230,17 +300,29 @@ impl std::str::FromStr for EngineSpec {
             }
             None => (s, 1),
         };
+        if let Some(ext) = name.strip_prefix("ext:") {
+            crate::external::check_name(ext).map_err(|e| format!("`{s}`: {e}"))?;
+            return Ok(EngineSpec {
+                instance,
+                ..EngineSpec::external(ext)
+            });
+        }
         let kind = EngineKind::from_str(name, false).map_err(|_| {
             let names: Vec<&str> = EngineKind::value_variants()
                 .iter()
                 .map(|k| k.name())
                 .collect();
             format!(
-                "`{name}` is not an engine; engines: {} (`NAME@2` for a second instance)",
+                "`{name}` is not an engine; engines: {} (`NAME@2` for a second instance, \
+                 `ext:NAME` for an engine of the engines file)",
                 names.join(", ")
             )
         })?;
-        Ok(EngineSpec { kind, instance })
+        Ok(EngineSpec {
+            kind,
+            instance,
+            external: None,
+        })
     }
 }
 

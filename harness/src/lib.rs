@@ -10,6 +10,7 @@ pub mod cmd;
 pub mod compare;
 pub mod datasets;
 pub mod engines;
+pub mod external;
 pub mod findings;
 pub mod full_study;
 pub mod inputs;

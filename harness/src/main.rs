@@ -13,6 +13,10 @@ use harness::{cmd, BadInput, Outcome};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The engines file declaring the external engines `--engines ext:NAME` names
+    /// (default: `engines.toml` in the current directory, else the repository's).
+    #[arg(long, global = true)]
+    engines_file: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -44,10 +48,14 @@ enum Command {
     Findings(cmd::findings::FindingsArgs),
     /// How fast `recompute` is against datafrog on this machine, on a graph dataset.
     Calibrate(cmd::calibrate::CalibrateArgs),
+    /// Serve one built-in engine over the engine protocol on stdin and stdout (what
+    /// `ext:dred` of the shipped engines.toml runs).
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    harness::external::set_engines_file(cli.engines_file.clone());
     let result = match &cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Regress(args) => cmd::regress::run(args),
@@ -61,6 +69,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => cmd::explain::run(args),
         Command::Findings(args) => cmd::findings::run(args),
         Command::Calibrate(args) => cmd::calibrate::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     match result {
         Ok(Outcome::Agree) => ExitCode::SUCCESS,

@@ -142,6 +142,15 @@ pub struct ReportRow {
     /// the harness's per-batch scratch); with several, their joint one.
     #[serde(default)]
     pub peak_rss_kb: Option<u64>,
+    /// An external engine's own time for the batch, nanoseconds, as it reported it beside the
+    /// harness's `time_ns` around the whole exchange; empty for the built-in engines and in
+    /// reports of older revisions.
+    #[serde(default)]
+    pub engine_ns: Option<u64>,
+    /// An external engine's other counters for the batch, `key=value` words separated by
+    /// spaces; empty otherwise.
+    #[serde(default)]
+    pub counters: Option<String>,
     /// Git revision of the code that produced the row (`unknown` outside a checkout).
     #[serde(default)]
     pub git_rev: String,

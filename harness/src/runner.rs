@@ -237,7 +237,7 @@ pub fn run_case(
     case: &Case<'_>,
     engines: &[EngineSpec],
     workers: usize,
-    build: &mut dyn FnMut(EngineKind) -> Box<dyn Engine>,
+    build: &mut dyn FnMut(EngineSpec) -> Box<dyn Engine>,
     trace_facts: bool,
     mut after_batch: impl FnMut(usize),
 ) -> Result<CaseOutcome, EngineFailure> {
@@ -279,7 +279,7 @@ pub fn run_case(
     {
         let spec = engines[e];
         let kind = spec.kind;
-        let mut engine = build(kind);
+        let mut engine = build(spec);
         engine.set_trace_facts(trace_facts);
         let t = Instant::now();
         let rep = guarded(|| engine.materialise(case.edb)).map_err(|e| fail(spec, 0, e, &rows))?;
@@ -548,6 +548,8 @@ fn row(
         insert_probes: rep.insert_work.map(|w| w.probes),
         insert_touched: rep.insert_work.map(|w| w.touched),
         peak_rss_kb: None,
+        engine_ns: rep.engine_ns,
+        counters: rep.counters.clone(),
         git_rev: labels.git_rev.clone(),
         dataset_hash: labels.dataset_hash.clone(),
         stream: labels.stream.clone(),
@@ -730,7 +732,7 @@ mod tests {
             10..14,
         );
         let program = &chain.program;
-        let mut build = |kind: EngineKind| kind_engine(kind, program);
+        let mut build = |spec: EngineSpec| kind_engine(spec.kind, program);
         let engines = EngineSpec::distinct(&EngineSpec::of_kinds(&[
             EngineKind::Dred,
             EngineKind::Dred,
@@ -847,7 +849,7 @@ mod tests {
             &self,
             check: Check,
             kinds: [EngineKind; 2],
-            build: &mut dyn FnMut(EngineKind) -> Box<dyn Engine>,
+            build: &mut dyn FnMut(EngineSpec) -> Box<dyn Engine>,
         ) -> Result<CaseOutcome, EngineFailure> {
             let case = Case {
                 program: &self.program,
@@ -877,7 +879,8 @@ mod tests {
             10..14,
         );
         let program = &chain.program;
-        let mut build = |kind: EngineKind| -> Box<dyn Engine> {
+        let mut build = |spec: EngineSpec| -> Box<dyn Engine> {
+            let kind = spec.kind;
             match kind {
                 EngineKind::Dred => Box::new(dred_core::Dred::new(program.clone())),
                 _ => Box::new(Lossy {
@@ -937,7 +940,8 @@ mod tests {
         let chain = Chain::new("p(x, y) :- e(x, y).\n", 0..1, 10..14);
         let program = &chain.program;
         for (check, found_after) in [(Check::Full, 2), (Check::Digest, 4)] {
-            let mut build = |kind: EngineKind| -> Box<dyn Engine> {
+            let mut build = |spec: EngineSpec| -> Box<dyn Engine> {
+                let kind = spec.kind;
                 match kind {
                     EngineKind::Oracle => Box::new(dred_core::Oracle::new(program.clone())),
                     _ => Box::new(HiddenLoss(Lossy {
@@ -1002,7 +1006,8 @@ mod tests {
         let chain = Chain::new("p(x, y) :- e(x, y).\n", 0..0, 0..3);
         let program = &chain.program;
         for panics in [true, false] {
-            let mut build = |kind: EngineKind| -> Box<dyn Engine> {
+            let mut build = |spec: EngineSpec| -> Box<dyn Engine> {
+                let kind = spec.kind;
                 match kind {
                     EngineKind::Oracle => Box::new(dred_core::Oracle::new(program.clone())),
                     _ => Box::new(Crashing {

@@ -27,7 +27,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use crate::engines::EngineKind;
+use crate::engines::{EngineKind, EngineSpec};
 use crate::{BadInput, Outcome};
 
 /// Arguments of `dredbench fuzz`.
@@ -44,13 +44,14 @@ pub struct FuzzArgs {
     pub seed: u64,
     /// Engines checked against the oracle, comma-separated (the oracle always runs first,
     /// as the independent answer). Engines that do not support a case's program
-    /// (`wrong-support` with negation or aggregates) sit that case out.
+    /// (`wrong-support` with negation or aggregates; `ext:NAME` with a feature the engines
+    /// file does not list for it) sit that case out.
     #[arg(
         long,
         value_delimiter = ',',
         default_value = "recompute,dred,reference,bf,dd,recompute-levels,rotate,auto,counting"
     )]
-    pub engines: Vec<EngineKind>,
+    pub engines: Vec<EngineSpec>,
     /// Generate programs with stratified negation.
     #[arg(long)]
     pub negation: bool,
@@ -65,20 +66,21 @@ pub struct FuzzArgs {
 /// The engines of one case: the oracle, then every requested engine that supports the
 /// program.
 fn engines_for(
-    kinds: &[EngineKind],
+    kinds: &[EngineSpec],
     loaded: &LoadedCase,
     workers: usize,
-) -> (Vec<EngineKind>, Vec<Box<dyn Engine>>) {
+) -> (Vec<EngineSpec>, Vec<Box<dyn Engine>>) {
     let cluster = Cluster::single();
-    let mut chosen = vec![EngineKind::Oracle];
+    let mut chosen = vec![EngineSpec::of(EngineKind::Oracle)];
     for &k in kinds {
         if !chosen.contains(&k) && k.supports(&loaded.program) {
             chosen.push(k);
         }
     }
+    let symbols = std::sync::Arc::new(loaded.symbols.clone());
     let engines = chosen
         .iter()
-        .map(|k| k.build(loaded.program.clone(), workers, &cluster))
+        .map(|k| k.build(loaded.program.clone(), &symbols, workers, &cluster))
         .collect();
     (chosen, engines)
 }
@@ -87,7 +89,7 @@ fn engines_for(
 /// by the checker) is a failure too, of the generator.
 fn run_case(
     case: &RandomCase,
-    kinds: &[EngineKind],
+    kinds: &[EngineSpec],
     workers: usize,
 ) -> Result<(dred_core::testing::Observed, Features, bool), Failure> {
     let loaded = case.load().map_err(|message| Failure {
@@ -100,7 +102,7 @@ fn run_case(
     let observed = check_case(&loaded, &mut engines)?;
     let dred_ran = chosen.iter().any(|k| {
         matches!(
-            k,
+            k.kind,
             EngineKind::Dred | EngineKind::Reference | EngineKind::Bf | EngineKind::Rotate
         )
     });
@@ -191,6 +193,7 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
     if args.engines.is_empty() {
         return Err(BadInput::Other("--engines names no engine".into()).into());
     }
+    crate::external::check_specs(&args.engines)?;
     if let Some(t) = args.time_limit {
         if !(t > 0.0 && t.is_finite()) {
             return Err(
@@ -218,6 +221,7 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
     let mut shares = NonTriviality::default();
     let mut done = 0u64;
     let mut failed = None;
+    let mut refused = 0u64;
     loop {
         if args.cases.is_some_and(|n| done >= n) || deadline.is_some_and(|d| started.elapsed() >= d)
         {
@@ -231,6 +235,8 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
         let case = if done % 2 == 1 { case.narrowed() } else { case };
         match run_case(&case, &args.engines, workers) {
             Ok((observed, features, dred_ran)) => shares.add(&features, &observed, dred_ran),
+            // An external engine's `unsupported` answer: the case is beyond it, not failed.
+            Err(failure) if failure.kind == FailureKind::Unsupported => refused += 1,
             Err(failure) => {
                 failed = Some((case, failure));
                 break;
@@ -249,6 +255,9 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
             names(&args.engines),
             if args.negation { ", with negation" } else { "" }
         );
+        if refused > 0 {
+            eprintln!("{refused} of them refused by an engine as unsupported (skipped)");
+        }
         eprintln!("{shares}");
         return Ok(Outcome::Agree);
     };
@@ -292,10 +301,10 @@ fn fuzz(args: &FuzzArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Mismatch)
 }
 
-fn names(kinds: &[EngineKind]) -> String {
-    let v: Vec<&str> = kinds
+fn names(kinds: &[EngineSpec]) -> String {
+    let v: Vec<String> = kinds
         .iter()
-        .filter(|k| **k != EngineKind::Oracle)
+        .filter(|k| k.kind != EngineKind::Oracle)
         .map(|k| k.name())
         .collect();
     v.join(",")

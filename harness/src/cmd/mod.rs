@@ -12,6 +12,7 @@ pub mod plot;
 pub mod regress;
 pub mod rewrite;
 pub mod run;
+pub mod serve;
 pub mod study;
 pub mod sweep;
 pub mod updates;

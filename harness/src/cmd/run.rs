@@ -28,6 +28,8 @@ pub struct RunArgs {
     /// Default: every engine that supports the program, the slow `reference` and `oracle`
     /// only on small EDBs.
     /// `dred@2` (or `dred` twice) adds a second, independent `dred`: the A/A check.
+    /// `ext:NAME` is an engine of the engines file (`--engines-file`), run as a child
+    /// process over the engine protocol (docs/engine-protocol.md).
     #[arg(long, value_delimiter = ',')]
     pub engines: Vec<EngineSpec>,
     /// The order of the engines on each batch: `shuffle` (a seeded random permutation per
@@ -100,6 +102,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
     if kinds.is_empty() {
         return Err(BadInput::Other("--engines names no engine".into()).into());
     }
+    crate::external::check_specs(&kinds)?;
     let labels = Labels {
         dataset: args
             .dataset
@@ -121,7 +124,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         check: args.check,
     };
     let program = inputs.program.clone();
-    let mut build = |k: EngineKind| k.build(program.clone(), workers, &cluster);
+    let symbols = std::sync::Arc::new(inputs.symbols.clone());
+    let mut build = |spec: EngineSpec| spec.build(program.clone(), &symbols, workers, &cluster);
     let outcome = match run_case(&case, &kinds, workers, &mut build, args.trace_facts, |_| {}) {
         Ok(outcome) => outcome,
         // The engine cannot run this program: the request is what must change.

@@ -412,6 +412,7 @@ fn record_invocation(
 pub const AA_PAIR: EngineSpec = EngineSpec {
     kind: EngineKind::Dred,
     instance: 2,
+    external: None,
 };
 
 /// Whether the study runs the A/A pair on `case`: on every case, but in the full study only
@@ -444,6 +445,7 @@ fn save_report(out: &Path, rows: &[ReportRow], effort: Effort) -> anyhow::Result
 
 /// Runs the study and writes its results.
 pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
+    crate::external::check_specs(&args.engines)?;
     let started = std::time::Instant::now();
     let mut engines = EngineSpec::distinct(&args.engines);
     if !engines.iter().any(|e| e.kind == EngineKind::Recompute) {

@@ -132,6 +132,7 @@ pub fn sweep(args: &SweepArgs, progress: &ProgressBar) -> Vec<ReportRow> {
 
 /// Runs the command: `Mismatch` (exit 1) when any case failed.
 pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
+    crate::external::check_specs(&args.engines)?;
     let version_edit = args.kinds.contains(&UpdateKind::VersionEdit);
     match (&args.to, version_edit) {
         (None, true) => {

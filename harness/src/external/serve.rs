@@ -1,0 +1,363 @@
+//! The engine's side of the protocol for the built-in engines: `dredbench serve --engine
+//! dred` reads requests on stdin and answers on stdout (`docs/engine-protocol.md`). Declared
+//! in the shipped `engines.toml` as `ext:dred`, it runs beside `dred` in one run, so the
+//! report shows what the protocol costs: writing, parsing and checking the lines, on top of
+//! the same engine's work.
+//!
+//! It answers at level `changes`. For engines that list the facts of their phases' rounds
+//! (`dred`, `bf`, `reference`), a batch's net change is read from those rounds
+//! (`change_from_rounds`), which costs in proportion to the rounds, and checked against the
+//! engine's own net-change count; for the others it is computed by comparing whole models
+//! (a copy of the model per batch: slow on large models, but any engine can be served).
+
+use std::borrow::Cow;
+
+use hashbrown::HashSet;
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use dred_core::engine::Phase;
+use dred_core::io::parse_updates;
+use dred_core::{Batch, BatchReport, Edb, Engine, Fact, Model, Program, SourceFile, Symbols};
+
+use super::wire::{self, VERSION};
+use crate::engines::EngineKind;
+use crate::inputs::read_inputs;
+
+/// The test-only switch of a wrong adapter: when set (to anything), the first fact an answer
+/// removes after a batch with deletions is left out of the answer, as a buggy engine would.
+/// It exists to prove that `fuzz --engines ext:NAME` finds and shrinks such a bug.
+pub const PLANTED_DROP_VAR: &str = "DREDBENCH_SERVE_DROP_REMOVAL";
+
+/// Serves one engine of kind `kind` over `input` and `output` until the input ends. Returns
+/// an error (after answering `error ...` where an answer was due) when a request is
+/// malformed or the engine fails: the state is then unknown, so nothing more is served.
+pub fn serve(kind: EngineKind, input: impl BufRead, mut output: impl Write) -> anyhow::Result<()> {
+    let mut lines = input.lines();
+    let mut next = || -> anyhow::Result<Option<String>> {
+        match lines.next() {
+            None => Ok(None),
+            Some(line) => Ok(Some(line?)),
+        }
+    };
+    let answer = |out: &mut dyn Write, text: &str| -> anyhow::Result<()> {
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+        Ok(())
+    };
+    let Some(hello) = next()? else {
+        return Ok(());
+    };
+    let offered: Vec<&str> = hello.split(' ').collect();
+    if offered.first() != Some(&"protocol")
+        || offered.get(1) != Some(&VERSION.to_string().as_str())
+        || !offered.contains(&"changes")
+    {
+        answer(
+            &mut output,
+            &format!("error expected `protocol {VERSION} changes ...`, got {hello:?}\n"),
+        )?;
+        anyhow::bail!("unexpected greeting {hello:?}");
+    }
+    answer(
+        &mut output,
+        &format!(
+            "protocol {VERSION} changes name=dredbench-serve engine={kind} version={}\n",
+            env!("CARGO_PKG_VERSION")
+        ),
+    )?;
+    let program_line = next()?.unwrap_or_default();
+    let facts_line = next()?.unwrap_or_default();
+    let (Some(program_path), Some(facts_dir)) = (
+        program_line.strip_prefix("program "),
+        facts_line.strip_prefix("facts "),
+    ) else {
+        answer(
+            &mut output,
+            "error expected `program PATH` and `facts DIR` lines\n",
+        )?;
+        anyhow::bail!("expected program and facts, got {program_line:?}, {facts_line:?}");
+    };
+    let mut state = match State::start(kind, Path::new(program_path), Path::new(facts_dir)) {
+        Ok(Started::Running(state, text)) => {
+            answer(&mut output, &text)?;
+            state
+        }
+        Ok(Started::Unsupported(feature)) => {
+            answer(&mut output, &format!("unsupported {feature}\n"))?;
+            return Ok(());
+        }
+        Err(e) => {
+            answer(
+                &mut output,
+                &format!("error {}\n", one_line(&e.to_string())),
+            )?;
+            return Err(e);
+        }
+    };
+    let planted = std::env::var_os(PLANTED_DROP_VAR).is_some();
+    let mut batch_text = String::new();
+    while let Some(line) = next()? {
+        if line != "commit" {
+            batch_text.push_str(&line);
+            batch_text.push('\n');
+            continue;
+        }
+        match state.batch(&batch_text, planted) {
+            Ok(text) => answer(&mut output, &text)?,
+            Err(e) => {
+                answer(
+                    &mut output,
+                    &format!("error {}\n", one_line(&e.to_string())),
+                )?;
+                return Err(e);
+            }
+        }
+        batch_text.clear();
+    }
+    Ok(())
+}
+
+/// A message on one line (answers are line-oriented).
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What starting the engine gave: a running state and its first answer, or a refusal.
+enum Started {
+    Running(State, String),
+    Unsupported(String),
+}
+
+/// The served engine and what is needed to answer for it.
+struct State {
+    program: Arc<Program>,
+    symbols: Symbols,
+    edb: Edb,
+    engine: Box<dyn Engine>,
+    /// The engine's model as last answered, the "before" of the next batch's change, for
+    /// engines whose rounds do not give the change ([`lists_rounds`]).
+    held: Option<Model>,
+    batches: usize,
+}
+
+impl State {
+    fn start(kind: EngineKind, program: &Path, facts: &Path) -> anyhow::Result<Started> {
+        let inputs = read_inputs(program, facts, None, None)?;
+        let program = inputs.program.clone();
+        if !kind.supports(&program) {
+            return Ok(Started::Unsupported(format!(
+                "this program (engine `{kind}` runs programs without negation or aggregates)"
+            )));
+        }
+        let mut engine = kind.build(program.clone(), 1, &dd_baseline::Cluster::single());
+        // The rounds' facts are how a batch's change is read without copying the model.
+        engine.set_trace_facts(true);
+        let t = Instant::now();
+        let report = engine.materialise(&inputs.edb)?;
+        let ns = t.elapsed().as_nanos();
+        engine.settle()?;
+        let model = engine.model();
+        let mut text = super::client::model_lines(&program, &inputs.symbols, &model);
+        let held = (!lists_rounds(kind)).then_some(model);
+        text.push_str(&format!("ok time_ns={ns}{}\n", counters(&report)));
+        Ok(Started::Running(
+            State {
+                program,
+                symbols: inputs.symbols,
+                edb: inputs.edb,
+                engine,
+                held,
+                batches: 0,
+            },
+            text,
+        ))
+    }
+
+    fn batch(&mut self, text: &str, planted: bool) -> anyhow::Result<String> {
+        self.batches += 1;
+        let file = SourceFile::new(format!("batch {}", self.batches), text.to_string());
+        let requested = parse_updates(&file, &self.program, &mut self.symbols)
+            .map_err(|d| anyhow::anyhow!("{}", d.render()))?;
+        let requested = requested.into_iter().next().unwrap_or_default();
+        let batch = Batch::normalise(&requested, &self.edb);
+        self.edb.apply(&batch);
+        let t = Instant::now();
+        let report = self.engine.apply(&batch)?;
+        let ns = t.elapsed().as_nanos();
+        self.engine.settle()?;
+        let t_change = Instant::now();
+        let (mut removed, added, how) = self.change(&report)?;
+        let change_ns = t_change.elapsed().as_nanos();
+        if planted && !batch.deletions.is_empty() && !removed.is_empty() {
+            // The least fact, so that the planted bug is the same from run to run.
+            removed.sort();
+            removed.remove(0);
+        }
+        let mut out = String::new();
+        for (sign, facts) in [('-', &removed), ('+', &added)] {
+            for f in facts {
+                wire::push_fact(
+                    &mut out,
+                    sign,
+                    &self.program,
+                    &self.symbols,
+                    f.rel,
+                    &f.tuple,
+                );
+            }
+        }
+        out.push_str(&format!(
+            "ok time_ns={ns}{} change_from={how} change_ns={change_ns}\n",
+            counters(&report)
+        ));
+        Ok(out)
+    }
+
+    /// The batch's net change of the IDB, in no particular order, and how it was found.
+    #[allow(clippy::type_complexity)]
+    fn change<'r>(
+        &mut self,
+        report: &'r BatchReport,
+    ) -> anyhow::Result<(Vec<Cow<'r, Fact>>, Vec<Cow<'r, Fact>>, &'static str)> {
+        let Some(held) = self.held.as_mut() else {
+            let (removed, added) = change_from_rounds(&self.program, report, self.engine.as_ref())?;
+            let borrowed = |v: Vec<&'r Fact>| v.into_iter().map(Cow::Borrowed).collect();
+            return Ok((borrowed(removed), borrowed(added), "rounds"));
+        };
+        let after = self.engine.model();
+        let facts = |m: std::collections::BTreeMap<usize, Vec<dred_core::Tuple>>| {
+            m.into_iter()
+                .flat_map(|(rel, ts)| ts.into_iter().map(move |t| Cow::Owned(Fact::new(rel, t))))
+                .collect()
+        };
+        let removed = facts(held.minus(&after));
+        let added = facts(after.minus(held));
+        *held = after;
+        Ok((removed, added, "models"))
+    }
+}
+
+/// Whether the engine's reports list every fact of every round of its phases (with
+/// [`Engine::set_trace_facts`] on), so that a batch's change can be read from them.
+fn lists_rounds(kind: EngineKind) -> bool {
+    matches!(
+        kind,
+        EngineKind::Dred | EngineKind::Bf | EngineKind::Reference
+    )
+}
+
+/// A batch's net change read from the rounds of its phases. Each derived fact belongs to one
+/// DRed level, whose phases run once per batch: a fact over-deleted (or deleted, for `bf`)
+/// and neither rederived nor inserted again went; a fact inserted held before only if it was
+/// over-deleted and not rederived, so one inserted and not over-deleted came. The counts are
+/// checked against the engine's own net change; a difference is an error, never a guess.
+fn change_from_rounds<'r>(
+    program: &Program,
+    report: &'r BatchReport,
+    engine: &dyn Engine,
+) -> anyhow::Result<(Vec<&'r Fact>, Vec<&'r Fact>)> {
+    let expected = engine
+        .net_change()
+        .ok_or_else(|| anyhow::anyhow!("the engine reports no net change"))?;
+    let mut gone: HashSet<&Fact> = HashSet::new();
+    for round in &report.rounds {
+        anyhow::ensure!(
+            round.facts.len() == round.size,
+            "a round without its facts (tracing is off)"
+        );
+        if matches!(round.phase, Phase::Overdelete | Phase::Delete) {
+            gone.extend(round.facts.iter().filter(|f| program.is_idb(f.rel)));
+        }
+    }
+    // A rederived fact came back; an inserted one came back if it went, else it is new.
+    let mut added: Vec<&Fact> = Vec::new();
+    for round in &report.rounds {
+        let idb = round.facts.iter().filter(|f| program.is_idb(f.rel));
+        match round.phase {
+            Phase::Overdelete | Phase::Delete => {}
+            Phase::Rederive => {
+                for f in idb {
+                    gone.remove(f);
+                }
+            }
+            Phase::Insert if gone.is_empty() => added.extend(idb),
+            Phase::Insert => added.extend(idb.filter(|f| !gone.remove(*f))),
+        }
+    }
+    let removed: Vec<&Fact> = gone.into_iter().collect();
+    anyhow::ensure!(
+        removed.len() == expected.removed && added.len() == expected.added,
+        "the rounds give {} removed and {} added facts, the engine's net change {:?}",
+        removed.len(),
+        added.len(),
+        expected
+    );
+    Ok((removed, added))
+}
+
+/// The report's DRed figures as ` key=value` words of the `ok` line.
+fn counters(report: &BatchReport) -> String {
+    let mut s = String::new();
+    for (key, value) in [
+        ("overdeleted", report.overdeleted),
+        ("rederived", report.rederived),
+        ("inserted", report.inserted),
+    ] {
+        if let Some(v) = value {
+            s.push_str(&format!(" {key}={v}"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed example (SPEC §6) served: the 20 `path` facts, then deleting edge(a, b)
+    /// removes path(a, b) and path(a, c) only (path(a, d) is rederived), then an empty batch.
+    #[test]
+    fn the_seed_is_served_as_its_model_then_its_net_change() {
+        let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/seed");
+        let input = format!(
+            "protocol 1 changes model\nprogram {}\nfacts {}\n-\tedge\ta\tb\ncommit\ncommit\n",
+            seed.join("path.dl").display(),
+            seed.join("facts").display()
+        );
+        let mut out = Vec::new();
+        serve(EngineKind::Dred, input.as_bytes(), &mut out).expect("serves");
+        let out = String::from_utf8(out).expect("utf-8");
+        let answers: Vec<&str> = out.lines().collect();
+        assert!(answers[0].starts_with("protocol 1 changes "), "{out}");
+        let oks: Vec<usize> = (0..answers.len())
+            .filter(|&i| answers[i].starts_with("ok"))
+            .collect();
+        assert_eq!(oks.len(), 3, "{out}");
+        assert_eq!(oks[0], 21, "20 facts of path, then ok: {out}");
+        assert!(answers[1..21].iter().all(|l| l.starts_with("+\tpath\t")));
+        // The lines of an answer come in no particular order.
+        let mut change = answers[22..oks[1]].to_vec();
+        change.sort_unstable();
+        assert_eq!(change, ["-\tpath\ta\tb", "-\tpath\ta\tc"], "{out}");
+        assert!(
+            answers[oks[1]].contains("overdeleted=3 rederived=1"),
+            "{out}"
+        );
+        assert_eq!(oks[2], oks[1] + 1, "an empty batch changes nothing: {out}");
+    }
+
+    #[test]
+    fn a_greeting_of_another_version_is_answered_with_an_error() {
+        let mut out = Vec::new();
+        let r = serve(
+            EngineKind::Dred,
+            "protocol 2 changes\n".as_bytes(),
+            &mut out,
+        );
+        assert!(r.is_err());
+        assert!(String::from_utf8_lossy(&out).starts_with("error "));
+    }
+}
