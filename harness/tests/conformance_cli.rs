@@ -27,25 +27,32 @@ fn csvs(dir: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// `dredbench run` on a conformance case's program and facts, with these further arguments.
+fn run_case(case: &str, extra: &[&str]) -> std::process::Output {
+    let dir = format!("datasets/conformance/{case}");
+    let program = format!("{dir}/program.dl");
+    let facts = format!("{dir}/facts");
+    let mut args = vec!["run", "--program", &program, "--facts", &facts];
+    args.extend_from_slice(extra);
+    dredbench(&args)
+}
+
 #[test]
 fn every_engine_gives_the_hand_worked_model_from_scratch() {
     for case in CASES {
-        let dir = format!("datasets/conformance/{case}");
         let tmp = tempfile::tempdir().expect("tmp");
         let out = tmp.path().join("out");
-        let o = dredbench(&[
-            "run",
-            "--program",
-            &format!("{dir}/program.dl"),
-            "--facts",
-            &format!("{dir}/facts"),
-            "--engines",
-            ENGINES,
-            "--out",
-            out.to_str().expect("utf-8"),
-        ]);
+        let o = run_case(
+            case,
+            &["--engines", ENGINES, "--out", out.to_str().expect("utf-8")],
+        );
         assert_eq!(o.status.code(), Some(0), "{case}: {}", stderr(&o));
-        let expected = csvs(&repo().join(&dir).join("expected"));
+        let expected = csvs(
+            &repo()
+                .join("datasets/conformance")
+                .join(case)
+                .join("expected"),
+        );
         assert!(!expected.is_empty(), "{case}: no expected outputs");
         assert_eq!(csvs(&out), expected, "{case}");
     }
@@ -54,20 +61,11 @@ fn every_engine_gives_the_hand_worked_model_from_scratch() {
 #[test]
 fn every_engine_agrees_with_the_oracle_under_churn() {
     for case in CASES {
-        let dir = format!("datasets/conformance/{case}");
-        let o = dredbench(&[
-            "run",
-            "--program",
-            &format!("{dir}/program.dl"),
-            "--facts",
-            &format!("{dir}/facts"),
-            "--updates",
-            &format!("{dir}/churn.updates"),
-            "--check",
-            "full",
-            "--engines",
-            ENGINES,
-        ]);
+        let churn = format!("datasets/conformance/{case}/churn.updates");
+        let o = run_case(
+            case,
+            &["--updates", &churn, "--check", "full", "--engines", ENGINES],
+        );
         assert_eq!(o.status.code(), Some(0), "{case}: {}", stderr(&o));
         assert!(
             stderr(&o).contains("4 batch(es); engines oracle, dred, bf, reference, dd"),
@@ -87,39 +85,35 @@ fn the_magic_set_rewrite_keeps_the_rewritten_constructs() {
         ("ground", "status(x)", "status"),
         ("components", "visits(x, y)", "visits"),
     ] {
-        let dir = format!("datasets/conformance/{case}");
+        let churn = format!("datasets/conformance/{case}/churn.updates");
         let tmp = tempfile::tempdir().expect("tmp");
         let out = tmp.path().join("out");
-        let o = dredbench(&[
-            "run",
-            "--program",
-            &format!("{dir}/program.dl"),
-            "--facts",
-            &format!("{dir}/facts"),
-            "--updates",
-            &format!("{dir}/churn.updates"),
-            "--query",
-            query,
-            "--out",
-            out.to_str().expect("utf-8"),
-        ]);
+        let o = run_case(
+            case,
+            &[
+                "--updates",
+                &churn,
+                "--query",
+                query,
+                "--out",
+                out.to_str().expect("utf-8"),
+            ],
+        );
         assert_eq!(o.status.code(), Some(0), "{case}: {}", stderr(&o));
         // The stream ends where it began but for what it added, so the answers after it
         // are those of the full program on the final facts.
         let full = tmp.path().join("full");
-        let o = dredbench(&[
-            "run",
-            "--program",
-            &format!("{dir}/program.dl"),
-            "--facts",
-            &format!("{dir}/facts"),
-            "--updates",
-            &format!("{dir}/churn.updates"),
-            "--engines",
-            "oracle",
-            "--out",
-            full.to_str().expect("utf-8"),
-        ]);
+        let o = run_case(
+            case,
+            &[
+                "--updates",
+                &churn,
+                "--engines",
+                "oracle",
+                "--out",
+                full.to_str().expect("utf-8"),
+            ],
+        );
         assert_eq!(o.status.code(), Some(0), "{case}: {}", stderr(&o));
         let answers = std::fs::read_to_string(out.join("answers.csv")).expect("answers");
         let whole =

@@ -50,6 +50,28 @@ fn with_engines(dir: &Path, engines: &str, args: &[&str]) -> Output {
     dredbench(&all)
 }
 
+/// `dredbench fuzz --negation` on `cases` random cases from `seed`: `engines` must agree with
+/// the oracle on every one.
+fn fuzz_agrees(cases: usize, seed: u64, engines: &str) {
+    let (cases, seed) = (cases.to_string(), seed.to_string());
+    let o = dredbench(&[
+        "fuzz",
+        "--cases",
+        &cases,
+        "--seed",
+        &seed,
+        "--negation",
+        "--engines",
+        engines,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{cases} cases, 0 disagreements")),
+        "{err}"
+    );
+}
+
 fn column(csv: &str, name: &str) -> Vec<(String, String)> {
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let header = reader.headers().expect("header").clone();
@@ -114,19 +136,7 @@ fn clingo_agrees_on_the_seed_and_with_negation() {
     let o = dredbench(&args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // Negation, constants and a fresh constant, against the oracle, from the fuzzer.
-    let o = dredbench(&[
-        "fuzz",
-        "--cases",
-        "40",
-        "--seed",
-        "5",
-        "--negation",
-        "--engines",
-        "ext:clingo",
-    ]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("40 cases, 0 disagreements"), "{err}");
+    fuzz_agrees(40, 5, "ext:clingo");
 }
 
 #[test]
@@ -181,19 +191,7 @@ fn a_feature_the_engine_lacks_is_refused_as_bad_input() {
 /// programs with negation and aggregates it must agree with the oracle after every batch.
 #[test]
 fn ext_dred_agrees_with_the_oracle_on_random_programs() {
-    let o = dredbench(&[
-        "fuzz",
-        "--cases",
-        "200",
-        "--seed",
-        "11",
-        "--negation",
-        "--engines",
-        "ext:dred",
-    ]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("200 cases, 0 disagreements"), "{err}");
+    fuzz_agrees(200, 11, "ext:dred");
 }
 
 /// The planted bug: `ext:dred` leaves one removed fact out of its answer after a deletion.
