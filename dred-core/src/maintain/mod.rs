@@ -397,17 +397,16 @@ impl<D: Deletion> Engine for Maintained<D> {
             store.trace_facts,
             None,
         );
-        let mut level0 = outcome.work;
+        let mut by_level = vec![0; program.num_levels().max(1)];
+        by_level[0] = outcome.work.probes + outcome.work.touched;
         for (s, stratum) in program.strata.iter().enumerate() {
             let (more, folding) = store.evaluate_stratum(s, false);
             outcome.work += more.work;
             outcome.work += folding;
-            if stratum.level == 0 {
-                level0 += more.work;
-            }
+            by_level[stratum.level] += more.work.probes + more.work.touched;
             outcome.rounds.extend(more.rounds);
         }
-        store.evaluation_work = level0.probes + level0.touched;
+        store.evaluation_work = by_level;
         self.last_change = NetChange {
             removed: 0,
             added: store.idb_len(),

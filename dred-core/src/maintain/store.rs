@@ -30,9 +30,10 @@ pub struct Store {
     pub(crate) batches: usize,
     /// The engine's name in reports and errors.
     pub(crate) engine: &'static str,
-    /// Work (probes plus rows touched) of evaluating level 0 from scratch, measured at
-    /// materialisation; an algorithm that evaluates the level again may update it.
-    pub(crate) evaluation_work: u64,
+    /// Per level, the work (probes plus rows touched) of evaluating it from scratch, measured
+    /// at materialisation (level 0's includes loading the EDB); an algorithm that evaluates a
+    /// level again may update its entry.
+    pub(crate) evaluation_work: Vec<u64>,
     /// Per stratum, the nanoseconds and work of its last evaluation from scratch (at
     /// materialisation, or when [`recompute`](super::recompute) evaluated it again): what
     /// recomputing it is predicted to cost (`auto` reads it).
@@ -70,7 +71,7 @@ impl Store {
             recorder: None,
             batches: 0,
             engine,
-            evaluation_work: 0,
+            evaluation_work: Vec::new(),
             stratum_cost: vec![(0, 0); strata],
             budget: None,
             batch_insertions: 0,

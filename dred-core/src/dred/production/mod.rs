@@ -76,10 +76,10 @@ pub struct DredDeletion {
     /// The result of the last phase 2, emptied and filled again by the next (its vectors'
     /// memory kept).
     last_rederived: rederive::Rederived,
-    /// When phase 1 at level 0 over-deletes the level wholesale ([`overdelete::Saturation`]).
+    /// When phase 1 over-deletes a level wholesale ([`overdelete::Saturation`]).
     saturation: overdelete::Saturation,
-    /// Whether level 0 of the last batch saturated.
-    saturated: bool,
+    /// How many levels of the last batch saturated.
+    saturated: usize,
 }
 
 impl DredDeletion {
@@ -92,7 +92,7 @@ impl DredDeletion {
             recent_heads: RecentHeads::default(),
             last_rederived: rederive::Rederived::default(),
             saturation: overdelete::Saturation::default(),
-            saturated: false,
+            saturated: 0,
         }
     }
 
@@ -106,17 +106,21 @@ impl DredDeletion {
         reuse: Deleted,
     ) -> Result<Deleted, EngineError> {
         assert!(store.materialised, "dred: overdelete before materialise");
-        // A guard's budget (auto's) at every level; saturation at level 0 only, and not
-        // while recording (explain shows DRed's own frontiers).
-        let budget = match seeds {
-            _ if store.budget.is_some() => {
-                store.budget.map(|b| overdelete::Budget::Abandon(b.find))
-            }
-            overdelete::Seeds::Deleted(_) if store.recorder.is_none() => self
-                .saturation
-                .budget(store.evaluation_work)
-                .map(overdelete::Budget::Saturate),
-            _ => None,
+        // A guard's budget (auto's) at every level; saturation at every level, but not
+        // while recording (explain shows DRed's own frontiers). Why above level 0 too: a
+        // liveness analysis's large recursive components sit above a negation (level 1 of
+        // nll_liveness_init), and following their instances cost 200 times a recomputation
+        // there (the full study of 2026-12-04).
+        let level = seeds.level();
+        let budget = if store.budget.is_some() {
+            store.budget.map(|b| overdelete::Budget::Abandon(b.find))
+        } else if store.recorder.is_none() {
+            let evaluation = store.evaluation_work.get(level).copied().unwrap_or(0);
+            self.saturation
+                .budget(evaluation)
+                .map(overdelete::Budget::Saturate)
+        } else {
+            None
         };
         let over = overdelete::overdelete(
             &store.program,
@@ -159,6 +163,24 @@ impl DredDeletion {
             store.recorder.as_mut(),
             budget,
         )
+    }
+
+    /// After phase 2 of `level`: when its phase 1 saturated, rederiving the whole level
+    /// evaluated it from scratch (round 1 scans the rules over the levels below, later rounds
+    /// are semi-naive), so the level's next budget follows the model as it is now.
+    fn note_saturation(
+        &mut self,
+        store: &mut Store,
+        level: usize,
+        over: &Deleted,
+        re: &rederive::Rederived,
+    ) {
+        if over.saturated {
+            self.saturated += 1;
+            if let Some(work) = store.evaluation_work.get_mut(level) {
+                *work = re.work.probes + re.work.touched;
+            }
+        }
     }
 
     /// A level's outcome after phase 2: D (`over`, removed), what phase 2 restored and
@@ -216,20 +238,14 @@ impl Deletion for DredDeletion {
     ) -> Result<LevelDeletion, EngineError> {
         let seeds = overdelete::Seeds::Deleted(deletions);
         let mut over = self.overdelete_level(store, seeds, reuse)?;
+        self.saturated = 0;
         if over.abandoned {
-            self.saturated = false;
             return Ok(abandoned(over));
         }
         store.remove_deleted(&mut over);
         let t = Instant::now();
         let re = self.rederive(store, &over, None);
-        if over.saturated {
-            // Rederiving the whole level evaluated it from scratch (round 1 scans the rules
-            // over the levels below, later rounds are semi-naive): the next budget follows
-            // the model as it is now.
-            store.evaluation_work = re.work.probes + re.work.touched;
-        }
-        self.saturated = over.saturated;
+        self.note_saturation(store, 0, &over, &re);
         let ns = t.elapsed().as_nanos() as u64;
         Ok(self.outcome(store, 0, over, re, ns, Vec::new()))
     }
@@ -275,12 +291,13 @@ impl Deletion for DredDeletion {
             given.extend(stays);
             self.rederive(store, &over, Some(&given))
         };
+        self.note_saturation(store, level, &over, &re);
         let ns = t.elapsed().as_nanos() as u64;
         Ok(self.outcome(store, level, over, re, ns, additions))
     }
 
     fn report(&mut self, report: &mut BatchReport) {
-        report.saturated = Some(usize::from(self.saturated));
+        report.saturated = Some(self.saturated);
     }
 }
 
@@ -291,7 +308,7 @@ impl Maintained<DredDeletion> {
     }
 
     /// When phase 1 saturates from now on (the default: past half the work of evaluating
-    /// level 0 from scratch, and past [`overdelete::SATURATION_FLOOR`]). `Never` gives the
+    /// the level from scratch, and past [`overdelete::SATURATION_FLOOR`]). `Never` gives the
     /// reference engine's frontiers.
     pub fn set_saturation(&mut self, saturation: overdelete::Saturation) {
         self.deletion.saturation = saturation;

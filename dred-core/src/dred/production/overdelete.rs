@@ -15,7 +15,10 @@
 //!
 //! **Saturation.** With a work `budget`, once the phase's work (probes plus rows touched)
 //! passes it, the phase stops following instances and over-deletes the rest of the level's
-//! IDB wholesale, as one last round: D is then every IDB fact of the level plus the seeds.
+//! IDB wholesale, as one last round: D is then every IDB fact of the level plus the seeds
+//! (but for aggregate relations' rows, which no rule derives: those the batch changes are
+//! seeds, the others keep their values). Every level may saturate, each against the work of
+//! evaluating it from scratch.
 //! That is still DRed — over-deletion may over-approximate, as long as D holds every fact
 //! whose old proofs all used a deleted fact, and the whole level does — and rederivation
 //! from the survivors then recomputes the level (its round 1 scans the rules over the
@@ -134,7 +137,7 @@ impl Seeds<'_> {
     }
 
     /// The level the seeds start.
-    fn level(&self) -> usize {
+    pub(crate) fn level(&self) -> usize {
         match self {
             Seeds::Deleted(_) => 0,
             Seeds::Lower { level, .. } => *level,
@@ -335,9 +338,15 @@ pub(crate) fn overdelete(
         }
         if out.saturated {
             // The rest of the level's IDB joins D as the last round (what `next` reached
-            // is in it already: every live row of the level not yet in D).
+            // is in it already: every live row of the level not yet in D). But for an
+            // aggregate relation's rows: no rule derives them, so rederivation could not
+            // restore them; those the batch changes are seeds already (`given`), the others
+            // keep their values.
             for (rel, relation) in relations.iter().enumerate() {
-                if program.level_of(rel) != level || !program.is_idb(rel) {
+                if program.level_of(rel) != level
+                    || !program.is_idb(rel)
+                    || program.aggregate_of(rel).is_some()
+                {
                     continue;
                 }
                 for h in (0..relation.end()).filter(|&h| relation.is_live(h)) {

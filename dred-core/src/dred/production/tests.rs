@@ -411,19 +411,53 @@ fn a_model_not_closed_is_an_error_not_a_panic() {
 /// cut took `dred` from 4.1× to 2.2× recomputation's time per 10-assignment deletion.)
 #[test]
 fn saturation_bounds_the_work_of_over_deleting_a_component() {
-    use super::overdelete::Saturation;
-    const TC: &str = "
+    saturation_bounds_over_deletion(
+        "
 .decl edge(x: symbol, y: symbol)
 .decl path(x: symbol, y: symbol)
 .input edge
 .output path
 path(x, y) :- edge(x, y).
 path(x, z) :- path(x, y), path(y, z).
-";
+",
+    );
+}
+
+/// The same closure above a negation (level 1), where the large recursive components of a
+/// liveness analysis sit: its phase 1 saturates against level 1's own evaluation. (Before,
+/// only level 0 saturated: on getopts' liveness analysis a deletion of 1,000 control-flow
+/// edges over-deleted 2.15 M facts at 258 M probes, 240 times a recomputation.)
+#[test]
+fn saturation_bounds_over_deletion_above_a_negation() {
+    saturation_bounds_over_deletion(
+        "
+.decl edge(x: symbol, y: symbol)
+.decl stop(x: symbol)
+.decl stopped(x: symbol)
+.decl path(x: symbol, y: symbol)
+.input edge
+.input stop
+.output path
+stopped(x) :- stop(x).
+path(x, y) :- edge(x, y), !stopped(x).
+path(x, z) :- path(x, y), path(y, z).
+",
+    );
+}
+
+fn saturation_bounds_over_deletion(source: &str) {
+    use super::overdelete::Saturation;
     let mut symbols = Symbols::new();
     let program =
-        Arc::new(load_program(&SourceFile::new("tc.dl", TC), &mut symbols).expect("program"));
+        Arc::new(load_program(&SourceFile::new("tc.dl", source), &mut symbols).expect("program"));
     let edge = program.relation_id("edge").expect("edge");
+    let path = program.relation_id("path").expect("path");
+    let level = program.level_of(path);
+    assert_eq!(
+        level,
+        usize::from(source.contains('!')),
+        "the closure's level"
+    );
     let n = 120;
     let node = |i: usize, symbols: &mut Symbols| symbols.intern(&format!("n{}", i % n));
     let mut edb = Edb::empty(&program);
