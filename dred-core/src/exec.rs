@@ -104,7 +104,7 @@ impl<'a> Matcher<'a> {
     pub fn run(&self, plan: &RulePlan, out: &mut Vec<Value>) -> u64 {
         let mut vars = vec![0; plan.num_vars];
         let mut count = 0;
-        self.step(plan, 0, None, &mut vars, &mut |vars| {
+        self.unseeded(plan, &mut vars, &mut |vars| {
             count += 1;
             out.extend(plan.head.iter().map(|o| o.get(vars)));
             true
@@ -115,10 +115,24 @@ impl<'a> Matcher<'a> {
     /// Calls `emit` with the variable binding of every instance of `plan`.
     pub fn for_each<F: FnMut(&[Value])>(&self, plan: &RulePlan, emit: &mut F) {
         let mut vars = vec![0; plan.num_vars];
-        self.step(plan, 0, None, &mut vars, &mut |vars| {
+        self.unseeded(plan, &mut vars, &mut |vars| {
             emit(vars);
             true
         });
+    }
+
+    /// The instances of `plan` from its first step, or, for a plan ordered per binding from
+    /// its first atom ([`crate::plan::plan_seeded_adaptive`]), from each visible row of it.
+    fn unseeded<F: FnMut(&[Value]) -> bool>(
+        &self,
+        plan: &RulePlan,
+        vars: &mut [Value],
+        emit: &mut F,
+    ) -> bool {
+        match &plan.adaptive {
+            Some(search) if search.seed.is_some() => self.adaptive_scan(search, vars, emit),
+            _ => self.step(plan, 0, None, vars, emit),
+        }
     }
 
     /// Calls `emit` with the variable binding of every instance of `plan` in which the seeded
@@ -139,6 +153,13 @@ impl<'a> Matcher<'a> {
             on_heap.resize(plan.num_vars, 0);
             &mut on_heap[..]
         };
+        if let Some(search) = plan.adaptive.as_deref().filter(|s| s.seed.is_some()) {
+            self.adaptive_seeded(search, row, vars, &mut |vars| {
+                emit(vars);
+                true
+            });
+            return;
+        }
         if plan.seeded_walk {
             self.seeded_walk(plan, row, vars, emit);
             return;

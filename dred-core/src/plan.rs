@@ -9,7 +9,10 @@
 
 mod adaptive;
 
-pub use adaptive::{plan_rule_adaptive, AdaptiveSearch, Choice, MAX_ATOMS as MAX_ADAPTIVE_ATOMS};
+pub use adaptive::{
+    plan_rule_adaptive, plan_seeded_adaptive, AdaptiveSearch, Choice,
+    MAX_ATOMS as MAX_ADAPTIVE_ATOMS,
+};
 
 use crate::program::{Atom, Literal, Program, RelId, Rule, Term, VarId};
 use crate::storage::{IndexId, Relation};

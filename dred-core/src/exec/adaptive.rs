@@ -32,7 +32,64 @@ impl<'a> Matcher<'a> {
         vars: &mut [Value],
         emit: &mut F,
     ) -> bool {
-        !self.filters_hold(&s.start, vars) || self.adaptive_from(s, 0, vars, emit)
+        !self.filters_hold(&s.start, vars) || self.adaptive_from(s, s.first_mask(), vars, emit)
+    }
+
+    /// Every instance of seeded search `s` whose seed atom is `row` (counted as one row
+    /// touched, as a fixed seeded plan counts it), given to `emit` until it returns false;
+    /// returns false once stopped.
+    pub(super) fn adaptive_seeded<F: FnMut(&[Value]) -> bool>(
+        &self,
+        s: &AdaptiveSearch,
+        row: &[Value],
+        vars: &mut [Value],
+        emit: &mut F,
+    ) -> bool {
+        let Some((_, seed)) = &s.seed else {
+            unreachable!("a seeded search has a seed (checked when planned)")
+        };
+        self.work.touch(1);
+        for &(c, v) in &seed.binds {
+            vars[v] = row[c];
+        }
+        !seed.checks.iter().all(|&(c, op)| row[c] == op.get(vars)) || self.adaptive(s, vars, emit)
+    }
+
+    /// Every instance of seeded search `s` over each visible row of its seed atom's version
+    /// (a semi-naive plan's delta), given to `emit` until it returns false; returns false
+    /// once stopped.
+    pub(super) fn adaptive_scan<F: FnMut(&[Value]) -> bool>(
+        &self,
+        s: &AdaptiveSearch,
+        vars: &mut [Value],
+        emit: &mut F,
+    ) -> bool {
+        let Some((_, seed)) = &s.seed else {
+            unreachable!("a seeded search has a seed (checked when planned)")
+        };
+        let relation = &self.relations[seed.rel];
+        let range = self.versions[seed.rel].range(seed.version);
+        let check_live = relation.has_dead();
+        let mut visited = 0;
+        let mut go_on = true;
+        for r in range.lo..range.hi {
+            visited += 1;
+            if check_live && !relation.is_live(r) {
+                continue;
+            }
+            let row = relation.row(r);
+            for &(c, v) in &seed.binds {
+                vars[v] = row[c];
+            }
+            if seed.checks.iter().all(|&(c, op)| row[c] == op.get(vars))
+                && !self.adaptive(s, vars, emit)
+            {
+                go_on = false;
+                break;
+            }
+        }
+        self.work.touch(visited);
+        go_on
     }
 
     /// The search after the atoms of bit set `mask` are matched.

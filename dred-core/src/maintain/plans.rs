@@ -6,7 +6,8 @@
 //! they stay valid across batches and compaction.
 
 use crate::plan::{
-    plan_negation_seeded, plan_rule_adaptive, plan_rule_with, PlanOptions, RulePlan, Version,
+    plan_negation_seeded, plan_rule_adaptive, plan_rule_with, plan_seeded_adaptive, PlanOptions,
+    RulePlan, Version,
 };
 use crate::program::{Literal, Program, RelId, Term};
 use crate::storage::{IndexId, Relation, RowId};
@@ -76,15 +77,15 @@ impl Plans {
                 seeded: true,
                 prebound: Vec::new(),
             };
+            // From one atom's row (a frontier fact, a delta's row) the other atoms are
+            // ordered per binding where there is a choice (`plan::adaptive`).
+            let from_atom = |relations: &mut [Relation], versions: &[Version], i, options| {
+                plan_seeded_adaptive(program, r, versions, i, options, relations).unwrap_or_else(
+                    || plan_rule_with(program, r, versions, Some(i), options, relations),
+                )
+            };
             for (i, &rel) in atoms.iter().enumerate() {
-                seeded[level][rel].push(plan_rule_with(
-                    program,
-                    r,
-                    &full,
-                    Some(i),
-                    &seed,
-                    relations,
-                ));
+                seeded[level][rel].push(from_atom(relations, &full, i, &seed));
             }
             let prebound: Vec<usize> = rule.head_vars().collect();
             let head = PlanOptions {
@@ -108,6 +109,7 @@ impl Plans {
                 orders.extend(plan_rule_adaptive(program, rule, r, &head, relations));
             }
             head_bound.push(orders);
+            let unseeded = PlanOptions::default();
             let mut per_delta = Vec::new();
             for p in 0..atoms.len() {
                 let versions: Vec<Version> = (0..atoms.len())
@@ -117,14 +119,7 @@ impl Plans {
                         std::cmp::Ordering::Greater => Version::Full,
                     })
                     .collect();
-                per_delta.push(plan_rule_with(
-                    program,
-                    r,
-                    &versions,
-                    Some(p),
-                    &PlanOptions::default(),
-                    relations,
-                ));
+                per_delta.push(from_atom(relations, &versions, p, &unseeded));
             }
             semi_naive.push(per_delta);
             survivors.push((!atoms.is_empty()).then(|| {
