@@ -66,6 +66,8 @@ struct Process {
     to_child: Option<Sender<Vec<u8>>>,
     answers: Receiver<Answer>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The thread filling `stderr`: it ends at the child's end of stderr.
+    stderr_reader: std::thread::JoinHandle<()>,
     timeout: Duration,
 }
 
@@ -229,7 +231,7 @@ impl ExternalEngine {
         std::thread::spawn(move || read_answers(stdout, answers_tx));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = tail.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 if let Ok(mut t) = keep.lock() {
@@ -245,6 +247,7 @@ impl ExternalEngine {
             to_child: Some(to_child),
             answers,
             stderr: tail,
+            stderr_reader,
             timeout: decl.timeout(),
         });
         Ok(())
@@ -435,6 +438,12 @@ impl Process {
                 Err(e) => break e.to_string(),
             }
         };
+        // The child's last words may still be on their way through the reader thread
+        // (seen on a loaded machine): let it reach the end of stderr, within a second more.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while !self.stderr_reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         format!("{status}{}", self.stderr_tail())
     }
 
