@@ -67,6 +67,7 @@ pub fn run_one(
     engines: &[EngineSpec],
     order: OrderMode,
     workers: usize,
+    batch_limit: Option<std::time::Duration>,
     git_rev: &str,
     progress: &ProgressBar,
 ) -> Vec<ReportRow> {
@@ -113,6 +114,7 @@ pub fn run_one(
         labels: labels.clone(),
         check: crate::runner::Check::Digest,
         order: EngineOrder::for_case(order, &labels),
+        batch_limit,
     };
     let program = inputs.program.clone();
     let cluster = dd_baseline::Cluster::single();

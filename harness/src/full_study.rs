@@ -45,6 +45,12 @@ const CRATES: [(&str, &str, &[usize]); 3] = [
     ("rust-nll:memchr", "rust-mir:memchr", &[1, 10, 100, 1000]),
 ];
 
+/// The per-batch time limit of the full study, in seconds (`study --batch-time-limit`): an
+/// engine whose batch takes longer is recorded with it and not run on the case's later
+/// batches. About four times the slowest batch of the study of 2026-12-04 (`counting` on
+/// memchr's liveness analysis, 76 s).
+pub const BATCH_LIMIT_S: u64 = 300;
+
 /// The fetched datasets the full study needs (`dredbench datasets fetch NAME`).
 pub const FETCHED: [&str; 10] = [
     "go-bp",

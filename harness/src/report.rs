@@ -169,6 +169,11 @@ pub struct ReportRow {
     /// Seed of the generated stream; empty for `run`.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Set on the row of a batch that took the engine longer than the run's per-batch time
+    /// limit (`--batch-time-limit`): the limit in nanoseconds. The row's figures are the
+    /// batch's own; the engine was not run on the case's later batches.
+    #[serde(default)]
+    pub time_limit_ns: Option<u64>,
     /// Set when the case failed: a model mismatch (`mismatch: ...`) or an engine error. A
     /// failed case is a row, so a sweep goes on.
     #[serde(default)]

@@ -59,6 +59,19 @@ pub struct Case<'a> {
     pub check: Check,
     /// The order of the engines on each batch.
     pub order: EngineOrder,
+    /// The per-batch time limit: an engine whose batch takes longer keeps that batch's row,
+    /// marked with the limit (`time_limit_ns`), and is not run on the case's later batches.
+    /// Nothing interrupts a batch: the limit bounds a case's cost to one slow batch per
+    /// engine, and a collapse is recorded rather than waited out or dropped.
+    pub batch_limit: Option<std::time::Duration>,
+}
+
+/// Parses `--batch-time-limit`: seconds, a positive finite number.
+pub fn batch_limit_seconds(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(std::time::Duration::from_secs_f64(x)),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
 }
 
 /// What [`run_case`] compares after each batch. Whole models are always compared after
@@ -124,7 +137,8 @@ pub struct CaseOutcome {
     /// The first disagreement, described (batch, engines, relation, facts on each side);
     /// the case stops there.
     pub mismatch: Option<String>,
-    /// The EDB after the last batch run.
+    /// The EDB after the last batch run (before the last requested one when the engines
+    /// passed the per-batch time limit, or a mismatch stopped the case).
     pub edb: Edb,
     /// The first engine's model after the last batch run.
     pub model: Model,
@@ -352,6 +366,7 @@ pub fn run_case(
             let mut done: Vec<Option<(BatchReport, u64, usize)>> = vec![None; n];
             let mut digests: Vec<ModelDigest> = vec![ModelDigest::default(); n];
             let mut changes: Vec<Option<NetChange>> = vec![None; n];
+            let mut over_limit = vec![false; n];
             for (place, e) in case.order.of_batch(batch_no, n).into_iter().enumerate() {
                 let r = &mut running[e];
                 // Whatever was freed since the last timed call is consolidated by one
@@ -365,6 +380,9 @@ pub fn run_case(
                     planted_slowdown(t, factor);
                 }
                 let time_ns = elapsed_ns(t);
+                over_limit[e] = case
+                    .batch_limit
+                    .is_some_and(|limit| u128::from(time_ns) > limit.as_nanos());
                 guarded(|| r.engine.settle()).map_err(|e| fail(r.spec, batch_no, e, &rows))?;
                 digests[e] = r.engine.digest();
                 changes[e] = r.engine.net_change();
@@ -383,10 +401,13 @@ pub fn run_case(
             };
             let size = digests[0].len();
             let peak = footprint.and_then(|f| f.peak_growth_kb());
-            for (r, (rep, time_ns, place)) in running.iter().zip(&done) {
+            for ((r, (rep, time_ns, place)), &over) in running.iter().zip(&done).zip(&over_limit) {
                 rows.push(ReportRow {
                     peak_rss_kb: peak,
                     position: Some(*place),
+                    time_limit_ns: over
+                        .then(|| case.batch_limit.map(|l| l.as_nanos() as u64))
+                        .flatten(),
                     ..row(
                         &case.labels,
                         r.spec,
@@ -435,6 +456,15 @@ pub fn run_case(
                         ))
                     });
                 break;
+            }
+            // Engines past the limit stop here; the others go on. When all are past it, the
+            // case stops at this batch (the engines kept for its final comparison and model).
+            if over_limit.iter().all(|&o| o) {
+                break;
+            }
+            if over_limit.iter().any(|&o| o) {
+                let mut over = over_limit.iter();
+                running.retain(|_| !over.next().copied().unwrap_or(false));
             }
         }
     }
@@ -750,6 +780,7 @@ mod tests {
             labels: Labels::default(),
             check: Check::Full,
             order,
+            batch_limit: None,
         };
         let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
         assert!(out.mismatch.is_none(), "{:?}", out.mismatch);
@@ -766,6 +797,55 @@ mod tests {
                 assert_eq!(rows[e].position, Some(place + 1), "batch {batch}");
             }
             assert!(rows.iter().all(|r| r.time_ns > 0));
+        }
+    }
+
+    /// An engine whose batch passes the per-batch limit keeps that batch's row, marked with
+    /// the limit, and is not run again; with a limit no batch reaches, nothing is marked.
+    #[test]
+    fn a_batch_over_the_time_limit_is_recorded_and_its_engine_stops() {
+        let chain = Chain::new(
+            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+            0..5,
+            10..14,
+        );
+        assert!(chain.batches.len() >= 2, "a later batch to skip");
+        let program = &chain.program;
+        let engines = EngineSpec::of_kinds(&[EngineKind::Dred, EngineKind::Recompute]);
+        use std::time::Duration;
+        for (limit, stops) in [
+            (Duration::from_nanos(1), true),
+            (Duration::from_secs(3600), false),
+        ] {
+            let mut build = |spec: EngineSpec| kind_engine(spec.kind, program);
+            let case = Case {
+                program: &chain.program,
+                symbols: &chain.symbols,
+                edb: &chain.edb,
+                batches: &chain.batches,
+                labels: Labels::default(),
+                check: Check::Full,
+                order: EngineOrder::default(),
+                batch_limit: Some(limit),
+            };
+            let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
+            assert!(out.mismatch.is_none(), "{:?}", out.mismatch);
+            let marked: Vec<(usize, &str)> = out
+                .rows
+                .iter()
+                .filter(|r| r.time_limit_ns.is_some())
+                .map(|r| (r.batch, r.engine.as_str()))
+                .collect();
+            let last = out.rows.iter().map(|r| r.batch).max();
+            if stops {
+                // Materialisation is not judged; batch 1 is, and ends both engines' case.
+                assert_eq!(marked, [(1, "dred"), (1, "recompute")]);
+                assert_eq!(last, Some(1));
+                assert!(out.rows.iter().all(|r| r.error.is_none()));
+            } else {
+                assert!(marked.is_empty(), "{marked:?}");
+                assert_eq!(last, Some(chain.batches.len()));
+            }
         }
     }
 
@@ -859,6 +939,7 @@ mod tests {
                 labels: Labels::default(),
                 check,
                 order: EngineOrder::default(),
+                batch_limit: None,
             };
             run_case(
                 &case,

@@ -509,3 +509,71 @@ fn counting_reports_its_counts_on_the_seed() {
     assert_eq!(figures("counting"), ["2", "2", "3", "0", "3"]);
     assert_eq!(figures("dred"), ["3", "2", "", "", ""]);
 }
+
+/// `--batch-time-limit`: a batch over it is recorded (`time_limit_ns` on its row) and its
+/// engine not run on later batches; when every engine is past it before the last batch the
+/// run fails and writes no outputs; a limit no batch reaches changes nothing; a limit that
+/// is not a positive number of seconds is a usage error.
+#[test]
+fn a_batch_over_the_time_limit_is_recorded_and_stops_its_engine() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let case = |limit: &str, name: &str| {
+        let report = tmp.path().join(format!("{name}.csv"));
+        let out = tmp.path().join(name);
+        let o = dredbench(&[
+            "run",
+            "--program",
+            "datasets/conformance/types/program.dl",
+            "--facts",
+            "datasets/conformance/types/facts",
+            "--updates",
+            "datasets/conformance/types/churn.updates",
+            "--engines",
+            "dred,recompute",
+            "--batch-time-limit",
+            limit,
+            "--report",
+            report.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        let rows: Vec<(String, String, String)> = if report.exists() {
+            let mut rdr = csv::Reader::from_path(&report).expect("report");
+            let headers = rdr.headers().expect("headers").clone();
+            let col = |n: &str| headers.iter().position(|h| h == n).expect(n);
+            let (b, e, l) = (col("batch"), col("engine"), col("time_limit_ns"));
+            rdr.records()
+                .map(|r| r.expect("row"))
+                .map(|r| (r[b].to_string(), r[e].to_string(), r[l].to_string()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        (o, rows, out.exists())
+    };
+    // One nanosecond: both engines pass it on batch 1 of 4.
+    let (o, rows, wrote) = case("0.000000001", "tight");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("OVER THE LIMIT"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no outputs written"), "{}", stderr(&o));
+    assert!(!wrote, "no outputs past the limit");
+    let marked: Vec<&(String, String, String)> = rows.iter().filter(|r| !r.2.is_empty()).collect();
+    assert_eq!(marked.len(), 2, "{rows:?}");
+    assert!(marked.iter().all(|r| r.0 == "1" && r.2 == "1"), "{rows:?}");
+    assert!(rows.iter().all(|r| r.0 == "0" || r.0 == "1"), "{rows:?}");
+    // An hour: nothing marked, every batch run, outputs written.
+    let (o, rows, wrote) = case("3600", "loose");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(wrote);
+    assert!(rows.iter().all(|r| r.2.is_empty()), "{rows:?}");
+    assert!(rows.iter().any(|r| r.0 == "4"), "{rows:?}");
+    for bad in ["0", "inf", "soon"] {
+        let (o, _, _) = case(bad, "bad");
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("positive number of seconds"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -37,6 +37,10 @@ pub struct RunArgs {
     /// `position` column records it.
     #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
     pub order: OrderMode,
+    /// Seconds past which an engine's batch is over the limit: its row records the limit
+    /// (`time_limit_ns`) and the engine is not run on later batches (nothing is interrupted).
+    #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
+    pub batch_time_limit: Option<std::time::Duration>,
 
     /// Write the final model of each `.output` relation as `<relation>.csv` here.
     #[arg(long)]
@@ -122,6 +126,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         order: EngineOrder::for_case(args.order, &labels),
         labels,
         check: args.check,
+        batch_limit: args.batch_time_limit,
     };
     let program = inputs.program.clone();
     let symbols = std::sync::Arc::new(inputs.symbols.clone());
@@ -150,6 +155,31 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         }
         io::write_atomic(path, text.as_bytes())
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
+    // Engines past the per-batch limit were not run on later batches: say which, and when
+    // none went to the end, write no outputs (they would not be the final model).
+    let mut stopped: Vec<String> = outcome
+        .rows
+        .iter()
+        .filter(|r| r.time_limit_ns.is_some())
+        .map(|r| format!("{} after batch {}", r.engine, r.batch))
+        .collect();
+    stopped.dedup();
+    let last_run = outcome.rows.iter().map(|r| r.batch).max().unwrap_or(0);
+    if !stopped.is_empty() {
+        let limit = args.batch_time_limit.unwrap_or_default().as_secs_f64();
+        eprintln!(
+            "OVER THE LIMIT of {limit} s a batch: {} (not run on later batches)",
+            stopped.join(", ")
+        );
+    }
+    if last_run < inputs.batches.len() && outcome.mismatch.is_none() {
+        eprintln!(
+            "ENGINE FAILED: every engine passed the per-batch time limit by batch {last_run} \
+             of {}; no outputs written",
+            inputs.batches.len()
+        );
+        return Ok(Outcome::EngineFailed);
     }
     if let Some(dir) = &args.out {
         io::write_outputs(dir, &program, &outcome.model, &outcome.edb, &inputs.symbols)

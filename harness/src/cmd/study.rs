@@ -44,6 +44,10 @@ pub struct StudyArgs {
     /// The order of the engines on each batch (`shuffle`, `rotate` or `listed`; see `run`).
     #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
     pub order: OrderMode,
+    /// Seconds past which an engine's batch is over the limit (see `run`); with `--full` by
+    /// default [`crate::full_study::BATCH_LIMIT_S`], none otherwise.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
+    pub batch_time_limit: Option<std::time::Duration>,
     /// Smaller study for CI: fewer datasets, sizes and batches.
     #[arg(long)]
     pub quick: bool,
@@ -505,6 +509,9 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let progress = progress_bar(total);
     let git_rev = crate::provenance::git_revision();
     let ran = to_run.len();
+    let batch_limit = args.batch_time_limit.or(args
+        .full
+        .then(|| std::time::Duration::from_secs(crate::full_study::BATCH_LIMIT_S)));
     for case in to_run {
         progress.set_message(format!(
             "{} / {} / {} k={}",
@@ -523,6 +530,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             case_engines,
             args.order,
             1,
+            batch_limit,
             &git_rev,
             &progress,
         ));

@@ -52,6 +52,9 @@ pub struct SweepArgs {
     /// `position` column records it.
     #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
     pub order: OrderMode,
+    /// Seconds past which an engine's batch is over the limit (see `run`).
+    #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
+    pub batch_time_limit: Option<std::time::Duration>,
 
     /// Worker threads for engines that use them.
     #[arg(long, default_value_t = 1)]
@@ -123,6 +126,7 @@ pub fn sweep(args: &SweepArgs, progress: &ProgressBar) -> Vec<ReportRow> {
             &EngineSpec::distinct(&args.engines),
             args.order,
             args.workers,
+            args.batch_time_limit,
             &git_rev,
             progress,
         ));

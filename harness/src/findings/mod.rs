@@ -108,6 +108,11 @@ pub struct Findings {
     pub revisions: BTreeSet<String>,
     /// Rows read.
     pub rows: usize,
+    /// The batches past the run's per-batch time limit (`time_limit_ns`; their engines were
+    /// not run on the rest of the case) or, in a run without one, past the full study's
+    /// ([`crate::full_study::BATCH_LIMIT_S`]), each as "engine on dataset / program /
+    /// stream, batch N (T s > L s)".
+    pub over_limit: Vec<String>,
     /// The deleting batches that ran `auto` beside `dred`, `bf` and `recompute`.
     pub auto: Vec<auto::AutoBatch>,
     /// The batches with `dred`, `bf`, `counting`, `dd` and `recompute` side by side.
@@ -142,10 +147,30 @@ impl Findings {
             }
             entry.push(r);
         }
+        let over_limit = rows
+            .iter()
+            .filter_map(|r| {
+                let full_study = crate::full_study::BATCH_LIMIT_S * 1_000_000_000;
+                let limit = r
+                    .time_limit_ns
+                    .or((r.batch > 0 && r.time_ns > full_study).then_some(full_study))?;
+                Some(format!(
+                    "`{}` on {} / {} / {}, batch {} ({:.0} s > {:.0} s)",
+                    r.engine,
+                    r.dataset,
+                    r.program,
+                    r.stream,
+                    r.batch,
+                    r.time_ns as f64 / 1e9,
+                    limit as f64 / 1e9
+                ))
+            })
+            .collect();
         let mut findings = Findings {
             shapes,
             revisions,
             rows: rows.len(),
+            over_limit,
             auto: auto::auto_batches(rows),
             families: families::family_batches(rows),
             ..Findings::default()
@@ -916,6 +941,26 @@ pub fn values(
     put("cases", thousands(f.cases.len() as f64));
     put("failed", thousands(f.failed.len() as f64));
     put("rows", thousands(f.rows as f64));
+    put("over_limit", f.over_limit.len().to_string());
+    let slowest = rows
+        .iter()
+        .filter(|r| r.batch > 0)
+        .map(|r| r.time_ns)
+        .max()
+        .unwrap_or(0);
+    put(
+        "batch_limit_s",
+        crate::full_study::BATCH_LIMIT_S.to_string(),
+    );
+    put("slowest_batch_s", format!("{:.0}", slowest as f64 / 1e9));
+    put(
+        "over_limit_list",
+        if f.over_limit.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", f.over_limit.join("; "))
+        },
+    );
     let datasets: BTreeSet<&str> = f.cases.iter().map(|c| c.dataset.as_str()).collect();
     let programs: BTreeSet<&str> = f.cases.iter().map(|c| c.program.as_str()).collect();
     put("datasets", datasets.len().to_string());

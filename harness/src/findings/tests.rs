@@ -382,3 +382,28 @@ fn the_analyses_section_covers_the_measured_workloads_only() {
     assert_eq!(v["analyses_dred_worst"], "4×");
     assert_eq!(v["analyses_counting_k1_median"], "—");
 }
+
+/// A batch past the per-batch limit stays in its case (its time counts) and is listed apart.
+#[test]
+fn a_batch_over_the_time_limit_is_listed_and_its_case_kept() {
+    let mut slow = row("dred", "delete-k1-b1-s1", 1, 400_000_000);
+    slow.time_limit_ns = Some(300_000_000_000);
+    slow.time_ns = 400_000_000_000;
+    let rows = [row("dred", "delete-k1-b1-s1", 0, 1), slow];
+    let f = Findings::of(&rows, Vec::new());
+    assert_eq!(f.cases.len(), 1, "the case is kept");
+    assert!(f.failed.is_empty());
+    assert_eq!(f.over_limit.len(), 1);
+    assert!(
+        f.over_limit[0].contains("batch 1 (400 s > 300 s)"),
+        "{:?}",
+        f.over_limit
+    );
+    let v = values(&f, &rows, &[]);
+    assert_eq!(v["over_limit"], "1");
+    assert!(
+        v["over_limit_list"].starts_with(": `dred` on "),
+        "{}",
+        v["over_limit_list"]
+    );
+}
