@@ -127,18 +127,12 @@ impl LowerChanges {
         ours: impl Fn(RelId) -> bool,
     ) {
         let mut back: HashSet<RowRef> = HashSet::new();
-        for &(rel, r) in deleted {
-            let relation = &relations[rel];
-            if relation.is_live(r) {
-                continue;
+        live_copies_of_dead(relations, deleted, |(rel, r), copy| match copy {
+            Some(copy) => {
+                back.insert((rel, copy));
             }
-            match relation.row_id(relation.row(r)) {
-                Some(copy) => {
-                    back.insert((rel, copy));
-                }
-                None => self.removed.push((rel, r)),
-            }
-        }
+            None => self.removed.push((rel, r)),
+        });
         for (rel, relation) in relations.iter().enumerate() {
             if !ours(rel) {
                 continue;
@@ -189,3 +183,47 @@ impl LowerChanges {
         }
     }
 }
+
+/// Calls `f` with each row of `rows` that is a tombstone, in order, and the id of a live row
+/// with its values (a copy appended since), if any. The same answers as
+/// [`Relation::row_id`] row by row, with the lookups overlapped: each row's values are loaded
+/// [`VALUES_AHEAD`] rows before it and its slot [`SLOTS_AHEAD`] before. Why: a batch that
+/// removes most of a level (a saturated one) has millions of deleted rows scattered over the
+/// arena, and two passes over them (the net change and the changes for the levels above)
+/// were 218 ms of a 790 ms batch, nearly all cache misses (getopts' liveness analysis, 2.1 M
+/// rows).
+pub(crate) fn live_copies_of_dead(
+    relations: &[Relation],
+    rows: &[RowRef],
+    mut f: impl FnMut(RowRef, Option<RowId>),
+) {
+    let values_hint = |i: usize| {
+        if let Some(&(rel, r)) = rows.get(i) {
+            relations[rel].prefetch_values(r);
+        }
+    };
+    let slot_hint = |i: usize| {
+        if let Some(&(rel, r)) = rows.get(i) {
+            let relation = &relations[rel];
+            if !relation.is_live(r) {
+                let row = relation.row(r);
+                relation.prefetch_row(relation.lookup_hash(row), row);
+            }
+        }
+    };
+    (0..VALUES_AHEAD).for_each(values_hint);
+    (0..SLOTS_AHEAD).for_each(slot_hint);
+    for (i, &(rel, r)) in rows.iter().enumerate() {
+        values_hint(i + VALUES_AHEAD);
+        slot_hint(i + SLOTS_AHEAD);
+        let relation = &relations[rel];
+        if !relation.is_live(r) {
+            f((rel, r), relation.row_id(relation.row(r)));
+        }
+    }
+}
+
+/// How far ahead [`live_copies_of_dead`] loads a row's values ...
+const VALUES_AHEAD: usize = 16;
+/// ... and its slot (after its values have arrived).
+const SLOTS_AHEAD: usize = 8;

@@ -161,16 +161,10 @@ impl Store {
     /// again as new rows (by phase 3, or by a restoration that appends).
     pub(super) fn gone_and_back(&self, deleted_idb: &[RowRef]) -> (usize, usize) {
         let (mut gone, mut back) = (0, 0);
-        for &(rel, r) in deleted_idb {
-            let relation = &self.relations[rel];
-            if !relation.is_live(r) {
-                if relation.row_id(relation.row(r)).is_some() {
-                    back += 1;
-                } else {
-                    gone += 1;
-                }
-            }
-        }
+        super::levels::live_copies_of_dead(&self.relations, deleted_idb, |_, copy| match copy {
+            Some(_) => back += 1,
+            None => gone += 1,
+        });
         (gone, back)
     }
 
