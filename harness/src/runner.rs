@@ -465,6 +465,11 @@ pub fn run_case(
             if over_limit.iter().any(|&o| o) {
                 let mut over = over_limit.iter();
                 running.retain(|_| !over.next().copied().unwrap_or(false));
+                // The engines left may not report their net change: then it comes from
+                // copies of the first one's model, from this batch's on.
+                if previous.is_none() && running.iter().all(|r| r.engine.net_change().is_none()) {
+                    previous = Some(running[0].engine.model());
+                }
             }
         }
     }
@@ -886,6 +891,77 @@ mod tests {
             }
             m
         }
+    }
+
+    /// `dred`, slowed by `sleep` on every batch (for the per-batch time limit).
+    struct Slow {
+        inner: dred_core::Dred,
+        sleep: std::time::Duration,
+    }
+
+    impl Engine for Slow {
+        fn name(&self) -> &str {
+            "dred"
+        }
+        fn materialise(&mut self, edb: &Edb) -> Result<BatchReport, EngineError> {
+            self.inner.materialise(edb)
+        }
+        fn apply(&mut self, batch: &Batch) -> Result<BatchReport, EngineError> {
+            std::thread::sleep(self.sleep);
+            self.inner.apply(batch)
+        }
+        fn model(&self) -> Model {
+            self.inner.model()
+        }
+        fn net_change(&self) -> Option<NetChange> {
+            self.inner.net_change()
+        }
+    }
+
+    /// When the one engine that reports its net change passes the limit, the others' rows
+    /// still carry the batches' true net changes (from copies of their models).
+    #[test]
+    fn the_net_change_survives_the_engine_that_reported_it() {
+        let chain = Chain::new(
+            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+            0..5,
+            10..14,
+        );
+        let program = &chain.program;
+        let engines = EngineSpec::of_kinds(&[EngineKind::Dred, EngineKind::Recompute]);
+        let run = |limit: Option<std::time::Duration>| {
+            let mut build = |spec: EngineSpec| -> Box<dyn Engine> {
+                match spec.kind {
+                    EngineKind::Dred => Box::new(Slow {
+                        inner: dred_core::Dred::new(program.clone()),
+                        sleep: std::time::Duration::from_millis(200),
+                    }),
+                    _ => kind_engine(spec.kind, program),
+                }
+            };
+            let case = Case {
+                program: &chain.program,
+                symbols: &chain.symbols,
+                edb: &chain.edb,
+                batches: &chain.batches,
+                labels: Labels::default(),
+                check: Check::Full,
+                order: EngineOrder::default(),
+                batch_limit: limit,
+            };
+            let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
+            assert!(out.mismatch.is_none(), "{:?}", out.mismatch);
+            out.rows
+                .iter()
+                .filter(|r| r.engine == "recompute" && r.batch > 0)
+                .map(|r| (r.batch, r.model_removed, r.model_added, r.model_size))
+                .collect::<Vec<_>>()
+        };
+        let free = run(None);
+        let limited = run(Some(std::time::Duration::from_millis(100)));
+        assert_eq!(free.len(), chain.batches.len());
+        assert!(free.iter().any(|r| r.2 > 0), "batches that add: {free:?}");
+        assert_eq!(limited, free);
     }
 
     /// A program over `e(x, y)` and `p(x, y)` (numbers), its EDB the edges (i, i + 1) for i in
