@@ -823,16 +823,7 @@ mod tests {
             (Duration::from_secs(3600), false),
         ] {
             let mut build = |spec: EngineSpec| kind_engine(spec.kind, program);
-            let case = Case {
-                program: &chain.program,
-                symbols: &chain.symbols,
-                edb: &chain.edb,
-                batches: &chain.batches,
-                labels: Labels::default(),
-                check: Check::Full,
-                order: EngineOrder::default(),
-                batch_limit: Some(limit),
-            };
+            let case = chain.case(Check::Full, Some(limit));
             let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
             assert!(out.mismatch.is_none(), "{:?}", out.mismatch);
             let marked: Vec<(usize, &str)> = out
@@ -939,16 +930,7 @@ mod tests {
                     _ => kind_engine(spec.kind, program),
                 }
             };
-            let case = Case {
-                program: &chain.program,
-                symbols: &chain.symbols,
-                edb: &chain.edb,
-                batches: &chain.batches,
-                labels: Labels::default(),
-                check: Check::Full,
-                order: EngineOrder::default(),
-                batch_limit: limit,
-            };
+            let case = chain.case(Check::Full, limit);
             let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
             assert!(out.mismatch.is_none(), "{:?}", out.mismatch);
             out.rows
@@ -1000,14 +982,9 @@ mod tests {
             }
         }
 
-        /// [`run_case`] on the chain with engines `kinds`, built by `build`.
-        fn run(
-            &self,
-            check: Check,
-            kinds: [EngineKind; 2],
-            build: &mut dyn FnMut(EngineSpec) -> Box<dyn Engine>,
-        ) -> Result<CaseOutcome, EngineFailure> {
-            let case = Case {
+        /// The chain as a case, engines in the listed order.
+        fn case(&self, check: Check, batch_limit: Option<std::time::Duration>) -> Case<'_> {
+            Case {
                 program: &self.program,
                 symbols: &self.symbols,
                 edb: &self.edb,
@@ -1015,8 +992,18 @@ mod tests {
                 labels: Labels::default(),
                 check,
                 order: EngineOrder::default(),
-                batch_limit: None,
-            };
+                batch_limit,
+            }
+        }
+
+        /// [`run_case`] on the chain with engines `kinds`, built by `build`.
+        fn run(
+            &self,
+            check: Check,
+            kinds: [EngineKind; 2],
+            build: &mut dyn FnMut(EngineSpec) -> Box<dyn Engine>,
+        ) -> Result<CaseOutcome, EngineFailure> {
+            let case = self.case(check, None);
             run_case(
                 &case,
                 &EngineSpec::of_kinds(&kinds),
