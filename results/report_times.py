@@ -10,9 +10,11 @@ The scripts under results/ import this module after putting results/ on sys.path
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from report_times import micros, open_report, time_ns  # noqa: E402
 
-Reports are stored plain (`.csv`) or gzipped (`.csv.gz`); `open_report` opens either.
+Reports are stored plain (`.csv`) or gzipped (`.csv.gz`); `open_report` opens either. The
+helpers at the end (`rank`, `us`, `num`, `direction`) are what the tables' scripts share.
 """
 import gzip
+import math
 
 
 def open_report(path):
@@ -78,3 +80,26 @@ def positive_ns(row, column="time"):
 def positive_micros(row, column="time"):
     """positive_ns in microseconds: max(1, time_us) on old reports, as the scripts had it."""
     return _in_micros(positive_ns(row, column))
+
+
+def rank(v, q):
+    """The q-quantile of v by rank (the ceil(q n)-th smallest, at least the first)."""
+    v = sorted(v)
+    return v[min(len(v), max(1, math.ceil(q * len(v)))) - 1]
+
+
+def us(ns):
+    """Nanoseconds as microseconds for a table: whole from 10 µs on, else one decimal."""
+    return f"{ns / 1e3:,.0f}" if ns >= 1e4 else f"{ns / 1e3:.1f}"
+
+
+def num(r, col):
+    """An integer cell of a report row; an empty one reads 0."""
+    v = r.get(col, "")
+    return int(v) if v not in ("", None) else 0
+
+
+def direction(r):
+    """What a batch's effective change does: "delete", "insert", "mixed" or "empty"."""
+    d, i = num(r, "eff_del"), num(r, "eff_ins")
+    return "mixed" if d and i else "delete" if d else "insert" if i else "empty"

@@ -8,25 +8,15 @@ column is `dred@2` / `dred` (median [p10, p90]); ⚠ outside [0.9, 1.1].
     python3 results/analyses/table.py REPORT.csv [REPORT.csv ...]
 """
 import csv
-import math
 import os
 import statistics
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from report_times import open_report, time_ns  # noqa: E402
+from report_times import open_report, rank, time_ns, us  # noqa: E402
 
 ENGINES = ("dred", "bf", "dd", "recompute")
-
-
-def rank(v, q):
-    v = sorted(v)
-    return v[min(len(v), max(1, math.ceil(q * len(v)))) - 1]
-
-
-def us(ns):
-    return f"{ns / 1e3:,.0f}" if ns >= 1e4 else f"{ns / 1e3:.1f}"
 
 
 def main():

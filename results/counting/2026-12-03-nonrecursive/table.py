@@ -24,36 +24,16 @@ Times in µs.
     python3 results/counting/2026-12-03-nonrecursive/table.py REPORT.csv[.gz] [...]
 """
 import csv
-import math
 import os
 import statistics
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from report_times import open_report, time_ns  # noqa: E402
+from report_times import direction, num, open_report, rank, time_ns, us  # noqa: E402
 
 ENGINES = ("dred", "dred@2", "counting", "bf", "dd", "recompute")
 DIRECTIONS = ("delete", "insert", "mixed", "empty")
-
-
-def rank(v, q):
-    v = sorted(v)
-    return v[min(len(v), max(1, math.ceil(q * len(v)))) - 1]
-
-
-def us(ns):
-    return f"{ns / 1e3:,.0f}" if ns >= 1e4 else f"{ns / 1e3:.1f}"
-
-
-def num(r, col):
-    v = r.get(col, "")
-    return int(v) if v not in ("", None) else 0
-
-
-def direction(r):
-    d, i = num(r, "eff_del"), num(r, "eff_ins")
-    return "mixed" if d and i else "delete" if d else "insert" if i else "empty"
 
 
 def work(r, phases):
