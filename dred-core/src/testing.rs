@@ -195,26 +195,45 @@ impl RandomCase {
             })
             .map(|line| format!("{line}\n"))
             .collect();
+        let rules = self.rules.iter().filter(|r| keep(r)).cloned().collect();
+        self.with_facts_renamed(header, rules, |rel| {
+            (!ternary.contains(&rel)).then(|| rel.to_string())
+        })
+    }
+
+    /// A case of `header` and `rules` with this case's EDB and batches, each fact's and
+    /// update's relation renamed by `rename`; those it maps to `None` are left out.
+    fn with_facts_renamed(
+        &self,
+        header: String,
+        rules: Vec<String>,
+        rename: impl Fn(&str) -> Option<String>,
+    ) -> RandomCase {
+        let edb = self
+            .edb
+            .iter()
+            .filter_map(|(rel, vals)| Some((rename(rel)?, vals.clone())))
+            .collect();
+        let batches = self
+            .batches
+            .iter()
+            .map(|b| {
+                b.iter()
+                    .filter_map(|u| {
+                        Some(Update {
+                            rel: rename(&u.rel)?,
+                            ..u.clone()
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
         RandomCase {
             ty: self.ty,
             header,
-            rules: self.rules.iter().filter(|r| keep(r)).cloned().collect(),
-            edb: self
-                .edb
-                .iter()
-                .filter(|(rel, _)| !ternary.contains(&rel.as_str()))
-                .cloned()
-                .collect(),
-            batches: self
-                .batches
-                .iter()
-                .map(|b| {
-                    b.iter()
-                        .filter(|u| !ternary.contains(&u.rel.as_str()))
-                        .cloned()
-                        .collect()
-                })
-                .collect(),
+            rules,
+            edb,
+            batches,
         }
     }
 
@@ -316,29 +335,9 @@ impl RandomCase {
         let mut rules: Vec<String> = self.rules.iter().map(|r| format!("  {r}")).collect();
         rules.push("}".into());
         rules.push(format!(".init case = Case<{}>", self.ty.name()));
-        let qualified = |rel: &String| format!("{COMPONENT_PREFIX}{rel}");
-        RandomCase {
-            ty: self.ty,
-            header,
-            rules,
-            edb: self
-                .edb
-                .iter()
-                .map(|(rel, vals)| (qualified(rel), vals.clone()))
-                .collect(),
-            batches: self
-                .batches
-                .iter()
-                .map(|b| {
-                    b.iter()
-                        .map(|u| Update {
-                            rel: qualified(&u.rel),
-                            ..u.clone()
-                        })
-                        .collect()
-                })
-                .collect(),
-        }
+        self.with_facts_renamed(header, rules, |rel| {
+            Some(format!("{COMPONENT_PREFIX}{rel}"))
+        })
     }
 
     /// The program text: header, then rules.
