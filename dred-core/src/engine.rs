@@ -509,6 +509,29 @@ pub trait Engine {
     /// number: listing them costs time in proportion to the rounds' sizes, which timed runs
     /// should not pay unless a trace asks for the facts.
     fn set_trace_facts(&mut self, _on: bool) {}
+
+    /// Asks the engine to keep, from the next [`Engine::apply`] on, the facts of each batch's
+    /// net change for [`Engine::take_change_facts`]. Returns whether it does: engines that
+    /// cannot keep them without comparing whole models keep the default, `false`.
+    fn keep_change_facts(&mut self, _on: bool) -> bool {
+        false
+    }
+
+    /// The facts the last [`Engine::apply`] removed from and added to the IDB, in no
+    /// particular order, when [`Engine::keep_change_facts`] was accepted; taken, so a second
+    /// call gives `None`. Their numbers are [`Engine::net_change`]'s.
+    fn take_change_facts(&mut self) -> Option<ChangeFacts> {
+        None
+    }
+}
+
+/// A batch's net change of the IDB as facts ([`Engine::take_change_facts`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChangeFacts {
+    /// Facts that held before the batch and not after.
+    pub removed: Vec<Fact>,
+    /// Facts that hold after the batch and not before.
+    pub added: Vec<Fact>,
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::plans::AggregatePlan;
 use super::RowRef;
-use crate::engine::{Fact, Work};
+use crate::engine::{ChangeFacts, Fact, Work};
 use crate::program::{Program, RelId};
 use crate::storage::{Relation, RowId};
 use crate::value::{Tuple, Value};
@@ -160,6 +160,21 @@ impl LowerChanges {
                     self.revived.push((f.rel, r));
                 }
             }
+        }
+    }
+
+    /// The derived facts lost and gained, with their values: the batch's net change of the
+    /// IDB once every level is recorded (EDB rows left out).
+    pub(crate) fn idb_facts(&self, program: &Program, relations: &[Relation]) -> ChangeFacts {
+        let facts = |rows: &[RowRef]| {
+            rows.iter()
+                .filter(|&&(rel, _)| program.is_idb(rel))
+                .map(|&(rel, r)| Fact::new(rel, relations[rel].row(r).to_vec()))
+                .collect()
+        };
+        ChangeFacts {
+            removed: facts(&self.removed),
+            added: facts(&self.added),
         }
     }
 

@@ -38,7 +38,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::engine::{
-    Batch, BatchReport, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange, Round, Work,
+    Batch, BatchReport, ChangeFacts, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange,
+    Round, Work,
 };
 use crate::exec::{idb_digest, idb_model};
 use crate::program::{Program, RelId};
@@ -169,6 +170,10 @@ pub struct Maintained<D> {
     /// Level 0's deletion of the last batch, emptied and filled again by the next (its
     /// vectors' memory kept).
     last_deleted: Deleted,
+    /// Whether batches keep their net change as facts ([`Engine::keep_change_facts`]).
+    keep_change: bool,
+    /// The last batch's net change as facts, when kept and not yet taken.
+    change_facts: Option<ChangeFacts>,
 }
 
 impl<D: Deletion> Maintained<D> {
@@ -184,6 +189,8 @@ impl<D: Deletion> Maintained<D> {
             last_change: NetChange::default(),
             broken: None,
             last_deleted: Deleted::default(),
+            keep_change: false,
+            change_facts: None,
         }
     }
 
@@ -438,9 +445,10 @@ impl<D: Deletion> Engine for Maintained<D> {
             rec.derivations.clear();
         }
         // Only a program with negation has levels above 0, and only they need the batch's
-        // net changes as rows.
-        let mut changes =
-            (self.store.program.num_levels() > 1).then(|| LowerChanges::new(&self.store.relations));
+        // net changes as rows (or a caller keeping the change as facts).
+        self.change_facts = None;
+        let mut changes = (self.store.program.num_levels() > 1 || self.keep_change)
+            .then(|| LowerChanges::new(&self.store.relations));
         let level_start: Vec<RowId> = match changes {
             Some(_) => self.store.relations.iter().map(Relation::end).collect(),
             None => Vec::new(),
@@ -492,6 +500,16 @@ impl<D: Deletion> Engine for Maintained<D> {
         };
         self.deletion.report(&mut report);
 
+        if let Some(changes) = changes.as_ref().filter(|_| self.keep_change) {
+            // Before compaction: the removed rows are still tombstones holding their values.
+            let change = changes.idb_facts(&self.store.program, &self.store.relations);
+            debug_assert_eq!(
+                (change.removed.len(), change.added.len()),
+                (net.removed, net.added),
+                "the change as facts and as counts"
+            );
+            self.change_facts = Some(change);
+        }
         self.store.compact();
         self.last_deleted = del.deleted;
         if cfg!(debug_assertions) {
@@ -504,6 +522,19 @@ impl<D: Deletion> Engine for Maintained<D> {
 
     fn set_trace_facts(&mut self, on: bool) {
         self.store.trace_facts = on;
+    }
+
+    /// Kept from the net changes as rows that levels above 0 are seeded from (for a program
+    /// without negation, recorded for level 0 alone), before compaction renumbers the rows:
+    /// a lookup per deleted row, as the batch's net change count already makes.
+    fn keep_change_facts(&mut self, on: bool) -> bool {
+        self.keep_change = on;
+        self.change_facts = None;
+        true
+    }
+
+    fn take_change_facts(&mut self) -> Option<ChangeFacts> {
+        self.change_facts.take()
     }
 
     fn digest(&self) -> ModelDigest {

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 B=target/release/dredbench
-HERE=results/ext/2026-12-04-overhead
+HERE=${HERE:-results/ext/2026-12-04-overhead}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 for program in tc_linear tc_nonlinear; do
