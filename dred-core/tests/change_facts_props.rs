@@ -103,14 +103,20 @@ fn change_is_kept_only_when_asked() {
             &dred_core::Edb::empty(&program),
         )
     };
-    engine.apply(&batch(Fact::new(0, vec![2, 3]))).expect("applies");
+    engine
+        .apply(&batch(Fact::new(0, vec![2, 3])))
+        .expect("applies");
     assert!(engine.take_change_facts().is_none());
     assert!(engine.keep_change_facts(true));
-    engine.apply(&batch(Fact::new(0, vec![3, 4]))).expect("applies");
+    engine
+        .apply(&batch(Fact::new(0, vec![3, 4])))
+        .expect("applies");
     let change = engine.take_change_facts().expect("kept");
     assert!(change.removed.is_empty());
     assert_eq!(change.added.len(), 3, "p(3,4), p(2,4), p(1,4): {change:?}");
     engine.keep_change_facts(false);
-    engine.apply(&batch(Fact::new(0, vec![4, 5]))).expect("applies");
+    engine
+        .apply(&batch(Fact::new(0, vec![4, 5])))
+        .expect("applies");
     assert!(engine.take_change_facts().is_none());
 }

@@ -44,7 +44,7 @@ use crate::engine::{
 use crate::exec::{idb_digest, idb_model};
 use crate::program::{Program, RelId};
 use crate::record::{Derivation, Recorder};
-use crate::storage::{Relation, RowId};
+use crate::storage::{Relation, RowId, RowRange};
 use crate::value::Tuple;
 use levels::{LevelTotals, LowerChanges};
 use plans::AggregatePlan;
@@ -112,6 +112,41 @@ pub struct LevelDeletion {
     /// The level is the least model over the new relations below already: phase 3 of a level
     /// above 0 has nothing to add.
     pub complete: bool,
+    /// Relations evaluated afresh into empty ones instead of deleted row by row
+    /// ([`recompute`]): their old facts are in none of `deleted`'s lists, and the batch's
+    /// counters and net change compare the old relation with the new.
+    pub replaced: Vec<Replaced>,
+}
+
+/// A relation a recomputation replaced by an empty one before evaluating it again: its old
+/// content, kept until the batch's net change is counted.
+///
+/// Why: deleting a large relation row by row and evaluating it again into the tombstoned
+/// one costs a tombstone, a lookup for the net change and a compaction per old fact, and
+/// every join of the evaluation walks the dead rows of its index groups; `recompute-levels`
+/// was 2.5–6× `recompute`'s time for it.
+#[derive(Debug)]
+pub struct Replaced {
+    /// The relation.
+    pub rel: RelId,
+    /// Its rows before the batch (the live ones are the old facts).
+    pub old: Relation,
+    /// The end of the new relation when the evaluation ended: rows past it were added by
+    /// phase 3.
+    pub evaluated_end: RowId,
+    /// Of the evaluation's rows, those with a live copy in `old` (facts that stayed).
+    pub restored: usize,
+}
+
+impl Replaced {
+    /// Of the relation's rows now (`new`), those whose facts held before: the evaluation's
+    /// `restored` and phase 3's rows found in `old` (one lookup each).
+    fn back(&self, new: &Relation) -> usize {
+        self.restored
+            + self
+                .old
+                .count_present(new, RowRange::new(self.evaluated_end, new.end()))
+    }
 }
 
 /// A deletion algorithm: how one level's deletion is done on the chassis's [`Store`]. The
@@ -174,6 +209,9 @@ pub struct Maintained<D> {
     keep_change: bool,
     /// The last batch's net change as facts, when kept and not yet taken.
     change_facts: Option<ChangeFacts>,
+    /// While a batch runs with its change kept: the change of the relations replaced rather
+    /// than deleted row by row ([`Replaced`]), which no [`LowerChanges`] lists.
+    replaced_change: ChangeFacts,
 }
 
 impl<D: Deletion> Maintained<D> {
@@ -191,6 +229,7 @@ impl<D: Deletion> Maintained<D> {
             last_deleted: Deleted::default(),
             keep_change: false,
             change_facts: None,
+            replaced_change: ChangeFacts::default(),
         }
     }
 
@@ -338,7 +377,9 @@ impl<D: Deletion> Maintained<D> {
         let store = &self.store;
         let program = &store.program;
         changes.record(&store.relations, &del.deleted.deleted, level_start, |rel| {
-            program.level_of(rel) == level && program.is_idb(rel)
+            program.level_of(rel) == level
+                && program.is_idb(rel)
+                && !del.replaced.iter().any(|x| x.rel == rel)
         });
         net
     }
@@ -346,13 +387,35 @@ impl<D: Deletion> Maintained<D> {
     /// Adds a level's counters to the batch's; returns the level's net change. Run before
     /// compaction: one probe per deleted IDB fact not live again.
     fn level_totals(
-        &self,
+        &mut self,
         totals: &mut LevelTotals,
         del: &LevelDeletion,
         ins: &insert::Inserted,
     ) -> NetChange {
         // A deleted fact not restored is gone unless it was derived again as a new row.
-        let (gone, back) = self.store.gone_and_back(&del.deleted.overdeleted_idb);
+        let (mut gone, mut back) = self.store.gone_and_back(&del.deleted.overdeleted_idb);
+        for replaced in &del.replaced {
+            let new = &self.store.relations[replaced.rel];
+            let stayed = replaced.back(new);
+            gone += replaced.old.len() - stayed;
+            back += stayed;
+            totals.overdeleted += replaced.old.len();
+            if self.keep_change {
+                let change = &mut self.replaced_change;
+                let (old, all_old) = (&replaced.old, replaced.old.all());
+                let (all_new, rel) = (new.all(), replaced.rel);
+                change.removed.extend(
+                    old.rows(all_old)
+                        .filter(|row| new.row_id(row).is_none())
+                        .map(|row| Fact::new(rel, row.to_vec())),
+                );
+                change.added.extend(
+                    new.rows(all_new)
+                        .filter(|row| old.row_id(row).is_none())
+                        .map(|row| Fact::new(rel, row.to_vec())),
+                );
+            }
+        }
         totals.overdeleted += del.deleted.overdeleted_idb.len();
         totals.rederived += del.restored;
         // A restoration that appends finds old facts (counted as restored) and, above
@@ -447,6 +510,7 @@ impl<D: Deletion> Engine for Maintained<D> {
         // Only a program with negation has levels above 0, and only they need the batch's
         // net changes as rows (or a caller keeping the change as facts).
         self.change_facts = None;
+        self.replaced_change = ChangeFacts::default();
         let mut changes = (self.store.program.num_levels() > 1 || self.keep_change)
             .then(|| LowerChanges::new(&self.store.relations));
         let level_start: Vec<RowId> = match changes {
@@ -473,11 +537,14 @@ impl<D: Deletion> Engine for Maintained<D> {
 
         if let Some(changes) = changes.as_mut() {
             let store = &self.store;
+            // A replaced relation's rows are all new ones: its change is counted apart.
             changes.record(
                 &store.relations,
                 &del.deleted.deleted,
                 &level_start,
-                |rel| store.program.level_of(rel) == 0,
+                |rel| {
+                    store.program.level_of(rel) == 0 && !del.replaced.iter().any(|x| x.rel == rel)
+                },
             );
             changes.record_revived(&store.relations, &batch.insertions, &level_start);
             let above = self.maintain_levels(changes, &mut totals, &mut rounds, &mut phase_ns)?;
@@ -502,7 +569,10 @@ impl<D: Deletion> Engine for Maintained<D> {
 
         if let Some(changes) = changes.as_ref().filter(|_| self.keep_change) {
             // Before compaction: the removed rows are still tombstones holding their values.
-            let change = changes.idb_facts(&self.store.program, &self.store.relations);
+            let mut change = changes.idb_facts(&self.store.program, &self.store.relations);
+            let replaced = std::mem::take(&mut self.replaced_change);
+            change.removed.extend(replaced.removed);
+            change.added.extend(replaced.added);
             debug_assert_eq!(
                 (change.removed.len(), change.added.len()),
                 (net.removed, net.added),

@@ -24,7 +24,7 @@
 
 use super::levels::LowerChanges;
 use super::plans::AggregatePlan;
-use super::{Deleted, Deletion, LevelDeletion, RowRef, Store};
+use super::{Deleted, Deletion, LevelDeletion, Replaced, RowRef, Store};
 use crate::engine::{BatchReport, EngineError, Fact, Phase, Round};
 use crate::program::{Literal, Program, RelId};
 use crate::value::Tuple;
@@ -77,9 +77,15 @@ pub(crate) fn affected_strata(
 }
 
 impl Recompute {
-    /// Deletes every live fact of `strata` (appending them to D), then evaluates them again;
-    /// `deleted.deleted[from..]` are the facts not yet out of the model (at level 0, D-
-    /// first), and they are the recomputation's delete round.
+    /// Deletes every live fact of `strata`, then evaluates them again; `deleted.deleted[from..]`
+    /// are the facts not yet out of the model (at level 0, D- first), and they are the
+    /// recomputation's delete round with the facts of the strata.
+    ///
+    /// A relation of the strata that no higher level reads and that holds no row of
+    /// `deleted` is replaced by an empty one ([`Replaced`]) rather than deleted row by row:
+    /// its old facts are listed nowhere, and the batch's counters compare it with the new
+    /// one. The others (read by a level above, which needs their lost facts as rows) lose
+    /// their facts as tombstones, each appended to D.
     fn recompute(
         store: &mut Store,
         level: usize,
@@ -89,9 +95,26 @@ impl Recompute {
         complete: bool,
     ) -> LevelDeletion {
         let program = store.program.clone();
+        let read_above = read_above(&program);
+        let mut holds_deleted = vec![false; store.relations.len()];
+        for &(rel, _) in &deleted.deleted[..from] {
+            holds_deleted[rel] = true;
+        }
+        let mut replaced: Vec<Replaced> = Vec::new();
         for &s in strata {
             for &rel in &program.strata[s].relations {
-                let relation = &store.relations[rel];
+                let relation = &mut store.relations[rel];
+                if !read_above[rel] && !holds_deleted[rel] {
+                    let old = std::mem::replace(relation, relation.emptied());
+                    deleted.work.touched += old.len() as u64;
+                    replaced.push(Replaced {
+                        rel,
+                        old,
+                        evaluated_end: 0,
+                        restored: 0,
+                    });
+                    continue;
+                }
                 for r in 0..relation.end() {
                     if relation.is_live(r) {
                         deleted.deleted.push((rel, r));
@@ -101,14 +124,27 @@ impl Recompute {
             }
         }
         // One round of D; none when nothing was deleted (no affected stratum, no D-).
-        if deleted.deleted.len() > from {
-            deleted.rounds.push(deleted.deleted[from..].to_vec());
+        let old_facts: usize = replaced.iter().map(|x| x.old.len()).sum();
+        let mut rounds = Vec::new();
+        if deleted.deleted.len() > from || old_facts > 0 {
+            let rows = &deleted.deleted[from..];
+            let mut round = store.round(level, Phase::Delete, 1, rows);
+            round.size += old_facts;
+            if store.trace_facts {
+                for x in &replaced {
+                    let all = x.old.all();
+                    round
+                        .facts
+                        .extend(x.old.rows(all).map(|row| Fact::new(x.rel, row.to_vec())));
+                }
+            }
+            deleted.rounds.push(rows.to_vec());
+            rounds.push(round);
         }
         for &(rel, r) in &deleted.deleted[from..] {
             store.relations[rel].remove_id(r);
         }
         deleted.work.touched += (deleted.deleted.len() - from) as u64;
-        let mut rounds = store.rounds(level, Phase::Delete, &deleted.rounds);
 
         let t = Instant::now();
         let mut out = LevelDeletion {
@@ -130,7 +166,8 @@ impl Recompute {
                 });
             }
         }
-        // The facts of D live again (as new rows): one probe each.
+        // The facts of D live again (as new rows): one probe each; of a replaced relation,
+        // the new rows found among the old.
         out.restored = deleted
             .overdeleted_idb
             .iter()
@@ -140,9 +177,17 @@ impl Recompute {
             })
             .count();
         out.restore_work.probes += deleted.overdeleted_idb.len() as u64;
+        for x in &mut replaced {
+            let new = &store.relations[x.rel];
+            x.evaluated_end = new.end();
+            x.restored = x.old.count_present(new, new.all());
+            out.restored += x.restored;
+            out.restore_work.probes += new.len() as u64;
+        }
         out.restore_ns = t.elapsed().as_nanos() as u64;
         out.rounds = rounds;
         out.deleted = deleted;
+        out.replaced = replaced;
         out
     }
 
@@ -191,6 +236,31 @@ impl Recompute {
         }
         changed
     }
+}
+
+/// Per relation, whether a stratum of a higher level than the relation's reads it (through a
+/// rule's body or its aggregate): such a relation's lost facts seed the levels above, as
+/// rows.
+fn read_above(program: &Program) -> Vec<bool> {
+    let mut read = vec![false; program.relations.len()];
+    for stratum in &program.strata {
+        let mut mark = |rel: RelId| {
+            if program.is_idb(rel) && program.level_of(rel) < stratum.level {
+                read[rel] = true;
+            }
+        };
+        for &r in &stratum.rules {
+            for l in &program.rules[r].body {
+                if let Literal::Positive(a) | Literal::Negative(a) = l {
+                    mark(a.rel);
+                }
+            }
+        }
+        if let Some(k) = stratum.aggregate {
+            mark(program.aggregates[k].input);
+        }
+    }
+    read
 }
 
 /// The relations the levels below changed, once per changed fact.

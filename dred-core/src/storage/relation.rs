@@ -881,6 +881,38 @@ impl Relation {
         }
     }
 
+    /// An empty relation of the same arity with the same indexes (same [`IndexId`]s, empty):
+    /// what [`Relation::clear`] leaves, without touching this one.
+    pub fn emptied(&self) -> Relation {
+        let mut fresh = Relation::new(self.arity);
+        for ix in &self.indexes {
+            fresh.ensure_index(&ix.cols);
+        }
+        fresh
+    }
+
+    /// How many of `other`'s live rows in `rows` have a live copy here: one lookup each, the
+    /// misses overlapped (each row's slot is loaded a few rows ahead). `other` has this
+    /// relation's arity.
+    pub fn count_present(&self, other: &Relation, rows: RowRange) -> usize {
+        const AHEAD: RowId = 8;
+        let hint = |r: RowId| {
+            if r < rows.hi && other.is_live(r) {
+                let row = other.row(r);
+                self.prefetch_row(self.lookup_hash(row), row);
+            }
+        };
+        (rows.lo..rows.hi.min(rows.lo + AHEAD)).for_each(hint);
+        let mut present = 0;
+        for r in rows.lo..rows.hi {
+            hint(r + AHEAD);
+            if other.is_live(r) && self.row_id(other.row(r)).is_some() {
+                present += 1;
+            }
+        }
+        present
+    }
+
     /// Removes every row, keeping the declared indexes (empty).
     pub fn clear(&mut self) {
         self.len = 0;

@@ -207,6 +207,7 @@ impl DredDeletion {
             rounds,
             additions,
             complete: false,
+            replaced: Vec::new(),
         };
         self.last_rederived = re;
         outcome
