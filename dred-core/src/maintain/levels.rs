@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use super::plans::AggregatePlan;
 use super::RowRef;
 use crate::engine::{ChangeFacts, Fact, Work};
-use crate::program::{Program, RelId};
+use crate::program::{Literal, Program, RelId};
 use crate::storage::{Relation, RowId};
 use crate::value::{Tuple, Value};
 
@@ -104,6 +104,10 @@ pub struct LowerChanges {
     pub(crate) added: Vec<RowRef>,
     /// Of `added`, the rows made live again without being appended (revived EDB facts).
     pub(crate) revived: Vec<RowRef>,
+    /// Per relation: replaced by a recomputation ([`super::Replaced`]), its change in neither
+    /// `removed` nor `added` (its rows are all new, its old facts elsewhere). A level that
+    /// reads such a relation is recomputed.
+    pub(crate) replaced: Vec<bool>,
 }
 
 impl LowerChanges {
@@ -113,6 +117,7 @@ impl LowerChanges {
             removed: Vec::new(),
             added: Vec::new(),
             revived: Vec::new(),
+            replaced: vec![false; relations.len()],
         }
     }
 
@@ -161,6 +166,25 @@ impl LowerChanges {
                 }
             }
         }
+    }
+
+    /// Whether a stratum of `level` reads a relation [`LowerChanges::replaced`] marks (in a
+    /// rule's body or as its aggregate's input).
+    pub(crate) fn read_replaced(&self, program: &Program, level: usize) -> bool {
+        program
+            .strata
+            .iter()
+            .filter(|stratum| stratum.level == level)
+            .any(|stratum| {
+                stratum.rules.iter().any(|&r| {
+                    program.rules[r].body.iter().any(|l| match l {
+                        Literal::Positive(a) | Literal::Negative(a) => self.replaced[a.rel],
+                        _ => false,
+                    })
+                }) || stratum
+                    .aggregate
+                    .is_some_and(|k| self.replaced[program.aggregates[k].input])
+            })
     }
 
     /// The derived facts lost and gained, with their values: the batch's net change of the

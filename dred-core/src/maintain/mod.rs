@@ -66,8 +66,8 @@ pub struct Deleted {
     pub work: Work,
     /// Vectors kept for the next batch's frontiers.
     pub(crate) spare: SpareRows,
-    /// Whether DRed's phase 1 passed its budget and over-deleted the rest of the level
-    /// wholesale.
+    /// Whether DRed's phase 1 passed its budget (saturated) and the level was recomputed
+    /// instead.
     pub saturated: bool,
     /// A relation in which a head reached (or a fact of D-) was not in the old model: the
     /// old model was not closed under the rules, or D- not normalised. D is then incomplete
@@ -292,6 +292,27 @@ impl<D: Deletion> Maintained<D> {
             let aggregates = store.plans.aggregates_of_level[level].clone();
             let touched =
                 levels::touched_groups(&store.program, &aggregates, changes, &store.relations);
+            let level_start: Vec<RowId> = store.relations.iter().map(Relation::end).collect();
+            if changes.read_replaced(&store.program, level) {
+                // A relation below was replaced: its lost facts are not rows to start an
+                // algorithm from, so the level is recomputed whatever the algorithm.
+                let level_deletion = recompute::Recompute::level_above(store, level, changes);
+                let ns = t.elapsed().as_nanos() as u64;
+                phase_ns[0] += ns.saturating_sub(level_deletion.restore_ns);
+                phase_ns[1] += level_deletion.restore_ns;
+                let level_net = self.insert_level(
+                    level,
+                    changes,
+                    totals,
+                    rounds,
+                    phase_ns,
+                    level_deletion,
+                    &level_start,
+                );
+                net.removed += level_net.removed;
+                net.added += level_net.added;
+                continue;
+            }
             changes.show_old(&mut store.relations);
             let old_rows: Vec<Option<RowRef>> = touched
                 .iter()
@@ -302,7 +323,6 @@ impl<D: Deletion> Maintained<D> {
                         .map(|&r| (def.rel, r))
                 })
                 .collect();
-            let level_start: Vec<RowId> = store.relations.iter().map(Relation::end).collect();
             let level_deletion = self
                 .deletion
                 .delete_level(store, level, changes, &touched, &old_rows)
@@ -381,6 +401,9 @@ impl<D: Deletion> Maintained<D> {
                 && program.is_idb(rel)
                 && !del.replaced.iter().any(|x| x.rel == rel)
         });
+        for x in &del.replaced {
+            changes.replaced[x.rel] = true;
+        }
         net
     }
 
@@ -547,6 +570,9 @@ impl<D: Deletion> Engine for Maintained<D> {
                 },
             );
             changes.record_revived(&store.relations, &batch.insertions, &level_start);
+            for x in &del.replaced {
+                changes.replaced[x.rel] = true;
+            }
             let above = self.maintain_levels(changes, &mut totals, &mut rounds, &mut phase_ns)?;
             net.removed += above.removed;
             net.added += above.added;

@@ -81,11 +81,12 @@ impl Recompute {
     /// are the facts not yet out of the model (at level 0, D- first), and they are the
     /// recomputation's delete round with the facts of the strata.
     ///
-    /// A relation of the strata that no higher level reads and that holds no row of
-    /// `deleted` is replaced by an empty one ([`Replaced`]) rather than deleted row by row:
-    /// its old facts are listed nowhere, and the batch's counters compare it with the new
-    /// one. The others (read by a level above, which needs their lost facts as rows) lose
-    /// their facts as tombstones, each appended to D.
+    /// A relation of the strata that holds no row of `deleted` is replaced by an empty one
+    /// ([`Replaced`]) rather than deleted row by row: its old facts are listed nowhere, the
+    /// batch's counters compare it with the new one, and a level above that reads it is
+    /// recomputed too (it has no lost facts as rows to start from; see
+    /// [`LowerChanges::replaced`]). The others (those of D: an abandoned algorithm's
+    /// partial deletion) lose their facts as tombstones, each appended to D.
     fn recompute(
         store: &mut Store,
         level: usize,
@@ -95,7 +96,6 @@ impl Recompute {
         complete: bool,
     ) -> LevelDeletion {
         let program = store.program.clone();
-        let read_above = read_above(&program);
         let mut holds_deleted = vec![false; store.relations.len()];
         for &(rel, _) in &deleted.deleted[..from] {
             holds_deleted[rel] = true;
@@ -104,7 +104,7 @@ impl Recompute {
         for &s in strata {
             for &rel in &program.strata[s].relations {
                 let relation = &mut store.relations[rel];
-                if !read_above[rel] && !holds_deleted[rel] {
+                if !holds_deleted[rel] {
                     let old = std::mem::replace(relation, relation.emptied());
                     deleted.work.touched += old.len() as u64;
                     replaced.push(Replaced {
@@ -228,6 +228,21 @@ impl Recompute {
         out
     }
 
+    /// A level above 0 recomputed from the net changes below (`changes`), the relations
+    /// shown new: [`Deletion::delete_level`] once they are (DRed's saturation calls it so).
+    pub(crate) fn level_above(
+        store: &mut Store,
+        level: usize,
+        changes: &LowerChanges,
+    ) -> LevelDeletion {
+        let mut changed = Self::changed_by(store, lower_changed(changes));
+        for (c, &replaced) in changed.iter_mut().zip(&changes.replaced) {
+            *c |= replaced;
+        }
+        let strata = affected_strata(&store.program, Some(level), &mut changed);
+        Self::recompute(store, level, &strata, Deleted::default(), 0, true)
+    }
+
     /// The relations of `facts`, marked.
     pub(crate) fn changed_by(store: &Store, facts: impl IntoIterator<Item = RelId>) -> Vec<bool> {
         let mut changed = vec![false; store.relations.len()];
@@ -236,31 +251,6 @@ impl Recompute {
         }
         changed
     }
-}
-
-/// Per relation, whether a stratum of a higher level than the relation's reads it (through a
-/// rule's body or its aggregate): such a relation's lost facts seed the levels above, as
-/// rows.
-fn read_above(program: &Program) -> Vec<bool> {
-    let mut read = vec![false; program.relations.len()];
-    for stratum in &program.strata {
-        let mut mark = |rel: RelId| {
-            if program.is_idb(rel) && program.level_of(rel) < stratum.level {
-                read[rel] = true;
-            }
-        };
-        for &r in &stratum.rules {
-            for l in &program.rules[r].body {
-                if let Literal::Positive(a) | Literal::Negative(a) = l {
-                    mark(a.rel);
-                }
-            }
-        }
-        if let Some(k) = stratum.aggregate {
-            mark(program.aggregates[k].input);
-        }
-    }
-    read
 }
 
 /// The relations the levels below changed, once per changed fact.
@@ -315,16 +305,7 @@ impl Deletion for Recompute {
         _old_rows: &[Option<RowRef>],
     ) -> Result<LevelDeletion, EngineError> {
         changes.show_new(&mut store.relations);
-        let mut changed = Self::changed_by(store, lower_changed(changes));
-        let strata = affected_strata(&store.program, Some(level), &mut changed);
-        Ok(Self::recompute(
-            store,
-            level,
-            &strata,
-            Deleted::default(),
-            0,
-            true,
-        ))
+        Ok(Self::level_above(store, level, changes))
     }
 
     fn report(&mut self, _report: &mut BatchReport) {}

@@ -49,6 +49,7 @@ use std::time::Instant;
 use crate::engine::{BatchReport, EngineError, Fact, Phase};
 use crate::maintain::levels::{aggregate_outcome, LowerChanges};
 use crate::maintain::plans::AggregatePlan;
+use crate::maintain::recompute::Recompute;
 use crate::maintain::{Deleted, Deletion, LevelDeletion, Maintained, RowRef, Store};
 use crate::program::{Program, RelId};
 use crate::storage::RowMarks;
@@ -113,12 +114,10 @@ impl DredDeletion {
         // there (the full study of 2026-12-04).
         let level = seeds.level();
         let budget = if store.budget.is_some() {
-            store.budget.map(|b| overdelete::Budget::Abandon(b.find))
+            store.budget.map(|b| overdelete::Budget(b.find))
         } else if store.recorder.is_none() {
             let evaluation = store.evaluation_work.get(level).copied().unwrap_or(0);
-            self.saturation
-                .budget(evaluation)
-                .map(overdelete::Budget::Saturate)
+            self.saturation.budget(evaluation).map(overdelete::Budget)
         } else {
             None
         };
@@ -165,22 +164,23 @@ impl DredDeletion {
         )
     }
 
-    /// After phase 2 of `level`: when its phase 1 saturated, rederiving the whole level
-    /// evaluated it from scratch (round 1 scans the rules over the levels below, later rounds
-    /// are semi-naive), so the level's next budget follows the model as it is now.
-    fn note_saturation(
+    /// A saturated level's outcome: phase 1 (`over`) passed its budget and removed nothing,
+    /// and the level's affected strata were recomputed (`recomputed`). The level's next
+    /// budget follows the recomputation's work; phase 1's work counts as deletion's.
+    fn saturated_outcome(
         &mut self,
         store: &mut Store,
         level: usize,
-        over: &Deleted,
-        re: &rederive::Rederived,
-    ) {
-        if over.saturated {
-            self.saturated += 1;
-            if let Some(work) = store.evaluation_work.get_mut(level) {
-                *work = re.work.probes + re.work.touched;
-            }
+        over: Deleted,
+        mut recomputed: LevelDeletion,
+    ) -> LevelDeletion {
+        self.saturated += 1;
+        if let Some(work) = store.evaluation_work.get_mut(level) {
+            *work = recomputed.restore_work.probes + recomputed.restore_work.touched;
         }
+        recomputed.deleted.saturated = true;
+        recomputed.deleted.work += over.work;
+        recomputed
     }
 
     /// A level's outcome after phase 2: D (`over`, removed), what phase 2 restored and
@@ -240,13 +240,16 @@ impl Deletion for DredDeletion {
         let seeds = overdelete::Seeds::Deleted(deletions);
         let mut over = self.overdelete_level(store, seeds, reuse)?;
         self.saturated = 0;
-        if over.abandoned {
+        if over.abandoned && store.budget.is_some() {
             return Ok(abandoned(over));
+        }
+        if over.abandoned {
+            let level = Recompute.delete_level0(store, deletions, Deleted::default())?;
+            return Ok(self.saturated_outcome(store, 0, over, level));
         }
         store.remove_deleted(&mut over);
         let t = Instant::now();
         let re = self.rederive(store, &over, None);
-        self.note_saturation(store, 0, &over, &re);
         let ns = t.elapsed().as_nanos() as u64;
         Ok(self.outcome(store, 0, over, re, ns, Vec::new()))
     }
@@ -269,8 +272,12 @@ impl Deletion for DredDeletion {
         let over = self.overdelete_level(store, seeds, Deleted::default());
         changes.show_new(&mut store.relations);
         let mut over = over?;
-        if over.abandoned {
+        if over.abandoned && store.budget.is_some() {
             return Ok(abandoned(over));
+        }
+        if over.abandoned {
+            let recomputed = Recompute::level_above(store, level, changes);
+            return Ok(self.saturated_outcome(store, level, over, recomputed));
         }
         store.remove_deleted(&mut over);
 
@@ -292,7 +299,6 @@ impl Deletion for DredDeletion {
             given.extend(stays);
             self.rederive(store, &over, Some(&given))
         };
-        self.note_saturation(store, level, &over, &re);
         let ns = t.elapsed().as_nanos() as u64;
         Ok(self.outcome(store, level, over, re, ns, additions))
     }

@@ -14,20 +14,21 @@
 //! from its instance store; nothing is removed yet.
 //!
 //! **Saturation.** With a work `budget`, once the phase's work (probes plus rows touched)
-//! passes it, the phase stops following instances and over-deletes the rest of the level's
-//! IDB wholesale, as one last round: D is then every IDB fact of the level plus the seeds
-//! (but for aggregate relations' rows, which no rule derives: those the batch changes are
-//! seeds, the others keep their values). Every level may saturate, each against the work of
-//! evaluating it from scratch.
-//! That is still DRed — over-deletion may over-approximate, as long as D holds every fact
-//! whose old proofs all used a deleted fact, and the whole level does — and rederivation
-//! from the survivors then recomputes the level (its round 1 scans the rules over the
-//! levels below, its later rounds are semi-naive). Why: when most of a recursive component
-//! is over-deleted, following its instances costs more than evaluating it (each instance
-//! is met through every deleted body fact, against the full old relations): 2–4 times a
-//! recomputation on points-to analyses of real crates, before rederivation even starts.
-//! The budget bounds that part of the cost; the frontiers then differ from the reference
-//! engine's (which is why tests that compare them turn saturation off).
+//! passes it, the phase stops ([`Deleted::abandoned`], nothing removed) and the engine
+//! recomputes the level's affected strata from the levels below instead
+//! ([`crate::maintain::recompute`]: into empty relations where no level above reads them).
+//! Every level may saturate, each against the work of evaluating it from scratch. That is
+//! still DRed's bound on its own cost — over-deleting everything the level derived and
+//! rederiving it from the survivors is a correct over-approximation, and recomputing the
+//! level computes the same model without a tombstone per fact. Why: when most of a
+//! recursive component is over-deleted, following its instances costs more than evaluating
+//! it (each instance is met through every deleted body fact, against the full old
+//! relations): 2–4 times a recomputation on points-to analyses of real crates, before
+//! rederivation even starts; and deleting a level wholesale row by row, then rederiving it
+//! into the tombstoned relations, cost 20–30 times recomputing on a liveness analysis whose
+//! batch removed 90% of the model. The budget bounds the first part; the frontiers then
+//! differ from the reference engine's (which is why tests that compare them turn
+//! saturation off).
 
 use super::heads::{HeadProbes, RecentHeads};
 use crate::engine::{Fact, Phase, Work};
@@ -80,15 +81,11 @@ impl Saturation {
     }
 }
 
-/// A work budget of phase 1 and what passing it does.
+/// A work budget of phase 1: past it the phase stops, D incomplete and
+/// [`Deleted::abandoned`] set, and the caller recomputes the level (saturation, see the
+/// module's header; the engine `auto` guards its choice of DRed so too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Budget {
-    /// Saturate: over-delete the rest of the level wholesale (see the module's header).
-    Saturate(u64),
-    /// Stop, D incomplete and [`Deleted::abandoned`] set: the caller recomputes the level
-    /// (the engine `auto` guards its choice of DRed so).
-    Abandon(u64),
-}
+pub(crate) struct Budget(pub(crate) u64);
 
 /// The result of phase 1: the chassis's deleted set D, its frontiers as rounds.
 pub type OverDeleted = Deleted;
@@ -149,7 +146,7 @@ impl Seeds<'_> {
 /// kept across batches (reset here): the marks of the facts of D, and the heads found lately.
 /// The result is written into `out` (an earlier batch's, emptied first: its memory is reused).
 /// With `rec`, each fact of D is recorded with the instance that reached it first. With a
-/// `budget` (work: probes plus rows touched), the phase saturates or stops once past it (see
+/// `budget` (work: probes plus rows touched), the phase stops once past it (see
 /// [`Budget`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn overdelete(
@@ -299,16 +296,9 @@ pub(crate) fn overdelete(
         let mut next = out.spare.take();
         let round = out.rounds.len() + 2;
         for (i, &(rel, r)) in frontier.iter().enumerate() {
-            match budget {
-                Some(Budget::Saturate(b)) if spent(&work) > b => {
-                    out.saturated = true;
-                    break;
-                }
-                Some(Budget::Abandon(b)) if spent(&work) > b => {
-                    out.abandoned = true;
-                    break;
-                }
-                _ => {}
+            if budget.is_some_and(|Budget(b)| spent(&work) > b) {
+                out.abandoned = true;
+                break;
             }
             prefetch_frontier(&matcher, plans, level, &frontier, i);
             let row = relations[rel].row(r);
@@ -334,31 +324,6 @@ pub(crate) fn overdelete(
             // What `next` reached stays live: recomputing the level deletes it.
             out.rounds.push(std::mem::take(&mut frontier));
             out.spare.keep(next);
-            break;
-        }
-        if out.saturated {
-            // The rest of the level's IDB joins D as the last round (what `next` reached
-            // is in it already: every live row of the level not yet in D). But for an
-            // aggregate relation's rows: no rule derives them, so rederivation could not
-            // restore them; those the batch changes are seeds already (`given`), the others
-            // keep their values.
-            for (rel, relation) in relations.iter().enumerate() {
-                if program.level_of(rel) != level
-                    || !program.is_idb(rel)
-                    || program.aggregate_of(rel).is_some()
-                {
-                    continue;
-                }
-                for h in (0..relation.end()).filter(|&h| relation.is_live(h)) {
-                    if in_d.insert(rel, h) {
-                        next.push((rel, h));
-                    }
-                }
-            }
-            out.deleted.extend(&next);
-            out.overdeleted_idb.extend(&next);
-            out.rounds.push(std::mem::take(&mut frontier));
-            out.rounds.push(next);
             break;
         }
         out.rounds.push(std::mem::replace(&mut frontier, next));

@@ -406,8 +406,8 @@ fn a_model_not_closed_is_an_error_not_a_panic() {
 /// Transitive closure of a ring of 120 nodes (14,400 facts, every pair): deleting one edge
 /// removes 7,140 pairs, yet DRed's over-deletion follows every instance through every pair
 /// — more work than evaluating the closure again. Saturated past half an evaluation, phase 1
-/// stops there and rederivation recomputes the level: the same model and net change, and
-/// phase 1's work cut to about its budget. (On a points-to analysis of smallvec the same
+/// stops there and the level is recomputed: the same model and net change, and phase 1's
+/// work cut to about its budget. (On a points-to analysis of smallvec the same
 /// cut took `dred` from 4.1× to 2.2× recomputation's time per 10-assignment deletion.)
 #[test]
 fn saturation_bounds_the_work_of_over_deleting_a_component() {
@@ -497,7 +497,8 @@ fn saturation_bounds_over_deletion(source: &str) {
     let (s_model, s_net, s_saturated, s_over_work, _) = run(Saturation::Share(0.5));
     assert_eq!(s_saturated, Some(1));
     assert_eq!((s_model, s_net), (model, net));
-    // The budget, plus the last frontier fact's instances and the wholesale round.
+    // The budget, plus the last frontier fact's instances and a row touched per old fact of
+    // the level (its replacement).
     assert!(
         s_over_work < evaluation * 3 / 4 && s_over_work * 2 < over_work,
         "saturated {s_over_work}, evaluation {evaluation}, unsaturated {over_work}"
