@@ -205,21 +205,24 @@ pub(crate) fn delete(
                     }
                 }
             }
-            let cx = shared.context(relations, &versions, &work, level);
+            let cx = shared.context(relations, &versions, &work, level, d.budget);
             let mut origins = origins.into_iter();
             for c in candidates {
-                if past_budget(&work) {
-                    out.abandoned = true;
-                    out.work = work.total();
-                    return Ok((out, d.checker.counts()));
-                }
                 d.queued.insert(c.0, c.1);
                 let origin = origins.next();
-                if !d.checker.check(&cx, c) {
-                    round.push(c);
-                    if recording {
-                        round_origins.push(origin);
+                match d.checker.check(&cx, c).filter(|_| !past_budget(&work)) {
+                    None => {
+                        out.abandoned = true;
+                        out.work = work.total();
+                        return Ok((out, d.checker.counts()));
                     }
+                    Some(false) => {
+                        round.push(c);
+                        if recording {
+                            round_origins.push(origin);
+                        }
+                    }
+                    Some(true) => {}
                 }
             }
         }
@@ -306,23 +309,26 @@ pub(crate) fn delete(
         }
         work.touch(round.len() as u64);
         out.rounds.push(std::mem::take(&mut round));
-        let cx = shared.context(relations, &versions, &work, level);
+        let cx = shared.context(relations, &versions, &work, level, d.budget);
         round_origins.clear();
         let mut origins = candidate_origins.into_iter();
         for c in candidates {
-            if past_budget(&work) {
-                // The facts found underivable this round stay live: recomputing the level
-                // deletes them.
-                out.abandoned = true;
-                out.work = work.total();
-                return Ok((out, d.checker.counts()));
-            }
             let origin = origins.next();
-            if !d.checker.check(&cx, c) {
-                round.push(c);
-                if recording {
-                    round_origins.push(origin);
+            match d.checker.check(&cx, c).filter(|_| !past_budget(&work)) {
+                None => {
+                    // The facts found underivable this round stay live: recomputing the
+                    // level deletes them.
+                    out.abandoned = true;
+                    out.work = work.total();
+                    return Ok((out, d.checker.counts()));
                 }
+                Some(false) => {
+                    round.push(c);
+                    if recording {
+                        round_origins.push(origin);
+                    }
+                }
+                Some(true) => {}
             }
         }
     }
@@ -358,6 +364,7 @@ impl<'a> Shared<'a> {
         versions: &'b [Versions],
         work: &'b WorkCounter,
         level: usize,
+        budget: Option<u64>,
     ) -> CheckContext<'b>
     where
         'a: 'b,
@@ -370,6 +377,7 @@ impl<'a> Shared<'a> {
             work,
             level,
             program_facts: self.program_facts,
+            budget,
         }
     }
 }
