@@ -490,6 +490,13 @@ fn read_answers(stdout: std::process::ChildStdout, tx: Sender<Answer>) {
                 return;
             }
         }
+        // A fact line (`+` or `-` first) is the common case: kept without a look further.
+        if matches!(facts.get(start), Some(b'+' | b'-')) {
+            if !facts.ends_with(b"\n") {
+                facts.push(b'\n');
+            }
+            continue;
+        }
         let line = &facts[start..];
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
