@@ -180,7 +180,7 @@ pub(crate) struct CheckContext<'a> {
 
 impl CheckContext<'_> {
     /// True once the work counted passes the budget.
-    fn past_budget(&self) -> bool {
+    pub(crate) fn past_budget(&self) -> bool {
         self.budget.is_some_and(|b| {
             let w = self.work.total();
             w.probes + w.touched > b

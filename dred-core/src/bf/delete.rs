@@ -122,6 +122,36 @@ pub(crate) fn candidates_from_lower(
     }
 }
 
+/// Checks `candidates` in order, each with the instance that found it (`queue`: each marked
+/// queued first); the underivable join `round`, their instances `origins` when recording.
+/// False when the context's budget ran out, during a check or after one: the level is then
+/// abandoned.
+fn check_candidates(
+    checker: &mut Checker,
+    cx: &CheckContext<'_>,
+    candidates: Vec<(RowRef, Option<Origin>)>,
+    mut origins: Option<&mut Vec<Option<Origin>>>,
+    mut queue: Option<&mut RowMarks>,
+    round: &mut Vec<RowRef>,
+) -> bool {
+    for (c, origin) in candidates {
+        if let Some(q) = queue.as_deref_mut() {
+            q.insert(c.0, c.1);
+        }
+        match checker.check(cx, c).filter(|_| !cx.past_budget()) {
+            None => return false,
+            Some(false) => {
+                round.push(c);
+                if let Some(o) = origins.as_deref_mut() {
+                    o.push(origin);
+                }
+            }
+            Some(true) => {}
+        }
+    }
+    true
+}
+
 /// Runs B/F's deletion of one level from `start`, removing D from `relations`. The result
 /// has D, its IDB part and its rounds as DRed's phase 1 reports them (`rounds`: the facts
 /// deleted in each round); `not_closed` is set when a fact of D- or a head reached is not in
@@ -154,12 +184,6 @@ pub(crate) fn delete(
         return Ok((out, CheckCounts::default()));
     }
     let work = WorkCounter::default();
-    let past_budget = |work: &WorkCounter| {
-        d.budget.is_some_and(|b| {
-            let w = work.total();
-            w.probes + w.touched > b
-        })
-    };
     d.checker.begin(relations);
     d.in_d.reset(relations);
     d.queued.reset(relations);
@@ -207,23 +231,16 @@ pub(crate) fn delete(
             }
             let cx = shared.context(relations, &versions, &work, level, d.budget);
             let mut origins = origins.into_iter();
-            for c in candidates {
-                d.queued.insert(c.0, c.1);
-                let origin = origins.next();
-                match d.checker.check(&cx, c).filter(|_| !past_budget(&work)) {
-                    None => {
-                        out.abandoned = true;
-                        out.work = work.total();
-                        return Ok((out, d.checker.counts()));
-                    }
-                    Some(false) => {
-                        round.push(c);
-                        if recording {
-                            round_origins.push(origin);
-                        }
-                    }
-                    Some(true) => {}
-                }
+            let found = candidates
+                .into_iter()
+                .map(|c| (c, origins.next()))
+                .collect();
+            let origins = recording.then_some(&mut round_origins);
+            let queue = Some(&mut *d.queued);
+            if !check_candidates(d.checker, &cx, found, origins, queue, &mut round) {
+                out.abandoned = true;
+                out.work = work.total();
+                return Ok((out, d.checker.counts()));
             }
         }
     }
@@ -311,25 +328,18 @@ pub(crate) fn delete(
         out.rounds.push(std::mem::take(&mut round));
         let cx = shared.context(relations, &versions, &work, level, d.budget);
         round_origins.clear();
-        let mut origins = candidate_origins.into_iter();
-        for c in candidates {
-            let origin = origins.next();
-            match d.checker.check(&cx, c).filter(|_| !past_budget(&work)) {
-                None => {
-                    // The facts found underivable this round stay live: recomputing the
-                    // level deletes them.
-                    out.abandoned = true;
-                    out.work = work.total();
-                    return Ok((out, d.checker.counts()));
-                }
-                Some(false) => {
-                    round.push(c);
-                    if recording {
-                        round_origins.push(origin);
-                    }
-                }
-                Some(true) => {}
-            }
+        let mut candidate_origins = candidate_origins.into_iter();
+        let found = candidates
+            .into_iter()
+            .map(|c| (c, candidate_origins.next()))
+            .collect();
+        let origins = recording.then_some(&mut round_origins);
+        if !check_candidates(d.checker, &cx, found, origins, None, &mut round) {
+            // The facts found underivable this round stay live: recomputing the level
+            // deletes them.
+            out.abandoned = true;
+            out.work = work.total();
+            return Ok((out, d.checker.counts()));
         }
     }
     out.work = work.total();

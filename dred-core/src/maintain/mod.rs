@@ -293,40 +293,25 @@ impl<D: Deletion> Maintained<D> {
             let touched =
                 levels::touched_groups(&store.program, &aggregates, changes, &store.relations);
             let level_start: Vec<RowId> = store.relations.iter().map(Relation::end).collect();
-            if changes.read_replaced(&store.program, level) {
+            let level_deletion = if changes.read_replaced(&store.program, level) {
                 // A relation below was replaced: its lost facts are not rows to start an
                 // algorithm from, so the level is recomputed whatever the algorithm.
-                let level_deletion = recompute::Recompute::level_above(store, level, changes);
-                let ns = t.elapsed().as_nanos() as u64;
-                phase_ns[0] += ns.saturating_sub(level_deletion.restore_ns);
-                phase_ns[1] += level_deletion.restore_ns;
-                let level_net = self.insert_level(
-                    level,
-                    changes,
-                    totals,
-                    rounds,
-                    phase_ns,
-                    level_deletion,
-                    &level_start,
-                );
-                net.removed += level_net.removed;
-                net.added += level_net.added;
-                continue;
-            }
-            changes.show_old(&mut store.relations);
-            let old_rows: Vec<Option<RowRef>> = touched
-                .iter()
-                .map(|(a, key)| {
-                    let def = &store.program.aggregates[a.def];
-                    AggregatePlan::group(&store.relations[def.rel], a.rows, key)
-                        .first()
-                        .map(|&r| (def.rel, r))
-                })
-                .collect();
-            let level_deletion = self
-                .deletion
-                .delete_level(store, level, changes, &touched, &old_rows)
-                .map_err(|e| self.failed(e))?;
+                recompute::Recompute::level_above(store, level, changes)
+            } else {
+                changes.show_old(&mut store.relations);
+                let old_rows: Vec<Option<RowRef>> = touched
+                    .iter()
+                    .map(|(a, key)| {
+                        let def = &store.program.aggregates[a.def];
+                        AggregatePlan::group(&store.relations[def.rel], a.rows, key)
+                            .first()
+                            .map(|&r| (def.rel, r))
+                    })
+                    .collect();
+                self.deletion
+                    .delete_level(store, level, changes, &touched, &old_rows)
+                    .map_err(|e| self.failed(e))?
+            };
             let ns = t.elapsed().as_nanos() as u64;
             phase_ns[0] += ns.saturating_sub(level_deletion.restore_ns);
             phase_ns[1] += level_deletion.restore_ns;
