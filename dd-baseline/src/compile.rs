@@ -552,6 +552,12 @@ impl<'i, R: Record> Inner<'_, 'i, '_, R> {
                 self.codes.clone(),
             );
         }
+        if !plan.post.is_empty() {
+            // ..., v = e, ..., c  (each row extended by the assignments' values, kept when
+            // their checks and the comparisons over them hold)
+            let (post, width) = (plan.post.clone(), plan.joined_width);
+            rows = rows.flat_map(move |b| post.apply(&b, width));
+        }
         for neg in &plan.negations {
             // ..., !N(k), ...  (antijoin: bindings minus those whose k is in N; N is a lower
             // stratum, so a set constant within this loop)
@@ -575,7 +581,10 @@ impl<'i, R: Record> Inner<'_, 'i, '_, R> {
             filters: Vec::new(),
             output: plan.head.clone(),
         };
-        if head.is_identity(plan.head.len()) && rows_width(plan) == plan.head.len() {
+        if head.is_identity(plan.head.len())
+            && plan.post.is_empty()
+            && rows_width(plan) == plan.head.len()
+        {
             rows
         } else {
             let none = R::default();

@@ -864,6 +864,16 @@ fn verify_instance(
                     return Err("a negated atom holds in the phase's state".into());
                 }
             }
+            Literal::Assign { var, expr } => {
+                let mut ready = true;
+                expr.for_each_var(&mut |w| ready &= vars[w].is_some());
+                let (Some(x), true) = (vars[*var], ready) else {
+                    return Err("an assignment's variable is unbound".into());
+                };
+                if expr.eval(&|w| vars[w].unwrap_or_default()) != Some(x) {
+                    return Err("an assigned variable does not hold its expression's value".into());
+                }
+            }
             Literal::Positive(_) => {}
         }
     }

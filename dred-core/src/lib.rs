@@ -20,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+pub mod arith;
 pub mod auto;
 pub mod bf;
 pub mod check;

@@ -82,6 +82,23 @@ fn ground(
     out: &mut Vec<(usize, Tuple)>,
 ) {
     if i == rule.body.len() {
+        // Assignments, in body order (each after those binding its expression's variables),
+        // bind or check their variables once the atoms have bound theirs.
+        let mut binding = binding.clone();
+        for lit in &rule.body {
+            if let Literal::Assign { var, expr } = lit {
+                let Some(v) = expr.eval(&|x| binding[x].expect("bound before its assignment"))
+                else {
+                    return; // no value (a division by zero): no instance
+                };
+                match binding[*var] {
+                    Some(b) if b != v => return,
+                    Some(_) => {}
+                    None => binding[*var] = Some(v),
+                }
+            }
+        }
+        let binding = &binding;
         // Comparisons and negations are tested once everything is bound.
         for lit in &rule.body {
             match lit {
@@ -111,7 +128,7 @@ fn ground(
                         return;
                     }
                 }
-                Literal::Positive(_) => {}
+                Literal::Positive(_) | Literal::Assign { .. } => {}
             }
         }
         let head = rule

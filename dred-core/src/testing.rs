@@ -483,6 +483,10 @@ pub struct Features {
     pub comparison: bool,
     /// A negated atom.
     pub negation: bool,
+    /// Arithmetic: an expression computed into a variable ([`Literal::Assign`]).
+    pub arithmetic: bool,
+    /// Arithmetic in a recursive rule.
+    pub recursive_arithmetic: bool,
     /// An aggregate (count, sum, min or max).
     pub aggregate: bool,
     /// An update brings a fresh constant.
@@ -533,6 +537,11 @@ impl Features {
                     }
                     Literal::Negative(_) => f.negation = true,
                     Literal::Compare { .. } => f.comparison = true,
+                    Literal::Assign { .. } => {
+                        f.arithmetic = true;
+                        f.recursive_arithmetic |= p.stratum_of[rule.head.rel]
+                            .is_some_and(|s| p.strata[s].recursive);
+                    }
                 }
             }
         }
@@ -603,6 +612,8 @@ impl NonTriviality {
             ("four body atoms", features.four_atoms),
             ("comparison", features.comparison),
             ("negation", features.negation),
+            ("arithmetic", features.arithmetic),
+            ("arithmetic in recursion", features.recursive_arithmetic),
             ("aggregate", features.aggregate),
             ("fresh constant in updates", features.fresh_constant),
             ("empty batch", features.empty_batch),
