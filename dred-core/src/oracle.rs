@@ -2,7 +2,8 @@
 //!
 //! It shares no evaluation code with the other engines — no plans, no indexes, no
 //! semi-naive versions. Per stratum, every rule is matched against every fact of its body
-//! relations by nested scans, in source order, until a whole pass adds nothing. Slow by
+//! relations by nested scans, in source order, until a whole pass adds nothing (or the
+//! passes reach [`crate::rounds::max_rounds`]). Slow by
 //! design: its worth is being obviously right.
 
 use std::collections::BTreeSet;
@@ -47,7 +48,12 @@ impl Oracle {
                 let fact = &program.facts[f];
                 db[fact.rel].insert(fact.tuple.clone());
             }
+            let mut pass = 0;
             loop {
+                pass += 1;
+                crate::rounds::check(pass, || {
+                    crate::rounds::names(program, stratum.relations.iter().copied())
+                });
                 let mut new = Vec::new();
                 for &r in &stratum.rules {
                     let rule = &program.rules[r];

@@ -627,7 +627,11 @@ impl RuleChecker<'_> {
         if !is_expr(&c.left) && !is_expr(&c.right) {
             return self.plain_comparison(c);
         }
-        for side in [&c.left, &c.right] {
+        // An expression's variable first: the other side may be a variable this equality
+        // would bind if the expression's were bound.
+        let mut sides = [&c.left, &c.right];
+        sides.sort_by_key(|t| !is_expr(t));
+        for side in sides {
             if let Some(v) = self.first_unbound(side) {
                 return Err(self.err(
                     v.span,
