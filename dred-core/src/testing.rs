@@ -1110,8 +1110,8 @@ struct AggCode {
     in_head: bool,
 }
 
-fn rule_code(negation: bool, aggregates: bool) -> BoxedStrategy<RuleCode> {
-    let plain = plain_rule_code(negation);
+fn rule_code(negation: bool, aggregates: bool, arithmetic: bool) -> BoxedStrategy<RuleCode> {
+    let plain = plain_rule_code(negation, arithmetic);
     if !negation || !aggregates {
         return plain.boxed();
     }
@@ -1131,7 +1131,14 @@ fn rule_code(negation: bool, aggregates: bool) -> BoxedStrategy<RuleCode> {
         .boxed()
 }
 
-fn plain_rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
+fn plain_rule_code(negation: bool, arithmetic: bool) -> impl Strategy<Value = RuleCode> {
+    // Without arithmetic nothing is drawn for it (`Just` takes no randomness), so such cases
+    // are those the generator drew before it had arithmetic.
+    let arith = if arithmetic {
+        prop::option::weighted(0.5, arith_code()).boxed()
+    } else {
+        Just(None).boxed()
+    };
     (
         any::<u8>(),
         [term_code(), term_code(), term_code()],
@@ -1141,7 +1148,7 @@ fn plain_rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
         // A weight must be above 0: positive cases draw and drop the rare negated atom.
         prop::option::weighted(if negation { 0.4 } else { 0.001 }, atom_code())
             .prop_map(move |a| a.filter(|_| negation)),
-        prop::option::weighted(0.5, arith_code()),
+        arith,
     )
         .prop_map(|(head, head_terms, body, compare, negated, arith)| RuleCode {
             head,
@@ -1290,10 +1297,10 @@ pub fn random_case_of(draw: Draw) -> impl Strategy<Value = RandomCase> {
     let Draw {
         negation,
         aggregates,
-        ..
+        arithmetic,
     } = draw;
     let rule = prop_oneof![
-        2 => rule_code(negation, aggregates).prop_map(RuleChoice::Random),
+        2 => rule_code(negation, aggregates, arithmetic).prop_map(RuleChoice::Random),
         1 => (0..TEMPLATES.len()).prop_map(RuleChoice::Template),
     ];
     (
