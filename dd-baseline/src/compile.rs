@@ -396,7 +396,8 @@ impl<'s, R: Record> Outer<'_, 's, R> {
                     // the limit ends the worker. Only programs with arithmetic can iterate
                     // without end, so the others' dataflows stay as they were.
                     let limit = dred_core::rounds::max_rounds() as u64;
-                    let names = dred_core::rounds::names(program, stratum.relations.iter().copied());
+                    let names =
+                        dred_core::rounds::names(program, stratum.relations.iter().copied());
                     result = result.inspect(move |(_, time, _)| {
                         if time.inner > limit {
                             std::panic::panic_any(dred_core::rounds::RoundLimitExceeded {

@@ -114,7 +114,10 @@ impl Expr {
                     }
                     crate::arith::apply(*op, &buf[..args.len()])
                 } else {
-                    let vals = args.iter().map(|a| a.eval(var)).collect::<Option<Vec<_>>>()?;
+                    let vals = args
+                        .iter()
+                        .map(|a| a.eval(var))
+                        .collect::<Option<Vec<_>>>()?;
                     crate::arith::apply(*op, &vals)
                 }
             }

@@ -548,17 +548,16 @@ impl Features {
                     Literal::Compare { .. } => f.comparison = true,
                     Literal::Assign { .. } => {
                         f.arithmetic = true;
-                        f.recursive_arithmetic |= p.stratum_of[rule.head.rel]
-                            .is_some_and(|s| p.strata[s].recursive);
+                        f.recursive_arithmetic |=
+                            p.stratum_of[rule.head.rel].is_some_and(|s| p.strata[s].recursive);
                     }
                 }
             }
         }
         f.aggregate = !loaded.program.aggregates.is_empty();
         f.rules = p.rules.len();
-        let with_arith = |r: &crate::program::Rule| {
-            r.body.iter().any(|l| matches!(l, Literal::Assign { .. }))
-        };
+        let with_arith =
+            |r: &crate::program::Rule| r.body.iter().any(|l| matches!(l, Literal::Assign { .. }));
         f.arithmetic_rules = p.rules.iter().filter(|r| with_arith(r)).count();
         let model = Oracle::least_model(p, &loaded.edb);
         f.derived_facts = model.len();
@@ -1083,22 +1082,18 @@ fn expr_code() -> impl Strategy<Value = ExprCode> {
         [term_code(), term_code(), term_code()],
         prop::bool::weighted(0.3),
     )
-        .prop_map(|(ops, terms, nested)| ExprCode {
-            ops,
-            terms,
-            nested,
-        })
+        .prop_map(|(ops, terms, nested)| ExprCode { ops, terms, nested })
 }
 
 fn arith_code() -> impl Strategy<Value = ArithCode> {
-    (0u8..6, [expr_code(), expr_code()], 0u8..6, any::<u8>()).prop_map(
-        |(kind, exprs, cmp, pos)| ArithCode {
+    (0u8..6, [expr_code(), expr_code()], 0u8..6, any::<u8>()).prop_map(|(kind, exprs, cmp, pos)| {
+        ArithCode {
             kind,
             exprs,
             cmp,
             pos,
-        },
-    )
+        }
+    })
 }
 
 /// A generated aggregate: the function (count, sum, min, max), its one atom, and whether
@@ -1150,15 +1145,17 @@ fn plain_rule_code(negation: bool, arithmetic: bool) -> impl Strategy<Value = Ru
             .prop_map(move |a| a.filter(|_| negation)),
         arith,
     )
-        .prop_map(|(head, head_terms, body, compare, negated, arith)| RuleCode {
-            head,
-            head_terms,
-            body,
-            compare,
-            negated,
-            aggregate: None,
-            arith,
-        })
+        .prop_map(
+            |(head, head_terms, body, compare, negated, arith)| RuleCode {
+                head,
+                head_terms,
+                body,
+                compare,
+                negated,
+                aggregate: None,
+                arith,
+            },
+        )
 }
 
 /// Rule shapes that make recursion, long derivations and alternative proofs likely, mixed
@@ -1285,9 +1282,10 @@ pub struct Draw {
     pub negation: bool,
     /// One aggregate per rule at most, over a lower relation (with `negation` only).
     pub aggregates: bool,
-    /// Arithmetic in `number` cases, in half of the random rules (see [`render_arith`]):
-    /// computed head arguments, assignments, comparisons of expressions, in recursive rules
-    /// too, every derived value bounded so that evaluation terminates.
+    /// Arithmetic in `number` cases, in half of the random rules: computed head arguments,
+    /// assignments (one feeding a lookup), comparisons of expressions, equality filters,
+    /// negated atoms over an expression, in recursive rules too, every value a head receives
+    /// from arithmetic taken modulo 3 so that evaluation terminates.
     pub arithmetic: bool,
 }
 
@@ -1552,7 +1550,7 @@ fn render_arith(
         }
         4 => {
             lits.push(format!("v = {}", bounded(&a.exprs[0])));
-            lits.push(if pos % 2 == 0 {
+            lits.push(if pos.is_multiple_of(2) {
                 "e(v, _)".to_string()
             } else {
                 "g(v)".to_string()

@@ -60,10 +60,7 @@ fn main() -> ExitCode {
     // crash.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if !info
-            .payload()
-            .is::<dred_core::rounds::RoundLimitExceeded>()
-        {
+        if !info.payload().is::<dred_core::rounds::RoundLimitExceeded>() {
             default_hook(info);
         }
     }));

@@ -63,7 +63,11 @@ fn every_engine_maintains_arithmetic_and_gives_the_hand_worked_model() {
         out.to_str().expect("utf-8"),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("2 batch(es); engines oracle, dred"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 batch(es); engines oracle, dred"),
+        "{}",
+        stderr(&o)
+    );
     let read = |name: &str| std::fs::read_to_string(out.join(name)).expect(name);
     // Edges 1→2, 2→3, 3→4, 4→9, 1→3. Distances (d < 4 bounds the recursion): 1 at 0;
     // 2 at 1; 3 at 1 and 2; 4 at 2 and 3; 9 at 3 and 4.

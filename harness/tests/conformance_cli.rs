@@ -172,7 +172,10 @@ fn refused_constructs_are_located_errors() {
             ".decl r(x: number)\n.decl a(x: number)\nr(x) :- !a(x).\n",
             "p.dl:3:12",
         ),
-        (".decl r(x: number)\nr(x) :- r(y), x = cat(y, y).\n", "p.dl:2:19"),
+        (
+            ".decl r(x: number)\nr(x) :- r(y), x = cat(y, y).\n",
+            "p.dl:2:19",
+        ),
         // Components: an undeclared one, a wrong number of type arguments, an error in an
         // instance's rule (located in the component's body).
         (".init x = Nope\n", "p.dl:1:11"),

@@ -67,8 +67,16 @@ fn generated_magic_cases_are_not_trivial() {
     let mut runner = TestRunner::deterministic();
     let strategy = (
         prop_oneof![
-            random_case_of(Draw { negation: false, aggregates: false, arithmetic: false }),
-            random_case_of(Draw { negation: true, aggregates: false, arithmetic: false }),
+            random_case_of(Draw {
+                negation: false,
+                aggregates: false,
+                arithmetic: false
+            }),
+            random_case_of(Draw {
+                negation: true,
+                aggregates: false,
+                arithmetic: false
+            }),
         ],
         random_query(),
     );

@@ -571,7 +571,10 @@ impl RuleChecker<'_> {
                 (Expr::Term(term), ty)
             }
             ast::Term::Num(n, _) => (Expr::Term(Term::Const(*n)), Type::Number),
-            ast::Term::Str(s, _) => (Expr::Term(Term::Const(self.symbols.intern(s))), Type::Symbol),
+            ast::Term::Str(s, _) => (
+                Expr::Term(Term::Const(self.symbols.intern(s))),
+                Type::Symbol,
+            ),
             ast::Term::Wildcard(s) => {
                 return Err(self.err(
                     *s,

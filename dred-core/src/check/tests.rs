@@ -237,11 +237,23 @@ fn facts_compute_their_expressions() {
 #[test]
 fn unbound_and_cyclic_assignments_are_located_errors() {
     for (rule, at, what) in [
-        ("r(x + 1) :- n(y).", (8, 3), "variable `x` in an expression in the rule head"),
+        (
+            "r(x + 1) :- n(y).",
+            (8, 3),
+            "variable `x` in an expression in the rule head",
+        ),
         ("r(z) :- n(x), z = x + y.", (8, 23), "`y`"),
-        ("r(x) :- n(z), x = y + 1, y = x - 1.", (8, 19), "`y` in a comparison"),
+        (
+            "r(x) :- n(z), x = y + 1, y = x - 1.",
+            (8, 19),
+            "`y` in a comparison",
+        ),
         ("r(x) :- n(x), !m(x, y * 2).", (8, 21), "negated atom"),
-        ("r(x) :- n(x), m(x, y + 1).", (8, 20), "variable `y` in an expression in a body atom"),
+        (
+            "r(x) :- n(x), m(x, y + 1).",
+            (8, 20),
+            "variable `y` in an expression in a body atom",
+        ),
         ("r(x) :- n(x), _ = x + 1.", (8, 15), "`_`"),
     ] {
         let (line, col, msg) = error_at(&format!("{NUMS}{rule}\n"));
@@ -253,13 +265,41 @@ fn unbound_and_cyclic_assignments_are_located_errors() {
 #[test]
 fn arithmetic_on_symbols_is_a_type_error() {
     for (rule, at, what) in [
-        ("r(y) :- s(x), y = x + 1.", (8, 19), "needs `number` operands"),
-        ("r(y) :- n(x), y = x + \"a\".", (8, 23), "this is a `symbol`"),
-        ("t(x + 1) :- n(x).", (8, 3), "this expression is a `number` but column 1 of `t`"),
-        ("r(x) :- s(y), n(x), y = x * 2.", (8, 25), "`y` is a `symbol`"),
-        ("r(x) :- s(x * 2), n(x).", (8, 11), "its column has type `symbol`"),
-        ("r(x) :- n(x), s(y), x + 1 = y.", (8, 21), "`y` is a `symbol` but is equated with a `number`"),
-        ("r(x) :- n(x), s(y), x + 1 < y.", (8, 29), "comparing a `number` with a `symbol`"),
+        (
+            "r(y) :- s(x), y = x + 1.",
+            (8, 19),
+            "needs `number` operands",
+        ),
+        (
+            "r(y) :- n(x), y = x + \"a\".",
+            (8, 23),
+            "this is a `symbol`",
+        ),
+        (
+            "t(x + 1) :- n(x).",
+            (8, 3),
+            "this expression is a `number` but column 1 of `t`",
+        ),
+        (
+            "r(x) :- s(y), n(x), y = x * 2.",
+            (8, 25),
+            "`y` is a `symbol`",
+        ),
+        (
+            "r(x) :- s(x * 2), n(x).",
+            (8, 11),
+            "its column has type `symbol`",
+        ),
+        (
+            "r(x) :- n(x), s(y), x + 1 = y.",
+            (8, 21),
+            "`y` is a `symbol` but is equated with a `number`",
+        ),
+        (
+            "r(x) :- n(x), s(y), x + 1 < y.",
+            (8, 29),
+            "comparing a `number` with a `symbol`",
+        ),
     ] {
         let (line, col, msg) = error_at(&format!("{NUMS}{rule}\n"));
         assert_eq!((line, col), at, "{rule}: {msg}");

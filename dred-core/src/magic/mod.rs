@@ -386,11 +386,11 @@ pub fn rewrite(
     }
     // The rewritten program is printed and parsed again, and the variables the checker
     // made for expressions (`$eN`) have no spelling in it.
-    if let Some(rule) = program.rules.iter().find(|r| {
-        r.body
-            .iter()
-            .any(|l| matches!(l, Literal::Assign { .. }))
-    }) {
+    if let Some(rule) = program
+        .rules
+        .iter()
+        .find(|r| r.body.iter().any(|l| matches!(l, Literal::Assign { .. })))
+    {
         return Err(Diagnostic::new(
             &program.source,
             rule.span,

@@ -190,7 +190,13 @@ fn search(
     for mask in 0..1usize << k {
         let mut placed = positive.clone();
         let mut steps = Vec::new();
-        place_ready(rule, &mut bound_by(mask), &mut placed, &mut steps, relations);
+        place_ready(
+            rule,
+            &mut bound_by(mask),
+            &mut placed,
+            &mut steps,
+            relations,
+        );
         if mask == first_mask {
             start = steps;
         }

@@ -774,10 +774,9 @@ impl Parser<'_> {
     fn unary(&mut self) -> PResult<Term> {
         let op = match self.peek() {
             Some(Tok::Minus) => {
-                if let (Some(Tok::Num(_)), false) = (
-                    self.peek_at(1),
-                    self.peek_at(2) == Some(&Tok::Other('^')),
-                ) {
+                if let (Some(Tok::Num(_)), false) =
+                    (self.peek_at(1), self.peek_at(2) == Some(&Tok::Other('^')))
+                {
                     let minus = self.bump().1;
                     let (Tok::Num(n), span) = self.bump() else {
                         unreachable!("peeked a number")
@@ -865,7 +864,9 @@ impl Parser<'_> {
                 self.expect(Tok::RParen, "`)` to close the parenthesised expression")?;
                 inner
             }
-            _ => return Err(self.unexpected("a variable, `_`, a string, a number or an expression")),
+            _ => {
+                return Err(self.unexpected("a variable, `_`, a string, a number or an expression"))
+            }
         })
     }
 

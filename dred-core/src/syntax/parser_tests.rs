@@ -277,7 +277,9 @@ fn arithmetic_in_atoms_comparisons_and_aggregates() {
         .map(|l| match l {
             Literal::Positive(a) => format!("+{}", shape(&a.args[0])),
             Literal::Negative(a, _) => format!("!{}", shape(&a.args[0])),
-            Literal::Compare(c) => format!("{} {} {}", shape(&c.left), c.op.symbol(), shape(&c.right)),
+            Literal::Compare(c) => {
+                format!("{} {} {}", shape(&c.left), c.op.symbol(), shape(&c.right))
+            }
             Literal::Aggregate(a) => format!("agg {:?}", a.func),
         })
         .collect();
@@ -307,7 +309,11 @@ fn arithmetic_in_atoms_comparisons_and_aggregates() {
 fn arithmetic_syntax_errors_are_located() {
     for (src, at, what) in [
         ("r(x +) :- b(x).", 5, "expected a variable"),
-        ("r(cat(x, x)) :- b(x).", 2, "string functor `cat` is not supported"),
+        (
+            "r(cat(x, x)) :- b(x).",
+            2,
+            "string functor `cat` is not supported",
+        ),
         ("r(foo(x)) :- b(x).", 2, "unknown functor `foo`"),
         ("r(x) :- b(x), x * < 2.", 18, "expected a variable"),
         ("r(min(x, y) :- b(x).", 12, "`,` or `)`"),
