@@ -8,6 +8,9 @@
 //! - 6 derived relations, free to recurse through each other (mutual recursion);
 //! - 1 to 4 positive body atoms, variables repeated inside one atom and across atoms,
 //!   constants in heads and bodies, wildcards, comparisons, program facts;
+//! - in `number` cases, arithmetic in half of the random rules ([`Draw::arithmetic`]):
+//!   computed head arguments, assignments, comparisons of expressions, in recursive rules
+//!   too, every value a head receives from arithmetic taken modulo 3 so that evaluation ends;
 //! - with negation, one negated atom per rule at most, stratified by construction: every
 //!   derived relation has a level, a rule reads positively at most its head's level and
 //!   negates only strictly lower ones;
