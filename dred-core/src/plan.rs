@@ -624,6 +624,57 @@ mod tests {
     use super::*;
     use crate::{load_program, SourceFile, Symbols};
 
+    /// An assignment runs as soon as its expression's variables are bound, so that the
+    /// variable it binds is the lookup key of the atom after it rather than a check after a
+    /// scan; with that variable bound beforehand (the head given), it checks instead.
+    #[test]
+    fn assignments_run_before_the_atoms_they_key() {
+        let src = ".decl e(x: number, y: number)\n.decl next(x: number, z: number)\n.input e\n\
+                   next(x, z) :- e(x, _), k = x + 1, e(k, z).\n\
+                   next(x, y + 1) :- e(x, y).\n";
+        let mut symbols = Symbols::new();
+        let program = load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program");
+        let mut relations: Vec<Relation> = program
+            .relations
+            .iter()
+            .map(|r| Relation::new(r.arity()))
+            .collect();
+        let full = [Version::Full, Version::Full];
+        let plan = plan_rule(&program, 0, &full, None, &mut relations);
+        let k = program.rules[0]
+            .var_names
+            .iter()
+            .position(|n| n == "k")
+            .expect("k");
+        let by_col0 = relations[0].ensure_index(&[0]);
+        let [Step::Atom(scan), Step::Assign { var, check, .. }, Step::Atom(walk)] =
+            plan.steps.as_slice()
+        else {
+            panic!("scan, assignment, lookup: {:?}", plan.steps)
+        };
+        assert!(scan.index.is_none() && !scan.membership);
+        assert_eq!((*var, *check), (k, false));
+        assert_eq!(walk.index, Some(by_col0));
+        assert_eq!(walk.key, vec![Operand::Var(k)]);
+        // next(x, $e0) with the head bound: the assignment of $e0 = y + 1 checks it.
+        let head_bound = PlanOptions {
+            seeded: false,
+            prebound: program.rules[1].head_vars().collect(),
+        };
+        let plan = plan_rule_with(
+            &program,
+            1,
+            &[Version::Full],
+            None,
+            &head_bound,
+            &mut relations,
+        );
+        assert!(matches!(
+            plan.steps.as_slice(),
+            [Step::Atom(_), Step::Assign { check: true, .. }]
+        ));
+    }
+
     /// A plan's first lookup takes its key from the row a run starts from: the seed row's
     /// columns through the seed atom's variables, the head's positions for a plan with the
     /// head bound, and the rule's constants; a plan with no lookup after its start has none.
