@@ -61,10 +61,11 @@ pub enum Literal {
     /// The atom must hold.
     Positive(Atom),
     /// The atom must not hold; its relation is in a strictly lower stratum and every variable
-    /// in it occurs in a positive atom of the same rule.
+    /// in it occurs in a positive atom of the same rule or is bound by an
+    /// [`Literal::Assign`].
     Negative(Atom),
-    /// A comparison whose variables all occur in positive atoms; order operators only on
-    /// numbers.
+    /// A comparison whose variables all occur in positive atoms or are bound by an
+    /// [`Literal::Assign`]; order operators only on numbers.
     Compare {
         /// Left operand.
         left: Term,

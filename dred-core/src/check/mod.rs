@@ -1,6 +1,15 @@
 //! From the AST to a checked [`Program`]: names resolved, arities and column types verified,
 //! range restriction enforced, `.input` relations kept out of rule heads, strata computed.
 //!
+//! Arithmetic becomes assignments ([`Literal::Assign`]): each expression of an atom (head,
+//! body or negated) is replaced by a fresh variable `$eN` computed from it, each side of a
+//! comparison that is an expression likewise, and an equality `v = t` whose variable `v` no
+//! positive atom binds binds it. A variable is bound when a positive atom binds it or an
+//! assignment does whose expression's variables are all bound (found by a fixpoint, so that
+//! assignments may be written in any order, never in a cycle). Assignments come after the
+//! rule's other literals, each after those binding its expression's variables; a rule
+//! without arithmetic keeps its literals exactly as written.
+//!
 //! Each violation is a [`Diagnostic`] at the offending text. Checks run in source order and
 //! the first error is reported.
 
