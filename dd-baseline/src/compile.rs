@@ -389,8 +389,24 @@ impl<'s, R: Record> Outer<'_, 's, R> {
             for &rel in &stratum.relations {
                 let name = format!("distinct {}", program.relations[rel].name);
                 // rel = distinct(facts ∪ every rule's derivations), inside the loop.
-                let result = concatenate(inner, parts.remove(&rel).unwrap_or_default())
+                let mut result = concatenate(inner, parts.remove(&rel).unwrap_or_default())
                     .threshold_named(&name, |_, _| 1 as Diff);
+                if stratum.recursive && program.has_arithmetic() {
+                    // The round guard (`dred_core::rounds`): a change at an iteration past
+                    // the limit ends the worker. Only programs with arithmetic can iterate
+                    // without end, so the others' dataflows stay as they were.
+                    let limit = dred_core::rounds::max_rounds() as u64;
+                    let names =
+                        dred_core::rounds::names(program, stratum.relations.iter().copied());
+                    result = result.inspect(move |(_, time, _)| {
+                        if time.inner > limit {
+                            std::panic::panic_any(dred_core::rounds::RoundLimitExceeded {
+                                rounds: limit as usize,
+                                relations: names.clone(),
+                            });
+                        }
+                    });
+                }
                 if let Some(var) = variables.remove(&rel) {
                     var.set(result.clone());
                 }
@@ -552,6 +568,12 @@ impl<'i, R: Record> Inner<'_, 'i, '_, R> {
                 self.codes.clone(),
             );
         }
+        if !plan.post.is_empty() {
+            // ..., v = e, ..., c  (each row extended by the assignments' values, kept when
+            // their checks and the comparisons over them hold)
+            let (post, width) = (plan.post.clone(), plan.joined_width);
+            rows = rows.flat_map(move |b| post.apply(&b, width));
+        }
         for neg in &plan.negations {
             // ..., !N(k), ...  (antijoin: bindings minus those whose k is in N; N is a lower
             // stratum, so a set constant within this loop)
@@ -575,7 +597,10 @@ impl<'i, R: Record> Inner<'_, 'i, '_, R> {
             filters: Vec::new(),
             output: plan.head.clone(),
         };
-        if head.is_identity(plan.head.len()) && rows_width(plan) == plan.head.len() {
+        if head.is_identity(plan.head.len())
+            && plan.post.is_empty()
+            && rows_width(plan) == plan.head.len()
+        {
             rows
         } else {
             let none = R::default();

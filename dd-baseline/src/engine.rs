@@ -244,7 +244,8 @@ fn start(program: Arc<Program>, config: &DdConfig) -> Result<Box<dyn Driver>, En
     // An aggregate's value is computed inside the dataflow, where values cannot be given
     // codes in stream order (every process must give a value the same code): aggregate
     // programs run on general rows, whose words are the values.
-    let width = if program.aggregates.is_empty() {
+    // The same holds for the values arithmetic computes.
+    let width = if program.aggregates.is_empty() && !program.has_arithmetic() {
         width
     } else {
         usize::MAX

@@ -13,8 +13,13 @@
 //!    the rule itself is one;
 //! 3. **comparisons**: each checked inside the first step after which all its variables are bound;
 //!    a comparison of two constants is decided here, and a false one removes the rule;
-//! 4. **negations**: each `!N` an antijoin with `N`'s bindings, after all joins;
-//! 5. **head**: a projection onto the head's terms.
+//! 4. **assignments** (arithmetic, [`Literal::Assign`]): after all joins, each computes its
+//!    variable's value from the row (or, for a variable an atom bound, drops the row unless it
+//!    is equal), in body order, then the comparisons that read a computed variable
+//!    ([`Post`]); a variable only an assignment binds is never a join key, so an atom that
+//!    shares no other variable with the atoms before it is joined as a cross product;
+//! 5. **negations**: each `!N` an antijoin with `N`'s bindings, after all joins;
+//! 6. **head**: a projection onto the head's terms.
 //!
 //! After each step only the variables still needed (by later atoms, comparisons, negations or the
 //! head) are kept.
@@ -27,7 +32,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use dred_core::program::{Atom, Literal, Term, VarId};
+use dred_core::program::{Atom, Expr, Literal, Term, VarId};
 use dred_core::syntax::ast::CmpOp;
 use dred_core::{Program, RelId, Value};
 
@@ -295,6 +300,60 @@ pub struct NegStep {
     pub pattern: Pattern,
 }
 
+/// One assignment of [`Post`]: a value computed from the row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PostAssign {
+    /// The value, its variables the positions of the row (as built so far) they are at.
+    pub expr: Expr,
+    /// `Some(p)`: the variable is at position p already, and the row is kept only when it
+    /// equals the value; `None`: the value is appended to the row.
+    pub check: Option<usize>,
+}
+
+/// What runs on each row after the joins: assignments in order, then comparisons over the
+/// row they extend (positions in it). Rows are general rows here ([`crate::engine`] runs
+/// programs with arithmetic on values, not codes: a computed value cannot be given a code in
+/// stream order).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Post {
+    /// The assignments, in body order.
+    pub assigns: Vec<PostAssign>,
+    /// The comparisons that read a computed variable.
+    pub filters: Vec<(usize, CmpOp, Operand)>,
+}
+
+impl Post {
+    /// True when there is nothing to run.
+    pub fn is_empty(&self) -> bool {
+        self.assigns.is_empty() && self.filters.is_empty()
+    }
+
+    /// The row extended by the assignments' values, if every check and comparison holds and
+    /// every value exists (none for a division by zero).
+    pub fn apply<R: Record>(&self, row: &R, width: usize) -> Option<R> {
+        let mut words: Vec<Value> = (0..width).map(|i| row.word(i)).collect();
+        for a in &self.assigns {
+            let v = a.expr.eval(&|p| words[p])?;
+            match a.check {
+                Some(p) if words[p] != v => return None,
+                Some(_) => {}
+                None => words.push(v),
+            }
+        }
+        for &(l, op, r) in &self.filters {
+            let r = match r {
+                Operand::Const(c) => c,
+                Operand::Slot(Src::Left(p)) => words[p],
+                Operand::Slot(_) => unreachable!("post filters read the row"),
+            };
+            if !compare(words[l], op, r) {
+                return None;
+            }
+        }
+        Some(R::from_words(words))
+    }
+}
+
 /// The plan of one rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RulePlan {
@@ -308,7 +367,11 @@ pub struct RulePlan {
     pub start: Start,
     /// Further joins, in order.
     pub joins: Vec<JoinStep>,
-    /// Antijoins, after all joins.
+    /// Assignments and the comparisons over their values, after all joins.
+    pub post: Post,
+    /// Width of the row after the joins (before [`RulePlan::post`] extends it).
+    pub joined_width: usize,
+    /// Antijoins, after the assignments.
     pub negations: Vec<NegStep>,
     /// The head tuple, over the final row (`Src::Left`) and constants.
     pub head: Vec<Operand>,
@@ -370,6 +433,10 @@ impl ProgramPlan {
     /// encoded records. Constants are encoded in plan order, so every process gives them the
     /// same codes.
     pub fn encoded(&self, codes: &Codes) -> Result<ProgramPlan, CodesExhausted> {
+        assert!(
+            self.strata.iter().flatten().all(|r| r.post.is_empty()),
+            "programs with arithmetic run on values, never on codes"
+        );
         let mut plan = self.clone();
         let code = |v: &mut Value| -> Result<(), CodesExhausted> {
             *v = codes.encode(*v)?;
@@ -449,7 +516,21 @@ pub fn plan_rule(program: &Program, r: usize) -> Option<RulePlan> {
             _ => None,
         })
         .collect();
+    // Variables the atoms bind; the others are bound by assignments, after the joins.
+    let atom_bound: BTreeSet<VarId> = positives
+        .iter()
+        .flat_map(|(_, vs)| vs.iter().copied())
+        .collect();
+    let assigns: Vec<(VarId, &Expr)> = rule
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Assign { var, expr } => Some((*var, expr)),
+            _ => None,
+        })
+        .collect();
     let mut comparisons = Vec::new();
+    let mut late = Vec::new();
     for lit in &rule.body {
         if let Literal::Compare { left, op, right } = *lit {
             match (left, right) {
@@ -458,10 +539,29 @@ pub fn plan_rule(program: &Program, r: usize) -> Option<RulePlan> {
                         return None;
                     }
                 }
-                _ => comparisons.push(VarCmp { left, op, right }),
+                _ => {
+                    let c = VarCmp { left, op, right };
+                    if c.vars().all(|v| atom_bound.contains(&v)) {
+                        comparisons.push(c);
+                    } else {
+                        late.push(c);
+                    }
+                }
             }
         }
     }
+    // What the assignments and late comparisons read from the joined row.
+    let mut post_reads: BTreeSet<VarId> = BTreeSet::new();
+    for (var, expr) in &assigns {
+        post_reads.insert(*var);
+        expr.for_each_var(&mut |v| {
+            post_reads.insert(v);
+        });
+    }
+    for c in &late {
+        post_reads.extend(c.vars());
+    }
+    post_reads.retain(|v| atom_bound.contains(v));
 
     // Join order: body order, but always an atom sharing the most bound variables next.
     let mut order = vec![0];
@@ -510,6 +610,7 @@ pub fn plan_rule(program: &Program, r: usize) -> Option<RulePlan> {
         .collect();
     let needed_after = |s: usize| -> BTreeSet<VarId> {
         let mut need: BTreeSet<VarId> = head_vars.union(&neg_vars).copied().collect();
+        need.extend(post_reads.iter().copied());
         for &a in &order[s + 1..] {
             need.extend(positives[a].1.iter().copied());
         }
@@ -608,6 +709,40 @@ pub fn plan_rule(program: &Program, r: usize) -> Option<RulePlan> {
         layout = kept;
     }
 
+    let joined_width = layout.len();
+    let mut post = Post::default();
+    for (var, expr) in assigns {
+        let mut at = expr.clone();
+        remap(&mut at, &layout);
+        let check = layout.iter().position(|&w| w == var);
+        if check.is_none() {
+            layout.push(var);
+        }
+        post.assigns.push(PostAssign { expr: at, check });
+    }
+    for c in &late {
+        let pos = |t: Term| match t {
+            Term::Var(v) => Operand::Slot(Src::Left(
+                layout
+                    .iter()
+                    .position(|&w| w == v)
+                    .expect("bound by an atom or an assignment"),
+            )),
+            Term::Const(k) => Operand::Const(k),
+            Term::Wildcard => unreachable!("the checker refuses `_` in comparisons"),
+        };
+        // Written with the left side a position: `c < x` is `x > c`.
+        let (l, op, r) = match pos(c.left) {
+            Operand::Slot(Src::Left(p)) => (p, c.op, pos(c.right)),
+            left => {
+                let Operand::Slot(Src::Left(p)) = pos(c.right) else {
+                    unreachable!("a comparison of two constants is decided when planned")
+                };
+                (p, mirror(c.op), left)
+            }
+        };
+        post.filters.push((l, op, r));
+    }
     let position = |v: VarId| {
         layout
             .iter()
@@ -637,9 +772,36 @@ pub fn plan_rule(program: &Program, r: usize) -> Option<RulePlan> {
         head_rel: rule.head.rel,
         start,
         joins,
+        post,
+        joined_width,
         negations,
         head,
     })
+}
+
+/// `expr` with each variable replaced by its position in `layout`.
+fn remap(expr: &mut Expr, layout: &[VarId]) {
+    match expr {
+        Expr::Term(Term::Var(v)) => {
+            *v = layout
+                .iter()
+                .position(|w| w == v)
+                .expect("an assignment's variables are bound before it");
+        }
+        Expr::Term(_) => {}
+        Expr::Op(_, args) => args.iter_mut().for_each(|a| remap(a, layout)),
+    }
+}
+
+/// The operator with its sides swapped: `a op b` is `b mirror(op) a`.
+fn mirror(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        same => same,
+    }
 }
 
 /// The shape of a join between a left row (variables `left`) and an atom (variables `right`).

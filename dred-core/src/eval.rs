@@ -168,7 +168,12 @@ impl Evaluator {
                     delta_end: self.relations[rel].end(),
                 };
             }
+            let mut round = 0;
             loop {
+                round += 1;
+                crate::rounds::check(round, || {
+                    crate::rounds::names(&program, stratum.relations.iter().copied())
+                });
                 for plan in &self.plans[s].recursive {
                     out.clear();
                     let n = scan_walk::run(&self.relations, &versions, &work, plan, &mut out);

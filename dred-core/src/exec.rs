@@ -513,6 +513,14 @@ impl<'a> Matcher<'a> {
             Step::Absent { rel, index, key } => {
                 !self.absent(*rel, *index, key, vars) || self.step(plan, i + 1, seed, vars, emit)
             }
+            Step::Assign { var, expr, check } => match expr.eval(&|v| vars[v]) {
+                None => true,
+                Some(x) if *check => x != vars[*var] || self.step(plan, i + 1, seed, vars, emit),
+                Some(x) => {
+                    vars[*var] = x;
+                    self.step(plan, i + 1, seed, vars, emit)
+                }
+            },
             Step::Atom(a) => {
                 let relation = &self.relations[a.rel];
                 // Binds the atom's variables from `row`; true when its checks then hold.

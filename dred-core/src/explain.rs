@@ -839,6 +839,23 @@ fn verify_instance(
             }
         }
     }
+    // Assignments in body order (each after those binding its expression's variables):
+    // each binds its variable, or holds when the head or an atom bound it to its value.
+    for lit in &rule.body {
+        if let Literal::Assign { var, expr } = lit {
+            let mut ready = true;
+            expr.for_each_var(&mut |w| ready &= vars[w].is_some());
+            if !ready {
+                return Err("an assignment's expression reads an unbound variable".into());
+            }
+            let Some(x) = expr.eval(&|w| vars[w].unwrap_or_default()) else {
+                return Err("an assignment's expression has no value".into());
+            };
+            if *vars[*var].get_or_insert(x) != x {
+                return Err("an assigned variable does not hold its expression's value".into());
+            }
+        }
+    }
     let value = |t: &Term| match *t {
         Term::Const(c) => Some(c),
         Term::Var(x) => vars[x],
@@ -864,7 +881,7 @@ fn verify_instance(
                     return Err("a negated atom holds in the phase's state".into());
                 }
             }
-            Literal::Positive(_) => {}
+            Literal::Positive(_) | Literal::Assign { .. } => {}
         }
     }
     match (&i.trigger, view.phase) {

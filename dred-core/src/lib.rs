@@ -20,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+pub mod arith;
 pub mod auto;
 pub mod bf;
 pub mod check;
@@ -38,6 +39,7 @@ pub mod per_batch;
 pub mod plan;
 pub mod program;
 pub mod record;
+pub mod rounds;
 #[cfg(test)]
 mod seed;
 pub mod storage;

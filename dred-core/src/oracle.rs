@@ -2,7 +2,8 @@
 //!
 //! It shares no evaluation code with the other engines — no plans, no indexes, no
 //! semi-naive versions. Per stratum, every rule is matched against every fact of its body
-//! relations by nested scans, in source order, until a whole pass adds nothing. Slow by
+//! relations by nested scans, in source order, until a whole pass adds nothing (or the
+//! passes reach [`crate::rounds::max_rounds`]). Slow by
 //! design: its worth is being obviously right.
 
 use std::collections::BTreeSet;
@@ -47,7 +48,12 @@ impl Oracle {
                 let fact = &program.facts[f];
                 db[fact.rel].insert(fact.tuple.clone());
             }
+            let mut pass = 0;
             loop {
+                pass += 1;
+                crate::rounds::check(pass, || {
+                    crate::rounds::names(program, stratum.relations.iter().copied())
+                });
                 let mut new = Vec::new();
                 for &r in &stratum.rules {
                     let rule = &program.rules[r];
@@ -82,6 +88,23 @@ fn ground(
     out: &mut Vec<(usize, Tuple)>,
 ) {
     if i == rule.body.len() {
+        // Assignments, in body order (each after those binding its expression's variables),
+        // bind or check their variables once the atoms have bound theirs.
+        let mut binding = binding.clone();
+        for lit in &rule.body {
+            if let Literal::Assign { var, expr } = lit {
+                let Some(v) = expr.eval(&|x| binding[x].expect("bound before its assignment"))
+                else {
+                    return; // no value (a division by zero): no instance
+                };
+                match binding[*var] {
+                    Some(b) if b != v => return,
+                    Some(_) => {}
+                    None => binding[*var] = Some(v),
+                }
+            }
+        }
+        let binding = &binding;
         // Comparisons and negations are tested once everything is bound.
         for lit in &rule.body {
             match lit {
@@ -111,7 +134,7 @@ fn ground(
                         return;
                     }
                 }
-                Literal::Positive(_) => {}
+                Literal::Positive(_) | Literal::Assign { .. } => {}
             }
         }
         let head = rule

@@ -4,8 +4,10 @@
 //!
 //! Order: the delta atom first (it is the smallest input in a semi-naive round), then
 //! greedily fully bound atoms, then the atom with most bound columns, ties to lower strata
-//! and then source order. Comparisons and negated
-//! atoms run as soon as all their variables are bound.
+//! and then source order. Comparisons, negated
+//! atoms and assignments run as soon as all their variables are bound (an assignment's: its
+//! expression's), so that a variable an assignment binds is a lookup key of the atoms after
+//! it.
 
 mod adaptive;
 
@@ -14,7 +16,7 @@ pub use adaptive::{
     MAX_ATOMS as MAX_ADAPTIVE_ATOMS,
 };
 
-use crate::program::{Atom, Literal, Program, RelId, Rule, Term, VarId};
+use crate::program::{Atom, Expr, Literal, Program, RelId, Rule, Term, VarId};
 use crate::storage::{IndexId, Relation};
 use crate::syntax::ast::CmpOp;
 use crate::value::Value;
@@ -91,6 +93,17 @@ pub enum Step {
     Atom(AtomStep),
     /// Keep the binding when the comparison holds.
     Compare(Operand, CmpOp, Operand),
+    /// Bind `var` to the value of `expr`, or with `check` (`var` bound before) keep the
+    /// binding when they are equal; where `expr` has no value (a division by zero) there is
+    /// no instance.
+    Assign {
+        /// The variable bound or checked.
+        var: VarId,
+        /// Its value, over variables bound before this step.
+        expr: Expr,
+        /// `var` is bound already: compare instead of binding.
+        check: bool,
+    },
     /// Keep the binding when no row of `rel` (a lower stratum, complete) matches.
     Absent {
         /// The negated relation.
@@ -348,20 +361,51 @@ pub fn plan_negation_seeded(
     )
 }
 
-/// Places every comparison and negated atom of `rule` not placed yet (`placed_other`) whose
-/// variables are all `bound`, as steps appended to `steps`: they run as soon as they can.
+/// Places every comparison, negated atom and assignment of `rule` not placed yet
+/// (`placed_other`) whose variables are all `bound`, as steps appended to `steps`: they run
+/// as soon as they can. An assignment's variable is then `bound`, which may make more
+/// ready, so the body is passed over again until nothing more is placed (once for a rule
+/// without assignments).
 fn place_ready(
     rule: &Rule,
-    bound: &[bool],
+    bound: &mut [bool],
     placed_other: &mut [bool],
     steps: &mut Vec<Step>,
     relations: &mut [Relation],
+) {
+    let mut again = true;
+    while again {
+        again = false;
+        place_ready_once(rule, bound, placed_other, steps, relations, &mut again);
+    }
+}
+
+/// One pass of [`place_ready`]; sets `again` when it binds a variable.
+fn place_ready_once(
+    rule: &Rule,
+    bound: &mut [bool],
+    placed_other: &mut [bool],
+    steps: &mut Vec<Step>,
+    relations: &mut [Relation],
+    again: &mut bool,
 ) {
     for (i, lit) in rule.body.iter().enumerate() {
         if placed_other[i] {
             continue;
         }
         match lit {
+            Literal::Assign { var, expr } => {
+                if expr.ready(bound) {
+                    steps.push(Step::Assign {
+                        var: *var,
+                        expr: expr.clone(),
+                        check: bound[*var],
+                    });
+                    placed_other[i] = true;
+                    *again |= !bound[*var];
+                    bound[*var] = true;
+                }
+            }
             Literal::Compare { left, op, right } => {
                 if let (Some(l), Some(r)) = (operand(*left, bound), operand(*right, bound)) {
                     steps.push(Step::Compare(l, *op, r));
@@ -493,7 +537,7 @@ fn plan_body(
         .collect();
     let mut steps = Vec::new();
 
-    place_ready(rule, &bound, &mut placed_other, &mut steps, relations);
+    place_ready(rule, &mut bound, &mut placed_other, &mut steps, relations);
 
     for n in 0..atoms.len() {
         let pick = if let (0, Some(first)) = (n, first) {
@@ -540,7 +584,7 @@ fn plan_body(
         let (step, bound_here) = atom_step(atom, version, &bound, scan, relations);
         steps.push(Step::Atom(step));
         bound = bound_here;
-        place_ready(rule, &bound, &mut placed_other, &mut steps, relations);
+        place_ready(rule, &mut bound, &mut placed_other, &mut steps, relations);
     }
     debug_assert!(
         placed_other.iter().all(|&p| p),
@@ -579,6 +623,57 @@ fn plan_body(
 mod tests {
     use super::*;
     use crate::{load_program, SourceFile, Symbols};
+
+    /// An assignment runs as soon as its expression's variables are bound, so that the
+    /// variable it binds is the lookup key of the atom after it rather than a check after a
+    /// scan; with that variable bound beforehand (the head given), it checks instead.
+    #[test]
+    fn assignments_run_before_the_atoms_they_key() {
+        let src = ".decl e(x: number, y: number)\n.decl next(x: number, z: number)\n.input e\n\
+                   next(x, z) :- e(x, _), k = x + 1, e(k, z).\n\
+                   next(x, y + 1) :- e(x, y).\n";
+        let mut symbols = Symbols::new();
+        let program = load_program(&SourceFile::new("p.dl", src), &mut symbols).expect("program");
+        let mut relations: Vec<Relation> = program
+            .relations
+            .iter()
+            .map(|r| Relation::new(r.arity()))
+            .collect();
+        let full = [Version::Full, Version::Full];
+        let plan = plan_rule(&program, 0, &full, None, &mut relations);
+        let k = program.rules[0]
+            .var_names
+            .iter()
+            .position(|n| n == "k")
+            .expect("k");
+        let by_col0 = relations[0].ensure_index(&[0]);
+        let [Step::Atom(scan), Step::Assign { var, check, .. }, Step::Atom(walk)] =
+            plan.steps.as_slice()
+        else {
+            panic!("scan, assignment, lookup: {:?}", plan.steps)
+        };
+        assert!(scan.index.is_none() && !scan.membership);
+        assert_eq!((*var, *check), (k, false));
+        assert_eq!(walk.index, Some(by_col0));
+        assert_eq!(walk.key, vec![Operand::Var(k)]);
+        // next(x, $e0) with the head bound: the assignment of $e0 = y + 1 checks it.
+        let head_bound = PlanOptions {
+            seeded: false,
+            prebound: program.rules[1].head_vars().collect(),
+        };
+        let plan = plan_rule_with(
+            &program,
+            1,
+            &[Version::Full],
+            None,
+            &head_bound,
+            &mut relations,
+        );
+        assert!(matches!(
+            plan.steps.as_slice(),
+            [Step::Atom(_), Step::Assign { check: true, .. }]
+        ));
+    }
 
     /// A plan's first lookup takes its key from the row a run starts from: the seed row's
     /// columns through the seed atom's variables, the head's positions for a plan with the

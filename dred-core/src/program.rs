@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::diagnostic::{SourceFile, Span};
-use crate::syntax::ast::{AggFunc, CmpOp, Type};
+use crate::syntax::ast::{AggFunc, ArithOp, CmpOp, Type};
 use crate::value::{Symbols, Tuple, Value};
 
 /// Index of a relation in [`Program::relations`].
@@ -61,10 +61,11 @@ pub enum Literal {
     /// The atom must hold.
     Positive(Atom),
     /// The atom must not hold; its relation is in a strictly lower stratum and every variable
-    /// in it occurs in a positive atom of the same rule.
+    /// in it occurs in a positive atom of the same rule or is bound by an
+    /// [`Literal::Assign`].
     Negative(Atom),
-    /// A comparison whose variables all occur in positive atoms; order operators only on
-    /// numbers.
+    /// A comparison whose variables all occur in positive atoms or are bound by an
+    /// [`Literal::Assign`]; order operators only on numbers.
     Compare {
         /// Left operand.
         left: Term,
@@ -73,9 +74,97 @@ pub enum Literal {
         /// Right operand.
         right: Term,
     },
+    /// `var = expr`: binds `var` to the value of `expr` when `var` is not bound yet, and
+    /// keeps the binding only when they are equal when it is; an instance where `expr` has
+    /// no value (a division by zero) derives nothing. The checker makes one for every
+    /// arithmetic expression of a rule (its variable `$eN`, or the user's in `y = x + 1`)
+    /// and for an equality that binds a variable no positive atom binds (`y = x`). Every
+    /// variable of `expr` is bound by a positive atom or by an `Assign` earlier in the body.
+    Assign {
+        /// The variable bound or checked.
+        var: VarId,
+        /// Its value.
+        expr: Expr,
+    },
 }
 
-/// A checked rule. Range-restricted: every head variable occurs in a positive body atom.
+/// A checked arithmetic expression over `number`s: constants and variables (never `_`)
+/// under operators and functors.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// A variable or constant (of any type when the expression is nothing else).
+    Term(Term),
+    /// An operator or functor applied to its operands ([`crate::arith::apply`]).
+    Op(ArithOp, Vec<Expr>),
+}
+
+impl Expr {
+    /// The value under `var`'s binding of the variables, or `None` when an operator has no
+    /// value there (a division by zero): the rule instance then derives nothing.
+    pub fn eval(&self, var: &impl Fn(VarId) -> Value) -> Option<Value> {
+        match self {
+            Expr::Term(Term::Const(c)) => Some(*c),
+            Expr::Term(Term::Var(v)) => Some(var(*v)),
+            Expr::Term(Term::Wildcard) => unreachable!("the checker keeps `_` out of expressions"),
+            Expr::Op(op, args) => {
+                // Operands of up to 4 values live on the stack: nearly every operator's.
+                let mut buf = [0; 4];
+                if args.len() <= buf.len() {
+                    for (slot, a) in buf.iter_mut().zip(args) {
+                        *slot = a.eval(var)?;
+                    }
+                    crate::arith::apply(*op, &buf[..args.len()])
+                } else {
+                    let vals = args
+                        .iter()
+                        .map(|a| a.eval(var))
+                        .collect::<Option<Vec<_>>>()?;
+                    crate::arith::apply(*op, &vals)
+                }
+            }
+        }
+    }
+
+    /// Calls `f` on each variable of the expression, in order, repeats included.
+    pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
+        match self {
+            Expr::Term(Term::Var(v)) => f(*v),
+            Expr::Term(_) => {}
+            Expr::Op(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+        }
+    }
+
+    /// True when every variable of the expression is `bound`.
+    pub fn ready(&self, bound: &[bool]) -> bool {
+        let mut ready = true;
+        self.for_each_var(&mut |v| ready &= bound[v]);
+        ready
+    }
+
+    /// The expression as a program would write it, variables by `name`.
+    pub fn display(&self, name: &impl Fn(Term) -> String) -> String {
+        match self {
+            Expr::Term(t) => name(*t),
+            Expr::Op(op, args) if op.is_functor() => {
+                let args: Vec<String> = args.iter().map(|a| a.display(name)).collect();
+                format!("{}({})", op.symbol(), args.join(", "))
+            }
+            Expr::Op(op, args) if op.is_unary() => {
+                let sep = if *op == ArithOp::Neg { "" } else { " " };
+                format!("{}{sep}{}", op.symbol(), args[0].display(name))
+            }
+            Expr::Op(op, args) => format!(
+                "({} {} {})",
+                args[0].display(name),
+                op.symbol(),
+                args[1].display(name)
+            ),
+        }
+    }
+}
+
+/// A checked rule. Range-restricted: every head variable occurs in a positive body atom or
+/// is bound by an [`Literal::Assign`].
 #[derive(Clone, Debug)]
 pub struct Rule {
     /// The derived atom; never wildcards, never an `.input` relation.
@@ -253,6 +342,14 @@ impl Program {
         self.stratum_of[rel]
             .and_then(|s| self.strata[s].aggregate)
             .map(|a| &self.aggregates[a])
+    }
+
+    /// True when some rule computes a value ([`Literal::Assign`]): arithmetic, or an
+    /// equality that binds a variable.
+    pub fn has_arithmetic(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.body.iter().any(|l| matches!(l, Literal::Assign { .. })))
     }
 
     /// True when some rule has a negated atom.

@@ -8,6 +8,9 @@
 //! - 6 derived relations, free to recurse through each other (mutual recursion);
 //! - 1 to 4 positive body atoms, variables repeated inside one atom and across atoms,
 //!   constants in heads and bodies, wildcards, comparisons, program facts;
+//! - in `number` cases, arithmetic in half of the random rules ([`Draw::arithmetic`]):
+//!   computed head arguments, assignments, comparisons of expressions, in recursive rules
+//!   too, every value a head receives from arithmetic taken modulo 3 so that evaluation ends;
 //! - with negation, one negated atom per rule at most, stratified by construction: every
 //!   derived relation has a level, a rule reads positively at most its head's level and
 //!   negates only strictly lower ones;
@@ -483,6 +486,19 @@ pub struct Features {
     pub comparison: bool,
     /// A negated atom.
     pub negation: bool,
+    /// Arithmetic: an expression computed into a variable ([`Literal::Assign`]).
+    pub arithmetic: bool,
+    /// Arithmetic in a recursive rule.
+    pub recursive_arithmetic: bool,
+    /// Rules of the checked program (aggregates' rewritten rules included).
+    pub rules: usize,
+    /// Those with arithmetic.
+    pub arithmetic_rules: usize,
+    /// Derived facts of the initial model.
+    pub derived_facts: usize,
+    /// Those that need arithmetic: absent from the initial model of the program whose rules
+    /// with arithmetic never fire.
+    pub arithmetic_facts: usize,
     /// An aggregate (count, sum, min or max).
     pub aggregate: bool,
     /// An update brings a fresh constant.
@@ -533,10 +549,34 @@ impl Features {
                     }
                     Literal::Negative(_) => f.negation = true,
                     Literal::Compare { .. } => f.comparison = true,
+                    Literal::Assign { .. } => {
+                        f.arithmetic = true;
+                        f.recursive_arithmetic |=
+                            p.stratum_of[rule.head.rel].is_some_and(|s| p.strata[s].recursive);
+                    }
                 }
             }
         }
         f.aggregate = !loaded.program.aggregates.is_empty();
+        f.rules = p.rules.len();
+        let with_arith =
+            |r: &crate::program::Rule| r.body.iter().any(|l| matches!(l, Literal::Assign { .. }));
+        f.arithmetic_rules = p.rules.iter().filter(|r| with_arith(r)).count();
+        let model = Oracle::least_model(p, &loaded.edb);
+        f.derived_facts = model.len();
+        if f.arithmetic_rules > 0 {
+            // The same program with every rule that has arithmetic made false (`0 != 0`):
+            // rule indices and strata stay as they are.
+            let mut without = (**p).clone();
+            for r in without.rules.iter_mut().filter(|r| with_arith(r)) {
+                r.body.push(Literal::Compare {
+                    left: Term::Const(0),
+                    op: crate::syntax::ast::CmpOp::Ne,
+                    right: Term::Const(0),
+                });
+            }
+            f.arithmetic_facts = f.derived_facts - Oracle::least_model(&without, &loaded.edb).len();
+        }
         f
     }
 }
@@ -576,6 +616,10 @@ pub struct NonTriviality {
     pub dred_cases: usize,
     /// Per feature of [`Features`], the cases that have it.
     pub features: Vec<(&'static str, usize)>,
+    /// Rules, and rules with arithmetic, over all cases.
+    pub rules: [usize; 2],
+    /// Derived facts of the initial models, and those that need arithmetic, over all cases.
+    pub derived_facts: [usize; 2],
     /// Cases with a non-empty initial model.
     pub nonempty_model: usize,
     /// Cases where some batch changed the IDB.
@@ -603,6 +647,8 @@ impl NonTriviality {
             ("four body atoms", features.four_atoms),
             ("comparison", features.comparison),
             ("negation", features.negation),
+            ("arithmetic", features.arithmetic),
+            ("arithmetic in recursion", features.recursive_arithmetic),
             ("aggregate", features.aggregate),
             ("fresh constant in updates", features.fresh_constant),
             ("empty batch", features.empty_batch),
@@ -614,6 +660,10 @@ impl NonTriviality {
             slot.1 += usize::from(has);
         }
         self.cases += 1;
+        self.rules[0] += features.rules;
+        self.rules[1] += features.arithmetic_rules;
+        self.derived_facts[0] += features.derived_facts;
+        self.derived_facts[1] += features.arithmetic_facts;
         self.dred_cases += usize::from(dred_ran);
         self.nonempty_model += usize::from(observed.nonempty_model);
         self.idb_changed += usize::from(observed.idb_changed);
@@ -666,6 +716,14 @@ impl std::fmt::Display for NonTriviality {
             Self::pct(self.upper[1], self.dred_cases),
             Self::pct(self.upper[2], self.dred_cases),
             Self::pct(self.upper[3], self.dred_cases),
+        )?;
+        writeln!(
+            f,
+            "arithmetic: in {} of {} rules; {} of {} derived facts of initial models need it",
+            Self::pct(self.rules[1], self.rules[0]),
+            self.rules[0],
+            Self::pct(self.derived_facts[1], self.derived_facts[0]),
+            self.derived_facts[0]
         )?;
         let parts: Vec<String> = self
             .features
@@ -989,6 +1047,56 @@ struct RuleCode {
     compare: Option<(u8, TermCode, TermCode)>,
     negated: Option<AtomCode>,
     aggregate: Option<AggCode>,
+    arith: Option<ArithCode>,
+}
+
+/// A generated expression: an operator over two terms (the first of [`BINARY`], then the
+/// prefix operators and functors), and when `nested` a second operator applying it to a
+/// third term.
+#[derive(Clone, Debug)]
+struct ExprCode {
+    ops: [u8; 2],
+    terms: [TermCode; 3],
+    nested: bool,
+}
+
+/// Where a rule of a `number` case uses arithmetic ([`render_arith`]).
+#[derive(Clone, Debug)]
+struct ArithCode {
+    kind: u8,
+    exprs: [ExprCode; 2],
+    cmp: u8,
+    pos: u8,
+}
+
+/// The binary operators drawn.
+const BINARY: [&str; 15] = [
+    "+", "-", "*", "/", "%", "^", "band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor",
+    "lxor",
+];
+
+/// The modulus that bounds every value a generated rule derives by arithmetic, so that
+/// recursion through arithmetic reaches a fixpoint: such values lie in `-2..=2`.
+const BOUND: i64 = 3;
+
+fn expr_code() -> impl Strategy<Value = ExprCode> {
+    (
+        [any::<u8>(), any::<u8>()],
+        [term_code(), term_code(), term_code()],
+        prop::bool::weighted(0.3),
+    )
+        .prop_map(|(ops, terms, nested)| ExprCode { ops, terms, nested })
+}
+
+fn arith_code() -> impl Strategy<Value = ArithCode> {
+    (0u8..6, [expr_code(), expr_code()], 0u8..6, any::<u8>()).prop_map(|(kind, exprs, cmp, pos)| {
+        ArithCode {
+            kind,
+            exprs,
+            cmp,
+            pos,
+        }
+    })
 }
 
 /// A generated aggregate: the function (count, sum, min, max), its one atom, and whether
@@ -1000,8 +1108,8 @@ struct AggCode {
     in_head: bool,
 }
 
-fn rule_code(negation: bool, aggregates: bool) -> BoxedStrategy<RuleCode> {
-    let plain = plain_rule_code(negation);
+fn rule_code(negation: bool, aggregates: bool, arithmetic: bool) -> BoxedStrategy<RuleCode> {
+    let plain = plain_rule_code(negation, arithmetic);
     if !negation || !aggregates {
         return plain.boxed();
     }
@@ -1021,7 +1129,14 @@ fn rule_code(negation: bool, aggregates: bool) -> BoxedStrategy<RuleCode> {
         .boxed()
 }
 
-fn plain_rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
+fn plain_rule_code(negation: bool, arithmetic: bool) -> impl Strategy<Value = RuleCode> {
+    // Without arithmetic nothing is drawn for it (`Just` takes no randomness), so such cases
+    // are those the generator drew before it had arithmetic.
+    let arith = if arithmetic {
+        prop::option::weighted(0.5, arith_code()).boxed()
+    } else {
+        Just(None).boxed()
+    };
     (
         any::<u8>(),
         [term_code(), term_code(), term_code()],
@@ -1031,15 +1146,19 @@ fn plain_rule_code(negation: bool) -> impl Strategy<Value = RuleCode> {
         // A weight must be above 0: positive cases draw and drop the rare negated atom.
         prop::option::weighted(if negation { 0.4 } else { 0.001 }, atom_code())
             .prop_map(move |a| a.filter(|_| negation)),
+        arith,
     )
-        .prop_map(|(head, head_terms, body, compare, negated)| RuleCode {
-            head,
-            head_terms,
-            body,
-            compare,
-            negated,
-            aggregate: None,
-        })
+        .prop_map(
+            |(head, head_terms, body, compare, negated, arith)| RuleCode {
+                head,
+                head_terms,
+                body,
+                compare,
+                negated,
+                aggregate: None,
+                arith,
+            },
+        )
 }
 
 /// Rule shapes that make recursion, long derivations and alternative proofs likely, mixed
@@ -1150,11 +1269,39 @@ pub fn random_case(negation: bool) -> impl Strategy<Value = RandomCase> {
     random_case_with(negation, negation)
 }
 
-/// [`random_case`], with aggregates only when `aggregates` (and `negation`) is set: for what
-/// does not take aggregates (`--query`'s magic sets), on the same cases otherwise.
+/// [`random_case`], with aggregates only when `aggregates` (and `negation`) is set.
 pub fn random_case_with(negation: bool, aggregates: bool) -> impl Strategy<Value = RandomCase> {
+    random_case_of(Draw {
+        negation,
+        aggregates,
+        arithmetic: true,
+    })
+}
+
+/// What a generated case may contain beyond positive Datalog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Draw {
+    /// Negated atoms, one per rule at most, stratified by construction.
+    pub negation: bool,
+    /// One aggregate per rule at most, over a lower relation (with `negation` only).
+    pub aggregates: bool,
+    /// Arithmetic in `number` cases, in half of the random rules: computed head arguments,
+    /// assignments (one feeding a lookup), comparisons of expressions, equality filters,
+    /// negated atoms over an expression, in recursive rules too, every value a head receives
+    /// from arithmetic taken modulo 3 so that evaluation terminates.
+    pub arithmetic: bool,
+}
+
+/// Random cases as [`random_case`] describes, with what `draw` allows: for what takes no
+/// aggregates or arithmetic (`--query`'s magic sets), on the same cases otherwise.
+pub fn random_case_of(draw: Draw) -> impl Strategy<Value = RandomCase> {
+    let Draw {
+        negation,
+        aggregates,
+        arithmetic,
+    } = draw;
     let rule = prop_oneof![
-        2 => rule_code(negation, aggregates).prop_map(RuleChoice::Random),
+        2 => rule_code(negation, aggregates, arithmetic).prop_map(RuleChoice::Random),
         1 => (0..TEMPLATES.len()).prop_map(RuleChoice::Template),
     ];
     (
@@ -1171,7 +1318,7 @@ pub fn random_case_with(negation: bool, aggregates: bool) -> impl Strategy<Value
             } else {
                 ColumnType::Number
             };
-            build_case(ty, negation, &levels, &rules, &facts, &edb, &batches)
+            build_case(ty, draw, &levels, &rules, &facts, &edb, &batches)
         })
 }
 
@@ -1197,11 +1344,16 @@ fn header(ty: ColumnType) -> String {
 /// become `_`.
 fn render_rule(
     ty: ColumnType,
-    negation: bool,
+    draw: Draw,
     levels: &[u8],
     defined: &[bool],
     r: &RuleCode,
 ) -> String {
+    let Draw {
+        negation,
+        arithmetic,
+        ..
+    } = draw;
     let head = r.head as usize % IDB.len();
     let level = levels[head];
     // The relations a positive atom may read: input ones, and derived ones that some rule
@@ -1330,10 +1482,85 @@ fn render_rule(
         .iter()
         .map(|&t| bound_term(t))
         .collect();
+    if let (Some(a), ColumnType::Number, true) = (&r.arith, ty, arithmetic) {
+        let expr = |e: &ExprCode| render_expr(e, &bound_term);
+        render_arith(a, &expr, &bound, negation, &mut lits, &mut head_args);
+    }
     if let (true, Some(last)) = (result_in_head, head_args.last_mut()) {
         *last = "n".to_string();
     }
     format!("{name}({}) :- {}.", head_args.join(", "), lits.join(", "))
+}
+
+/// An expression over the rule's bound variables and constants (`term` writes each).
+fn render_expr(e: &ExprCode, term: &impl Fn(TermCode) -> String) -> String {
+    let [a, b, c] = e.terms.map(term);
+    let base = match e.ops[0] as usize % (BINARY.len() + 5) {
+        i if i < BINARY.len() => format!("{a} {} {b}", BINARY[i]),
+        15 => format!("-({a})"),
+        16 => format!("bnot {a}"),
+        17 => format!("lnot {a}"),
+        18 => format!("min({a}, {b})"),
+        _ => format!("max({a}, {b}, {c})"),
+    };
+    if e.nested {
+        format!("({base}) {} {c}", BINARY[e.ops[1] as usize % BINARY.len()])
+    } else {
+        base
+    }
+}
+
+/// Adds arithmetic to a rendered rule (its body literals `lits`, its head's arguments), of
+/// one of six kinds: a head argument computed; an assignment `v = e` giving one; a
+/// comparison of two expressions; an equality of a bound variable and an expression (a
+/// filter); an assignment whose variable is a lookup key of an atom after it; a negated atom
+/// over an expression (with negation). Every value a head receives from arithmetic is taken
+/// modulo [`BOUND`], so that recursion through it terminates.
+fn render_arith(
+    a: &ArithCode,
+    expr: &impl Fn(&ExprCode) -> String,
+    bound: &[u8],
+    negation: bool,
+    lits: &mut Vec<String>,
+    head_args: &mut [String],
+) {
+    let bounded = |e: &ExprCode| format!("({}) % {BOUND}", expr(e));
+    let pos = a.pos as usize;
+    let kind = match a.kind {
+        0 | 1 if head_args.is_empty() => 2,
+        3 if bound.is_empty() => 2,
+        5 if !negation => 2,
+        k => k,
+    };
+    match kind {
+        0 => head_args[pos % head_args.len()] = bounded(&a.exprs[0]),
+        1 => {
+            lits.push(format!("v = {}", bounded(&a.exprs[0])));
+            head_args[pos % head_args.len()] = "v".into();
+        }
+        2 => {
+            const CMP: [&str; 6] = ["=", "!=", "<", "<=", ">", ">="];
+            lits.push(format!(
+                "{} {} {}",
+                expr(&a.exprs[0]),
+                CMP[a.cmp as usize % CMP.len()],
+                expr(&a.exprs[1])
+            ));
+        }
+        3 => {
+            let v = VARS[bound[pos % bound.len()] as usize];
+            lits.push(format!("{v} = {}", bounded(&a.exprs[0])));
+        }
+        4 => {
+            lits.push(format!("v = {}", bounded(&a.exprs[0])));
+            lits.push(if pos.is_multiple_of(2) {
+                "e(v, _)".to_string()
+            } else {
+                "g(v)".to_string()
+            });
+        }
+        _ => lits.push(format!("!g({})", bounded(&a.exprs[0]))),
+    }
 }
 
 /// Whether template `i` fits the levels of a negation case: every derived relation it reads
@@ -1354,7 +1581,7 @@ fn template_fits(i: usize, levels: &[u8]) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn build_case(
     ty: ColumnType,
-    negation: bool,
+    draw: Draw,
     levels: &[u8],
     rules: &[RuleChoice],
     facts: &[(u8, [u8; 3])],
@@ -1387,10 +1614,8 @@ fn build_case(
     }
     for r in rules {
         match r {
-            RuleChoice::Random(code) => {
-                lines.push(render_rule(ty, negation, levels, &defined, code))
-            }
-            RuleChoice::Template(i) if !negation || template_fits(*i, levels) => {
+            RuleChoice::Random(code) => lines.push(render_rule(ty, draw, levels, &defined, code)),
+            RuleChoice::Template(i) if !draw.negation || template_fits(*i, levels) => {
                 lines.push(TEMPLATES[*i].to_string())
             }
             RuleChoice::Template(_) => {}

@@ -19,7 +19,7 @@ use dred_core::{
 use proptest::prelude::*;
 
 /// Every ground instance of `rule` whose body holds in `db`: (head, positive body facts).
-/// Plain nested scans in body order; comparisons tested when everything is bound.
+/// Plain nested scans in body order; assignments, then comparisons, when everything is bound.
 fn instances(rule: &Rule, db: &[BTreeSet<Tuple>]) -> Vec<(Fact, Vec<Fact>)> {
     fn go(
         rule: &Rule,
@@ -35,6 +35,19 @@ fn instances(rule: &Rule, db: &[BTreeSet<Tuple>]) -> Vec<(Fact, Vec<Fact>)> {
                 Term::Var(v) => b[*v].expect("bound"),
                 Term::Wildcard => unreachable!("no wildcard in heads or comparisons"),
             };
+            // Assignments first, in body order: each binds its variable or checks it.
+            let mut binding = binding.clone();
+            for lit in &rule.body {
+                if let Literal::Assign { var, expr } = lit {
+                    let Some(v) = expr.eval(&|x| binding[x].expect("bound")) else {
+                        return;
+                    };
+                    if *binding[*var].get_or_insert(v) != v {
+                        return;
+                    }
+                }
+            }
+            let binding = &binding;
             for lit in &rule.body {
                 if let Literal::Compare { left, op, right } = lit {
                     let (l, r) = (value(left, binding), value(right, binding));

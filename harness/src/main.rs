@@ -55,6 +55,15 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The round guard stops an evaluation by a panic the runner turns into the engine's
+    // failure with its own message; the default hook would print it a second time, as a
+    // crash.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.payload().is::<dred_core::rounds::RoundLimitExceeded>() {
+            default_hook(info);
+        }
+    }));
     harness::external::set_engines_file(cli.engines_file.clone());
     let result = match &cli.command {
         Command::Run(args) => cmd::run::run(args),

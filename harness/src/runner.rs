@@ -114,6 +114,13 @@ fn guarded<T>(
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(payload) => {
+            // The round guard's stop is no bug: its message stands alone.
+            if let Some(stop) = payload.downcast_ref::<dred_core::rounds::RoundLimitExceeded>() {
+                return Err(dred_core::EngineError::Misuse {
+                    engine: String::new(),
+                    message: stop.to_string(),
+                });
+            }
             let message = payload
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())

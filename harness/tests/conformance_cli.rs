@@ -1,6 +1,7 @@
 //! The Soufflé constructs the front end rewrites into the core (declared types, hexadecimal
 //! and binary literals, `.printsize`, disjunction, several heads, rules without a positive
-//! atom, components), one conformance case each in `datasets/conformance/`: from scratch every engine
+//! atom, components) and arithmetic (`datasets/conformance/arithmetic/`: every operator, precedence,
+//! binding, recursion), one conformance case each in `datasets/conformance/`: from scratch every engine
 //! gives the model worked out by hand (`expected/`), and under a churn stream every engine
 //! agrees with the oracle after every batch, whole models compared.
 
@@ -10,7 +11,16 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 4] = ["types", "disjunction", "ground", "components"];
+const CASES: [&str; 8] = [
+    "types",
+    "disjunction",
+    "ground",
+    "components",
+    "arithmetic/operators",
+    "arithmetic/precedence",
+    "arithmetic/binding",
+    "arithmetic/recursion",
+];
 
 /// Every engine that evaluates programs with negation, the oracle first.
 const ENGINES: &str = "oracle,dred,bf,reference,dd,recompute,recompute-levels,rotate,auto,counting";
@@ -129,6 +139,22 @@ fn the_magic_set_rewrite_keeps_the_rewritten_constructs() {
     }
 }
 
+/// `--query` refuses a program with arithmetic, at its first rule that computes a value.
+#[test]
+fn the_magic_set_rewrite_refuses_arithmetic() {
+    let o = run_case(
+        "arithmetic/binding",
+        &["--query", "twice(1, y)", "--engines", "dred"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("does not rewrite programs with arithmetic")
+            && stderr(&o).contains("program.dl:23:1"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// What the front end still refuses is a located error, exit 2, never a panic.
 #[test]
 fn refused_constructs_are_located_errors() {
@@ -146,7 +172,10 @@ fn refused_constructs_are_located_errors() {
             ".decl r(x: number)\n.decl a(x: number)\nr(x) :- !a(x).\n",
             "p.dl:3:12",
         ),
-        (".decl r(x: number)\nr(x + 1) :- r(x).\n", "p.dl:2:5"),
+        (
+            ".decl r(x: number)\nr(x) :- r(y), x = cat(y, y).\n",
+            "p.dl:2:19",
+        ),
         // Components: an undeclared one, a wrong number of type arguments, an error in an
         // instance's rule (located in the component's body).
         (".init x = Nope\n", "p.dl:1:11"),

@@ -184,13 +184,31 @@ pub(super) fn desugar(
     Ok((out, specs))
 }
 
-/// Variables named in a term list, in order, each once.
+/// Variables named in a term list (inside expressions too), in order, each once.
 fn vars_of<'a>(terms: impl IntoIterator<Item = &'a Term>, out: &mut Vec<Ident>) {
     for t in terms {
-        if let Term::Var(id) = t {
+        t.for_each_var(&mut |id| {
             if !out.iter().any(|v| v.name == id.name) {
                 out.push(id.clone());
             }
+        });
+    }
+}
+
+/// Calls `f` on each argument of the atoms and comparisons of `lit` (of an aggregate: of its
+/// body, and its target).
+fn literal_terms<'a>(lit: &'a Literal, f: &mut impl FnMut(&'a Term)) {
+    match lit {
+        Literal::Positive(a) | Literal::Negative(a, _) => a.args.iter().for_each(f),
+        Literal::Compare(c) => {
+            f(&c.left);
+            f(&c.right);
+        }
+        Literal::Aggregate(a) => {
+            for l in &a.body {
+                literal_terms(l, f);
+            }
+            a.target.iter().for_each(f);
         }
     }
 }
@@ -260,6 +278,24 @@ fn split(
             "write `n = count : { .. }`",
         ));
     };
+    let mut arithmetic = None;
+    for l in &agg.body {
+        literal_terms(l, &mut |t| {
+            if let (Term::Expr(e), None) = (t, &arithmetic) {
+                arithmetic = Some(e.span);
+            }
+        });
+    }
+    if let Some(Term::Expr(e)) = &agg.target {
+        arithmetic.get_or_insert(e.span);
+    }
+    if let Some(span) = arithmetic {
+        return Err(err(
+            span,
+            "arithmetic inside an aggregate is not supported".into(),
+            "compute the value in a rule of its own and aggregate over its relation",
+        ));
+    }
     let mut inside = Vec::new();
     for l in &agg.body {
         if let Literal::Aggregate(inner) = l {
@@ -424,11 +460,18 @@ pub(crate) fn func_name(f: AggFunc) -> &'static str {
     }
 }
 
+/// `t` with every occurrence of variable `var` (inside expressions too) replaced by `by`.
+fn substitute_term(t: &mut Term, var: &str, by: &Term) {
+    match t {
+        Term::Var(id) if id.name == var => *t = by.clone(),
+        Term::Expr(e) => e.args.iter_mut().for_each(|a| substitute_term(a, var, by)),
+        _ => {}
+    }
+}
+
 fn substitute_atom(a: &mut ast::Atom, var: &str, by: &Term) {
     for t in &mut a.args {
-        if matches!(t, Term::Var(id) if id.name == var) {
-            *t = by.clone();
-        }
+        substitute_term(t, var, by);
     }
 }
 
@@ -437,9 +480,7 @@ fn substitute(lit: &mut Literal, var: &str, by: &Term) {
         Literal::Positive(a) | Literal::Negative(a, _) => substitute_atom(a, var, by),
         Literal::Compare(c) => {
             for t in [&mut c.left, &mut c.right] {
-                if matches!(t, Term::Var(id) if id.name == var) {
-                    *t = by.clone();
-                }
+                substitute_term(t, var, by);
             }
         }
         Literal::Aggregate(a) => {
@@ -447,9 +488,7 @@ fn substitute(lit: &mut Literal, var: &str, by: &Term) {
                 substitute(l, var, by);
             }
             if let Some(t) = &mut a.target {
-                if matches!(t, Term::Var(id) if id.name == var) {
-                    *t = by.clone();
-                }
+                substitute_term(t, var, by);
             }
         }
     }

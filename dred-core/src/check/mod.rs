@@ -1,6 +1,15 @@
 //! From the AST to a checked [`Program`]: names resolved, arities and column types verified,
 //! range restriction enforced, `.input` relations kept out of rule heads, strata computed.
 //!
+//! Arithmetic becomes assignments ([`Literal::Assign`]): each expression of an atom (head,
+//! body or negated) is replaced by a fresh variable `$eN` computed from it, each side of a
+//! comparison that is an expression likewise, and an equality `v = t` whose variable `v` no
+//! positive atom binds binds it. A variable is bound when a positive atom binds it or an
+//! assignment does whose expression's variables are all bound (found by a fixpoint, so that
+//! assignments may be written in any order, never in a cycle). Assignments come after the
+//! rule's other literals, each after those binding its expression's variables; a rule
+//! without arithmetic keeps its literals exactly as written.
+//!
 //! Each violation is a [`Diagnostic`] at the offending text. Checks run in source order and
 //! the first error is reported.
 
@@ -11,10 +20,10 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
 use crate::program::{
-    AggregateDef, Atom, Literal, Program, ProgramFact, RelId, RelationDecl, Rule, Term,
+    AggregateDef, Atom, Expr, Literal, Program, ProgramFact, RelId, RelationDecl, Rule, Term,
 };
-use crate::syntax::ast::{self, Type};
-use crate::value::Symbols;
+use crate::syntax::ast::{self, CmpOp, Type};
+use crate::value::{Symbols, Value};
 
 /// The zero-arity relation, always true, that a rule without a positive body atom reads
 /// (`r("x") :- !a("y").` is checked as `r("x") :- $true(), !a("y").`); `$` keeps it apart
@@ -135,6 +144,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             relations: &relations,
             symbols,
             vars: Vec::new(),
+            fresh: 0,
         };
         let mut body = Vec::new();
         let truth_atom = match truth {
@@ -152,43 +162,27 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             }
             _ => None,
         };
-        // Positive atoms first: they bind variables and fix their types.
-        for lit in &rule.body {
-            if let ast::Literal::Positive(a) = lit {
-                let rel = resolve(&a.relation)?;
-                body.push((lit, Some(Literal::Positive(rc.atom(rel, a, true)?))));
-            } else {
-                body.push((lit, None));
-            }
-        }
-        let bound = rc.vars.len();
-        let mut checked_body = Vec::with_capacity(body.len() + 1);
-        checked_body.extend(truth_atom);
-        for (lit, done) in body {
-            let checked = match (lit, done) {
-                (_, Some(l)) => l,
-                (ast::Literal::Negative(a, _), None) => {
-                    let rel = resolve(&a.relation)?;
-                    Literal::Negative(rc.atom(rel, a, false)?)
-                }
-                (ast::Literal::Compare(c), None) => rc.comparison(c)?,
-                (ast::Literal::Aggregate(a), None) => {
-                    unreachable!(
-                        "aggregates are rewritten before the checks (at {:?})",
-                        a.span
-                    )
-                }
-                (ast::Literal::Positive(_), None) => unreachable!("positive atoms checked above"),
-            };
-            checked_body.push(checked);
-        }
-        debug_assert_eq!(
-            bound,
-            rc.vars.len(),
-            "negation/comparison bound no variable"
-        );
-        let head = rc.head(head_rel, &rule.head, rule.body.is_empty())?;
         if rule.body.is_empty() {
+            // A fact's arguments are constants; an expression among them is computed here,
+            // and a fact whose expression has no value (a division by zero) is no fact.
+            let mut args = Vec::with_capacity(rule.head.args.len());
+            for t in &rule.head.args {
+                match t {
+                    ast::Term::Expr(_) => match rc.constant_expr(t)? {
+                        Some(v) => args.push(ast::Term::Num(v, t.span())),
+                        None => break,
+                    },
+                    t => args.push(t.clone()),
+                }
+            }
+            if args.len() < rule.head.args.len() {
+                continue;
+            }
+            let head = ast::Atom {
+                args,
+                ..rule.head.clone()
+            };
+            let head = rc.head(head_rel, &head, true)?;
             let tuple = head
                 .args
                 .iter()
@@ -202,25 +196,75 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 tuple,
                 span: rule.span,
             });
-        } else {
-            if checked_body
-                .iter()
-                .all(|l| !matches!(l, Literal::Positive(_)))
-            {
-                return Err(err(
-                    rule.span,
-                    "a rule needs at least one positive body atom".into(),
-                    "nothing here binds the rule's variables",
-                ));
-            }
-            let var_names = rc.vars.into_iter().map(|(n, _)| n).collect();
-            rules.push(Rule {
-                head,
-                body: checked_body,
-                var_names,
-                span: rule.span,
-            });
+            continue;
         }
+        // Every expression of an atom becomes a fresh variable `$eN`, computed by an
+        // assignment once the variables it reads are bound; comparisons wait for the same.
+        let mut pending = Vec::new();
+        let head_atom = rc.lower_atom(&rule.head, "the rule head", &mut pending);
+        // Positive atoms first: they bind variables and fix their types.
+        for lit in &rule.body {
+            match lit {
+                ast::Literal::Positive(a) => {
+                    let rel = resolve(&a.relation)?;
+                    let a = rc.lower_atom(a, "a body atom", &mut pending);
+                    body.push(Slot::Done(Literal::Positive(rc.atom(rel, &a, true)?)));
+                }
+                ast::Literal::Negative(a, _) => {
+                    let rel = resolve(&a.relation)?;
+                    let a = rc.lower_atom(a, "a negated atom", &mut pending);
+                    body.push(Slot::Negative(rel, a));
+                }
+                ast::Literal::Compare(c) => {
+                    pending.push(Pending::Compare(c.clone()));
+                    body.push(Slot::Compare(pending.len() - 1));
+                }
+                ast::Literal::Aggregate(a) => {
+                    unreachable!(
+                        "aggregates are rewritten before the checks (at {:?})",
+                        a.span
+                    )
+                }
+            }
+        }
+        let (mut assigns, done) = rc.bind(&pending)?;
+        let mut checked_body = Vec::with_capacity(body.len() + assigns.len() + 1);
+        checked_body.extend(truth_atom);
+        for slot in body {
+            match slot {
+                Slot::Done(l) => checked_body.push(l),
+                Slot::Negative(rel, a) => {
+                    checked_body.push(Literal::Negative(rc.atom(rel, &a, false)?));
+                }
+                Slot::Compare(i) if done[i] => {}
+                Slot::Compare(i) => {
+                    let Pending::Compare(c) = &pending[i] else {
+                        unreachable!("a comparison's slot names a comparison")
+                    };
+                    checked_body.push(rc.comparison(c, &mut assigns)?);
+                }
+            }
+        }
+        // Assignments last, each after those that bind its expression's variables.
+        checked_body.extend(assigns);
+        let head = rc.head(head_rel, &head_atom, false)?;
+        if checked_body
+            .iter()
+            .all(|l| !matches!(l, Literal::Positive(_)))
+        {
+            return Err(err(
+                rule.span,
+                "a rule needs at least one positive body atom".into(),
+                "nothing here binds the rule's variables",
+            ));
+        }
+        let var_names = rc.vars.into_iter().map(|(n, _)| n).collect();
+        rules.push(Rule {
+            head,
+            body: checked_body,
+            var_names,
+            span: rule.span,
+        });
     }
 
     if let Some(t) = truth {
@@ -254,12 +298,41 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
     })
 }
 
+/// A body literal of a rule being checked, in source order.
+enum Slot {
+    /// Checked already (a positive atom).
+    Done(Literal),
+    /// A negated atom, its expressions lowered, checked once every variable is bound.
+    Negative(RelId, ast::Atom),
+    /// The comparison at this index of the pending list.
+    Compare(usize),
+}
+
+/// What waits for variables to be bound before it can be checked.
+enum Pending {
+    /// `var = expr`: an expression of an atom, lowered to the fresh variable `var`; the
+    /// context names where it was written, for messages.
+    Assign {
+        var: ast::Ident,
+        expr: ast::Term,
+        context: &'static str,
+    },
+    /// A comparison as written; an equality may bind a variable.
+    Compare(ast::Comparison),
+}
+
+/// The prefix of the variables the checker makes for expressions: no program can write it.
+const FRESH: &str = "$e";
+
 struct RuleChecker<'a> {
     file: &'a SourceFile,
     relations: &'a [RelationDecl],
     symbols: &'a mut Symbols,
-    /// Variables bound by positive atoms, with their types, in order of first occurrence.
+    /// Variables bound so far (by positive atoms, then assignments), with their types, in
+    /// order of binding.
     vars: Vec<(String, Type)>,
+    /// Fresh variables made so far.
+    fresh: usize,
 }
 
 impl RuleChecker<'_> {
@@ -356,7 +429,272 @@ impl RuleChecker<'_> {
         }
     }
 
-    fn comparison(&mut self, c: &ast::Comparison) -> Result<Literal, Diagnostic> {
+    /// `a` with each expression argument replaced by a fresh variable, whose assignment is
+    /// added to `pending`.
+    fn lower_atom(
+        &mut self,
+        a: &ast::Atom,
+        context: &'static str,
+        pending: &mut Vec<Pending>,
+    ) -> ast::Atom {
+        let mut a = a.clone();
+        for t in &mut a.args {
+            if let ast::Term::Expr(e) = t {
+                let var = ast::Ident {
+                    name: format!("{FRESH}{}", self.fresh),
+                    span: e.span,
+                };
+                self.fresh += 1;
+                let expr = std::mem::replace(t, ast::Term::Var(var.clone()));
+                pending.push(Pending::Assign { var, expr, context });
+            }
+        }
+        a
+    }
+
+    fn is_bound(&self, name: &str) -> bool {
+        self.vars.iter().any(|(n, _)| n == name)
+    }
+
+    /// The first variable of `t` not bound yet.
+    fn first_unbound<'t>(&self, t: &'t ast::Term) -> Option<&'t ast::Ident> {
+        let mut first = None;
+        t.for_each_var(&mut |id| {
+            if first.is_none() && !self.is_bound(&id.name) {
+                first = Some(id);
+            }
+        });
+        first
+    }
+
+    /// Binds what `pending` can bind, until nothing more is: an expression's variable once
+    /// every variable of the expression is bound, and in an equality `v = t` with `v` a
+    /// variable bound nowhere else, `v` once `t`'s variables are. Returns the assignments in
+    /// the order made (each after those binding its variables) and which pending items they
+    /// settled; an expression left with an unbound variable is an error, named in its
+    /// context. A cycle (`x = y + 1, y = x - 1` and nothing else binding them) binds
+    /// nothing and is reported so.
+    fn bind(&mut self, pending: &[Pending]) -> Result<(Vec<Literal>, Vec<bool>), Diagnostic> {
+        let mut assigns = Vec::new();
+        let mut done = vec![false; pending.len()];
+        loop {
+            let mut progress = false;
+            for (i, p) in pending.iter().enumerate() {
+                if done[i] {
+                    continue;
+                }
+                match p {
+                    Pending::Assign { var, expr, .. } => {
+                        if self.first_unbound(expr).is_none() {
+                            assigns.push(self.assign(var, expr)?);
+                            done[i] = true;
+                        }
+                    }
+                    Pending::Compare(c) if c.op == CmpOp::Eq => {
+                        for (target, value) in [(&c.left, &c.right), (&c.right, &c.left)] {
+                            let ast::Term::Var(v) = target else {
+                                continue;
+                            };
+                            if !self.is_bound(&v.name)
+                                && !matches!(value, ast::Term::Wildcard(_))
+                                && self.first_unbound(value).is_none()
+                            {
+                                assigns.push(self.assign(v, value)?);
+                                done[i] = true;
+                                break;
+                            }
+                        }
+                    }
+                    Pending::Compare(_) => {}
+                }
+                progress |= done[i];
+            }
+            if !progress {
+                break;
+            }
+        }
+        for (p, _) in pending.iter().zip(&done).filter(|(_, &d)| !d) {
+            if let Pending::Assign {
+                var, expr, context, ..
+            } = p
+            {
+                let unbound = self.first_unbound(expr).unwrap_or(var);
+                return Err(self.err(
+                    unbound.span,
+                    format!(
+                        "variable `{}` in an expression in {context} is not bound: it occurs \
+                         in no positive body atom and no equality binds it",
+                        unbound.name
+                    ),
+                    "not range-restricted",
+                ));
+            }
+        }
+        Ok((assigns, done))
+    }
+
+    /// `var = expr` with every variable of `expr` bound: binds `var` when it is not, else
+    /// checks that the types agree.
+    fn assign(&mut self, var: &ast::Ident, expr: &ast::Term) -> Result<Literal, Diagnostic> {
+        let (checked, ty) = self.expr(expr)?;
+        let v = match self.vars.iter().position(|(n, _)| *n == var.name) {
+            Some(v) => {
+                let vty = self.vars[v].1;
+                if vty != ty {
+                    let msg = if var.name.starts_with(FRESH) {
+                        format!(
+                            "type mismatch: this expression is a `{}` but its column has type `{}`",
+                            ty.keyword(),
+                            vty.keyword()
+                        )
+                    } else {
+                        format!(
+                            "type mismatch: `{}` is a `{}` but is equated with a `{}`",
+                            var.name,
+                            vty.keyword(),
+                            ty.keyword()
+                        )
+                    };
+                    return Err(self.err(expr.span(), msg, "wrong type"));
+                }
+                v
+            }
+            None => {
+                self.vars.push((var.name.clone(), ty));
+                self.vars.len() - 1
+            }
+        };
+        Ok(Literal::Assign {
+            var: v,
+            expr: checked,
+        })
+    }
+
+    /// A term whose variables are all bound, as an expression with its type: a lone
+    /// variable or constant has its own, an operator needs `number` operands and gives a
+    /// `number`.
+    fn expr(&mut self, t: &ast::Term) -> Result<(Expr, Type), Diagnostic> {
+        Ok(match t {
+            ast::Term::Var(id) => {
+                let (term, ty) = self.bound_var(id, "an expression")?;
+                (Expr::Term(term), ty)
+            }
+            ast::Term::Num(n, _) => (Expr::Term(Term::Const(*n)), Type::Number),
+            ast::Term::Str(s, _) => (
+                Expr::Term(Term::Const(self.symbols.intern(s))),
+                Type::Symbol,
+            ),
+            ast::Term::Wildcard(s) => {
+                return Err(self.err(
+                    *s,
+                    "`_` cannot be used in an expression or equated".into(),
+                    "use a variable bound by a body atom",
+                ))
+            }
+            ast::Term::Expr(e) => {
+                let mut args = Vec::with_capacity(e.args.len());
+                for a in &e.args {
+                    let (arg, ty) = self.expr(a)?;
+                    if ty != Type::Number {
+                        return Err(self.err(
+                            a.span(),
+                            format!(
+                                "type mismatch: `{}` needs `number` operands, this is a `{}`",
+                                e.op.symbol(),
+                                ty.keyword()
+                            ),
+                            "arithmetic on a symbol",
+                        ));
+                    }
+                    args.push(arg);
+                }
+                (Expr::Op(e.op, args), Type::Number)
+            }
+        })
+    }
+
+    /// The value of an expression without variables (a fact's argument), or `None` when it
+    /// has none (a division by zero).
+    fn constant_expr(&mut self, t: &ast::Term) -> Result<Option<Value>, Diagnostic> {
+        if let Some(v) = self.first_unbound(t) {
+            return Err(self.err(
+                v.span,
+                format!("variable `{}` in a fact", v.name),
+                "a fact's arguments are constants",
+            ));
+        }
+        let (e, _) = self.expr(t)?;
+        Ok(e.eval(&|_| unreachable!("a fact's expression has no variable")))
+    }
+
+    /// A comparison once every variable that can be bound is: each side that is an
+    /// expression becomes a fresh variable computed by an assignment added to `assigns`
+    /// (`x = expr` with `x` bound becomes the assignment itself, which then checks).
+    fn comparison(
+        &mut self,
+        c: &ast::Comparison,
+        assigns: &mut Vec<Literal>,
+    ) -> Result<Literal, Diagnostic> {
+        let is_expr = |t: &ast::Term| matches!(t, ast::Term::Expr(_));
+        if !is_expr(&c.left) && !is_expr(&c.right) {
+            return self.plain_comparison(c);
+        }
+        // An expression's variable first: the other side may be a variable this equality
+        // would bind if the expression's were bound.
+        let mut sides = [&c.left, &c.right];
+        sides.sort_by_key(|t| !is_expr(t));
+        for side in sides {
+            if let Some(v) = self.first_unbound(side) {
+                return Err(self.err(
+                    v.span,
+                    format!(
+                        "variable `{}` in a comparison does not occur in a positive body atom",
+                        v.name
+                    ),
+                    "not range-restricted",
+                ));
+            }
+        }
+        if c.op == CmpOp::Eq {
+            for (target, value) in [(&c.left, &c.right), (&c.right, &c.left)] {
+                if let (ast::Term::Var(v), true) = (target, is_expr(value)) {
+                    return self.assign(v, value);
+                }
+            }
+        }
+        let mut terms = Vec::with_capacity(2);
+        for side in [&c.left, &c.right] {
+            let (e, ty) = self.expr(side)?;
+            if ty != Type::Number {
+                return Err(self.err(
+                    side.span(),
+                    format!(
+                        "type mismatch: comparing a `number` with a `{}`",
+                        ty.keyword()
+                    ),
+                    "both sides must have the same type",
+                ));
+            }
+            terms.push(match e {
+                Expr::Term(t) => t,
+                e => {
+                    let name = format!("{FRESH}{}", self.fresh);
+                    self.fresh += 1;
+                    self.vars.push((name, Type::Number));
+                    let var = self.vars.len() - 1;
+                    assigns.push(Literal::Assign { var, expr: e });
+                    Term::Var(var)
+                }
+            });
+        }
+        Ok(Literal::Compare {
+            left: terms[0],
+            op: c.op,
+            right: terms[1],
+        })
+    }
+
+    fn plain_comparison(&mut self, c: &ast::Comparison) -> Result<Literal, Diagnostic> {
         let side = |t: &ast::Term| -> Option<Type> {
             match t {
                 ast::Term::Str(..) => Some(Type::Symbol),
@@ -451,16 +789,21 @@ impl RuleChecker<'_> {
                     let context = if is_fact { "a fact" } else { "the rule head" };
                     let (term, vty) = self.bound_var(id, context)?;
                     if vty != ty {
-                        return Err(self.err(
-                            id.span,
+                        let msg = if id.name.starts_with(FRESH) {
+                            format!(
+                                "type mismatch: this expression is a `{}` but {what} has type `{}`",
+                                vty.keyword(),
+                                ty.keyword()
+                            )
+                        } else {
                             format!(
                                 "type mismatch: `{}` is a `{}` in the body but {what} has type `{}`",
                                 id.name,
                                 vty.keyword(),
                                 ty.keyword()
-                            ),
-                            "wrong type in head",
-                        ));
+                            )
+                        };
+                        return Err(self.err(id.span, msg, "wrong type in head"));
                     }
                     term
                 }

@@ -100,7 +100,7 @@ pub(super) fn stratify(
                     Literal::Positive(a) if aggregate(a.rel) => (a, 1),
                     Literal::Positive(a) => (a, 0),
                     Literal::Negative(a) => (a, 1),
-                    Literal::Compare { .. } => continue,
+                    Literal::Compare { .. } | Literal::Assign { .. } => continue,
                 };
                 let below = match stratum_of[a.rel] {
                     Some(t) if t == s => continue,

@@ -163,3 +163,160 @@ fn zero_arity_and_constants() {
     assert_eq!(p.facts[0].tuple, Vec::<i64>::new());
     assert_eq!(p.facts[1].tuple, vec![syms.get("a").expect("interned")]);
 }
+
+const NUMS: &str = ".decl n(x: number)\n.decl m(x: number, y: number)\n.decl r(x: number)\n\
+                    .decl s(x: symbol)\n.input n\n.input s\n.decl t(x: symbol)\n";
+
+/// The diagnostic's line and column, and its message.
+fn error_at(src: &str) -> (usize, usize, String) {
+    let d = load(src).expect_err(src);
+    let (line, col) = d.file.line_col(d.span.start);
+    (line, col, d.message)
+}
+
+fn assigns(rule: &Rule) -> usize {
+    rule.body
+        .iter()
+        .filter(|l| matches!(l, Literal::Assign { .. }))
+        .count()
+}
+
+#[test]
+fn expressions_become_assignments_after_the_other_literals() {
+    let p = load(&format!(
+        "{NUMS}m(x, y + 1) :- n(x), y = x * 2, x + 1 < y.\n\
+         r(c) :- c = b - a, b = a * 2, n(x), a = x + 1.\n\
+         r(x) :- n(x), x = 3 * 2.\n\
+         m(x, y) :- n(x), y = x.\n\
+         r(k) :- k = 7.\n"
+    ))
+    .expect("checks");
+    // m(x, $e0) :- n(x), $e1 < y, y = x * 2, $e0 = y + 1, $e1 = x + 1.
+    let r0 = &p.rules[0];
+    assert_eq!(assigns(r0), 3);
+    assert!(matches!(r0.body[0], Literal::Positive(_)));
+    assert!(matches!(r0.body[1], Literal::Compare { .. }));
+    // Each assignment's expression reads only variables bound before it.
+    for rule in &p.rules {
+        let mut bound: Vec<bool> = vec![false; rule.num_vars()];
+        for a in rule.positive_atoms() {
+            for t in &a.args {
+                if let Term::Var(v) = t {
+                    bound[*v] = true;
+                }
+            }
+        }
+        for l in &rule.body {
+            if let Literal::Assign { var, expr } = l {
+                assert!(expr.ready(&bound), "{:?}", rule.var_names);
+                bound[*var] = true;
+            }
+        }
+        assert!(rule.head_vars().all(|v| bound[v]));
+    }
+    // The chain written backwards binds a, b, c in that order.
+    assert_eq!(assigns(&p.rules[1]), 3);
+    // An equality of a bound variable and an expression is one assignment that checks.
+    let r2 = &p.rules[2];
+    assert!(matches!(&r2.body[1], Literal::Assign { var: 0, .. }));
+    // `y = x` binds y; `k = 7` binds k (the rule reads `$true()`).
+    assert_eq!(assigns(&p.rules[3]), 1);
+    assert_eq!(assigns(&p.rules[4]), 1);
+    assert!(p.has_arithmetic());
+}
+
+#[test]
+fn facts_compute_their_expressions() {
+    let p = load(&format!("{NUMS}r(1 + 2 * 3).\nr(-2 ^ 2).\nr(1 / 0).\n")).expect("checks");
+    let facts: Vec<&[i64]> = p.facts.iter().map(|f| f.tuple.as_slice()).collect();
+    assert_eq!(facts, [&[7][..], &[-4][..]]);
+    let (line, col, msg) = error_at(&format!("{NUMS}r(x + 1).\n"));
+    assert_eq!((line, col), (8, 3), "{msg}");
+}
+
+#[test]
+fn unbound_and_cyclic_assignments_are_located_errors() {
+    for (rule, at, what) in [
+        (
+            "r(x + 1) :- n(y).",
+            (8, 3),
+            "variable `x` in an expression in the rule head",
+        ),
+        ("r(z) :- n(x), z = x + y.", (8, 23), "`y`"),
+        (
+            "r(x) :- n(z), x = y + 1, y = x - 1.",
+            (8, 19),
+            "`y` in a comparison",
+        ),
+        ("r(x) :- n(x), !m(x, y * 2).", (8, 21), "negated atom"),
+        (
+            "r(x) :- n(x), m(x, y + 1).",
+            (8, 20),
+            "variable `y` in an expression in a body atom",
+        ),
+        ("r(x) :- n(x), _ = x + 1.", (8, 15), "`_`"),
+    ] {
+        let (line, col, msg) = error_at(&format!("{NUMS}{rule}\n"));
+        assert_eq!((line, col), at, "{rule}: {msg}");
+        assert!(msg.contains(what), "{rule}: {msg}");
+    }
+}
+
+#[test]
+fn arithmetic_on_symbols_is_a_type_error() {
+    for (rule, at, what) in [
+        (
+            "r(y) :- s(x), y = x + 1.",
+            (8, 19),
+            "needs `number` operands",
+        ),
+        (
+            "r(y) :- n(x), y = x + \"a\".",
+            (8, 23),
+            "this is a `symbol`",
+        ),
+        (
+            "t(x + 1) :- n(x).",
+            (8, 3),
+            "this expression is a `number` but column 1 of `t`",
+        ),
+        (
+            "r(x) :- s(y), n(x), y = x * 2.",
+            (8, 25),
+            "`y` is a `symbol`",
+        ),
+        (
+            "r(x) :- s(x * 2), n(x).",
+            (8, 11),
+            "its column has type `symbol`",
+        ),
+        (
+            "r(x) :- n(x), s(y), x + 1 = y.",
+            (8, 21),
+            "`y` is a `symbol` but is equated with a `number`",
+        ),
+        (
+            "r(x) :- n(x), s(y), x + 1 < y.",
+            (8, 29),
+            "comparing a `number` with a `symbol`",
+        ),
+    ] {
+        let (line, col, msg) = error_at(&format!("{NUMS}{rule}\n"));
+        assert_eq!((line, col), at, "{rule}: {msg}");
+        assert!(msg.contains(what), "{rule}: {msg}");
+    }
+}
+
+#[test]
+fn arithmetic_inside_aggregates_is_refused_where_written() {
+    for (rule, at) in [
+        ("r(c) :- n(x), c = count : { m(x, y), y > x + 1 }.", (8, 42)),
+        ("r(c) :- c = sum y * 2 : { n(y) }.", (8, 17)),
+    ] {
+        let (line, col, msg) = error_at(&format!("{NUMS}{rule}\n"));
+        assert_eq!((line, col), at, "{rule}: {msg}");
+        assert!(msg.contains("arithmetic inside an aggregate"), "{msg}");
+    }
+    // Outside the braces, arithmetic over an aggregate's result is allowed.
+    load(&format!("{NUMS}r(c + 1) :- c = count : {{ n(_) }}.\n")).expect("checks");
+}

@@ -334,7 +334,9 @@ impl Database<'_> {
         let rule = &program.rules[seeded.rule];
         let seed_rel = match &rule.body[seeded.literal] {
             Literal::Positive(a) | Literal::Negative(a) => a.rel,
-            Literal::Compare { .. } => unreachable!("a seeded literal is an atom"),
+            Literal::Compare { .. } | Literal::Assign { .. } => {
+                unreachable!("a seeded literal is an atom")
+            }
         };
         let head_slot = stratum
             .relations

@@ -137,7 +137,7 @@ impl CountingPlans {
                                 literal: l,
                             });
                         }
-                        Literal::Compare { .. } => {}
+                        Literal::Compare { .. } | Literal::Assign { .. } => {}
                     }
                 }
             }
@@ -184,7 +184,7 @@ fn replay_plans(program: &Program, s: usize, relations: &mut [Relation]) -> Repl
                         },
                     ));
                 }
-                Literal::Compare { .. } => {}
+                Literal::Compare { .. } | Literal::Assign { .. } => {}
             }
         }
         let same: Vec<bool> = program.rules[r]

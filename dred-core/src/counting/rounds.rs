@@ -132,6 +132,9 @@ impl Database<'_> {
         let mut round = from - 1;
         loop {
             round += 1;
+            crate::rounds::check(round as usize, || {
+                crate::rounds::names(program, stratum.relations.iter().copied())
+            });
             for plan in &plans.recursive {
                 self.run_plan(
                     plan,

@@ -236,6 +236,7 @@ impl<'a> Matcher<'a> {
             Step::Compare(l, op, r) => compare(l.get(vars), *op, r.get(vars)),
             Step::Absent { rel, index, key } => self.absent(*rel, *index, key, vars),
             Step::Atom(_) => unreachable!("filters are comparisons and negations"),
+            Step::Assign { .. } => unreachable!("rules with assignments have no adaptive plan"),
         })
     }
 }

@@ -336,6 +336,7 @@ fn literal_vars(l: &Literal) -> Vec<usize> {
     let terms: Vec<Term> = match l {
         Literal::Positive(a) | Literal::Negative(a) => a.args.clone(),
         Literal::Compare { left, right, .. } => vec![*left, *right],
+        Literal::Assign { .. } => unreachable!("programs with assignments are refused"),
     };
     terms
         .into_iter()
@@ -381,6 +382,20 @@ pub fn rewrite(
             agg.span,
             "`--query` does not rewrite programs with aggregates",
             "magic sets here cover Datalog with stratified negation",
+        ));
+    }
+    // The rewritten program is printed and parsed again, and the variables the checker
+    // made for expressions (`$eN`) have no spelling in it.
+    if let Some(rule) = program
+        .rules
+        .iter()
+        .find(|r| r.body.iter().any(|l| matches!(l, Literal::Assign { .. })))
+    {
+        return Err(Diagnostic::new(
+            &program.source,
+            rule.span,
+            "`--query` does not rewrite programs with arithmetic or equalities that bind a variable",
+            "magic sets here cover Datalog with comparisons and stratified negation",
         ));
     }
     let mut w = Writer {
@@ -491,6 +506,9 @@ pub fn rewrite(
                         body.push(text.clone());
                         placed.push((text, literal_vars(lit), false));
                     }
+                    Literal::Assign { .. } => {
+                        unreachable!("programs with assignments are refused")
+                    }
                 }
             }
             let head = w.atom(Some(rule), &adorned, p, &rule.head.args);
@@ -527,7 +545,7 @@ pub fn rewrite(
         for rule in program.rules.iter().filter(|x| x.head.rel == r) {
             for a in rule.body.iter().filter_map(|l| match l {
                 Literal::Positive(a) | Literal::Negative(a) => Some(a),
-                Literal::Compare { .. } => None,
+                Literal::Compare { .. } | Literal::Assign { .. } => None,
             }) {
                 if program.is_idb(a.rel) {
                     stack.push(a.rel);
@@ -552,6 +570,9 @@ pub fn rewrite(
                     ),
                     Literal::Compare { left, op, right } => {
                         cmp_text(&w, rule, &types, *left, *op, *right)
+                    }
+                    Literal::Assign { .. } => {
+                        unreachable!("programs with assignments are refused")
                     }
                 })
                 .collect();

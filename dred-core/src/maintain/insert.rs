@@ -282,6 +282,10 @@ where
     let mut buf: Vec<Value> = Vec::new();
     let mut seed: Vec<Value> = Vec::new();
     loop {
+        crate::rounds::check(out.rounds.len() + 1, || {
+            let rels = program.strata.iter().filter(|s| s.level == level);
+            crate::rounds::names(program, rels.flat_map(|s| s.relations.iter().copied()))
+        });
         let mut noting = rec.as_deref_mut().map(|rec| Noting {
             rec,
             level,

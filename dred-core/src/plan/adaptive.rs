@@ -29,7 +29,8 @@
 //! Cost: one probe for each remaining atom's group at each level of the search, against one
 //! for the atom a fixed order takes; an empty group ends the search at once. Only rules of
 //! 2 to [`MAX_ATOMS`] positive atoms get such a plan (the table holds 2^k · k entries), and a
-//! seeded search only when two atoms or more remain after its seed.
+//! seeded search only when two atoms or more remain after its seed; rules with arithmetic
+//! (assignments) keep their fixed orders.
 
 use super::{atom_step, place_ready, AtomStep, PlanOptions, RulePlan, Step, Version};
 use crate::program::{Program, Rule, Term};
@@ -92,7 +93,7 @@ pub fn plan_rule_adaptive(
     relations: &mut [Relation],
 ) -> Option<RulePlan> {
     let k = rule.positive_atoms().count();
-    if !(2..=MAX_ATOMS).contains(&k) || options.seeded {
+    if !(2..=MAX_ATOMS).contains(&k) || options.seeded || has_assignment(rule) {
         return None;
     }
     let full = vec![Version::Full; k];
@@ -121,7 +122,7 @@ pub fn plan_seeded_adaptive(
 ) -> Option<RulePlan> {
     let rule = &program.rules[rule_idx];
     let k = rule.positive_atoms().count();
-    if !(3..=MAX_ATOMS).contains(&k) || !options.prebound.is_empty() {
+    if !(3..=MAX_ATOMS).contains(&k) || !options.prebound.is_empty() || has_assignment(rule) {
         return None;
     }
     let mut plan = super::plan_body(
@@ -137,6 +138,15 @@ pub fn plan_seeded_adaptive(
     let s = search(rule, atom_versions, &unbound, Some(first), relations);
     plan.adaptive = Some(Box::new(s));
     Some(plan)
+}
+
+/// True when `rule` computes a value ([`crate::program::Literal::Assign`]). Such rules keep
+/// their fixed orders: the table's sets of bound variables follow the atoms alone, and an
+/// assignment binds one between them.
+fn has_assignment(rule: &Rule) -> bool {
+    rule.body
+        .iter()
+        .any(|l| matches!(l, crate::program::Literal::Assign { .. }))
 }
 
 /// The search table of `rule` with the variables of `head_bound` bound first, then `seed`'s
@@ -180,7 +190,13 @@ fn search(
     for mask in 0..1usize << k {
         let mut placed = positive.clone();
         let mut steps = Vec::new();
-        place_ready(rule, &bound_by(mask), &mut placed, &mut steps, relations);
+        place_ready(
+            rule,
+            &mut bound_by(mask),
+            &mut placed,
+            &mut steps,
+            relations,
+        );
         if mask == first_mask {
             start = steps;
         }
@@ -204,7 +220,7 @@ fn search(
             let mut then = Vec::new();
             place_ready(
                 rule,
-                &bound_by(mask | (1 << a)),
+                &mut bound_by(mask | (1 << a)),
                 &mut placed,
                 &mut then,
                 relations,

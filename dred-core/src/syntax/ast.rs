@@ -192,6 +192,8 @@ pub enum Term {
     Str(String, Span),
     /// An integer literal.
     Num(i64, Span),
+    /// An arithmetic expression: an operator or functor applied to terms.
+    Expr(Box<Expr>),
 }
 
 impl Term {
@@ -200,6 +202,111 @@ impl Term {
         match self {
             Term::Var(id) => id.span,
             Term::Wildcard(s) | Term::Str(_, s) | Term::Num(_, s) => *s,
+            Term::Expr(e) => e.span,
         }
+    }
+
+    /// Calls `f` on every variable of the term, those inside expressions included.
+    pub fn for_each_var<'t>(&'t self, f: &mut impl FnMut(&'t Ident)) {
+        match self {
+            Term::Var(id) => f(id),
+            Term::Expr(e) => e.args.iter().for_each(|a| a.for_each_var(f)),
+            Term::Wildcard(_) | Term::Str(..) | Term::Num(..) => {}
+        }
+    }
+}
+
+/// `op(args)`: an arithmetic operator or functor applied to its operands, as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    /// The operator.
+    pub op: ArithOp,
+    /// Its operands: one for a unary operator, two for a binary one, at least one for
+    /// `min` and `max`.
+    pub args: Vec<Term>,
+    /// The whole expression.
+    pub span: Span,
+}
+
+/// Soufflé's arithmetic operators and functors over `number`s. Their meaning on values is
+/// [`crate::arith::apply`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    /// `-x`
+    Neg,
+    /// `bnot x`: bitwise complement.
+    BNot,
+    /// `lnot x`: 1 when x is 0, else 0.
+    LNot,
+    /// `x + y`
+    Add,
+    /// `x - y`
+    Sub,
+    /// `x * y`
+    Mul,
+    /// `x / y`: truncated towards zero.
+    Div,
+    /// `x % y`: the remainder of `/`, with the sign of x.
+    Mod,
+    /// `x ^ y`: x to the power y.
+    Pow,
+    /// `x band y`
+    BAnd,
+    /// `x bor y`
+    BOr,
+    /// `x bxor y`
+    BXor,
+    /// `x bshl y`: shift left.
+    BShl,
+    /// `x bshr y`: arithmetic shift right (the sign is kept).
+    BShr,
+    /// `x bshru y`: logical shift right (zeros shifted in).
+    BShrU,
+    /// `x land y`: 1 when both are non-zero, else 0.
+    LAnd,
+    /// `x lor y`: 1 when either is non-zero, else 0.
+    LOr,
+    /// `x lxor y`: 1 when exactly one is non-zero, else 0.
+    LXor,
+    /// `min(x, y, ...)`
+    Min,
+    /// `max(x, y, ...)`
+    Max,
+}
+
+impl ArithOp {
+    /// The operator or functor name as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Neg | ArithOp::Sub => "-",
+            ArithOp::BNot => "bnot",
+            ArithOp::LNot => "lnot",
+            ArithOp::Add => "+",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+            ArithOp::Mod => "%",
+            ArithOp::Pow => "^",
+            ArithOp::BAnd => "band",
+            ArithOp::BOr => "bor",
+            ArithOp::BXor => "bxor",
+            ArithOp::BShl => "bshl",
+            ArithOp::BShr => "bshr",
+            ArithOp::BShrU => "bshru",
+            ArithOp::LAnd => "land",
+            ArithOp::LOr => "lor",
+            ArithOp::LXor => "lxor",
+            ArithOp::Min => "min",
+            ArithOp::Max => "max",
+        }
+    }
+
+    /// True for the prefix operators of one operand (`-`, `bnot`, `lnot`).
+    pub fn is_unary(self) -> bool {
+        matches!(self, ArithOp::Neg | ArithOp::BNot | ArithOp::LNot)
+    }
+
+    /// True for the functors written `name(x, y, ...)` (`min`, `max`).
+    pub fn is_functor(self) -> bool {
+        matches!(self, ArithOp::Min | ArithOp::Max)
     }
 }

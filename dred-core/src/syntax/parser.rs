@@ -4,8 +4,9 @@
 //! meaning: declared types (`.type` subtypes, aliases and unions, `.number_type`,
 //! `.symbol_type`) resolve to their base type `symbol` or `number`; a rule with several heads
 //! becomes one rule per head; a body with disjunctions (`;`, parentheses) becomes one rule per
-//! alternative of its disjunctive normal form. Constructs still unsupported (arithmetic,
-//! `eqrel`, records, `unsigned` and `float` columns) are refused with a located error rather
+//! alternative of its disjunctive normal form. Arithmetic is parsed into expression terms
+//! ([`Expr`]) that the checker turns into assignments. Constructs still unsupported (string
+//! functors, `eqrel`, records, `unsigned` and `float` columns) are refused with a located error rather
 //! than misread. Components (`.comp`, `.init`) are read here and expanded by
 //! [`components`](super::components) before types are resolved.
 //!
@@ -18,6 +19,25 @@ use super::ast::*;
 use super::components::{self, CompDecl, CompRef, Init, RawDecl, RawItem, TypeDecl, TypeDef};
 use super::lexer::{lex, Tok};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
+
+/// Soufflé's string functors, named in the error that refuses them.
+const STRING_FUNCTORS: [&str; 9] = [
+    "cat",
+    "strlen",
+    "substr",
+    "contains",
+    "match",
+    "to_number",
+    "to_string",
+    "ord",
+    "range",
+];
+
+/// An expression term of `op` over `args`, spanning them.
+fn expr(op: ArithOp, args: Vec<Term>) -> Term {
+    let span = args[0].span().to(args[args.len() - 1].span());
+    Term::Expr(Box::new(Expr { op, args, span }))
+}
 
 /// Alternatives a rule's body may expand to; past this the disjunctions are refused rather
 /// than multiplied out.
@@ -609,10 +629,19 @@ impl Parser<'_> {
         let mut alternatives: Vec<Vec<Literal>> = vec![Vec::new()];
         loop {
             let unit = if self.peek() == Some(&Tok::LParen) {
-                self.bump();
-                let inner = self.disjunction()?;
-                self.expect(Tok::RParen, "`)` to close the parenthesised formula")?;
-                inner
+                // `(x + 1) < y` opens with a parenthesised expression: tried first, and on
+                // failure read again as a parenthesised formula, whose errors are reported.
+                let at = self.pos;
+                match self.comparison_or_aggregate() {
+                    Ok(lit @ Literal::Compare(_)) => vec![vec![lit]],
+                    _ => {
+                        self.pos = at;
+                        self.bump();
+                        let inner = self.disjunction()?;
+                        self.expect(Tok::RParen, "`)` to close the parenthesised formula")?;
+                        inner
+                    }
+                }
             } else {
                 vec![vec![self.literal()?]]
             };
@@ -671,8 +700,150 @@ impl Parser<'_> {
         })
     }
 
+    /// An argument: a variable, `_`, a constant or an arithmetic expression, with Soufflé's
+    /// precedence (loosest first: `lor`, `lxor`, `land`, `bor`, `bxor`, `band`, the shifts,
+    /// `+ -`, `* / %`, the prefix operators `- bnot lnot`, then `^`, which is
+    /// right-associative and binds tighter than a prefix operator on its left: `-2^2` is
+    /// -4). Every binary operator but `^` is left-associative.
     fn term(&mut self) -> PResult<Term> {
-        let term = match self.peek() {
+        self.binary(0)
+    }
+
+    /// The binary operator at the cursor, if it belongs to precedence level `level` (0 the
+    /// loosest, 8 the tightest).
+    fn binary_op(&self, level: usize) -> Option<ArithOp> {
+        let op = match self.peek()? {
+            Tok::Other('+') => ArithOp::Add,
+            Tok::Minus => ArithOp::Sub,
+            Tok::Other('*') => ArithOp::Mul,
+            Tok::Other('/') => ArithOp::Div,
+            Tok::Other('%') => ArithOp::Mod,
+            Tok::Ident(w) => match w.as_str() {
+                "lor" => ArithOp::LOr,
+                "lxor" => ArithOp::LXor,
+                "land" => ArithOp::LAnd,
+                "bor" => ArithOp::BOr,
+                "bxor" => ArithOp::BXor,
+                "band" => ArithOp::BAnd,
+                "bshl" => ArithOp::BShl,
+                "bshr" => ArithOp::BShr,
+                "bshru" => ArithOp::BShrU,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let op_level = match op {
+            ArithOp::LOr => 0,
+            ArithOp::LXor => 1,
+            ArithOp::LAnd => 2,
+            ArithOp::BOr => 3,
+            ArithOp::BXor => 4,
+            ArithOp::BAnd => 5,
+            ArithOp::BShl | ArithOp::BShr | ArithOp::BShrU => 6,
+            ArithOp::Add | ArithOp::Sub => 7,
+            _ => 8,
+        };
+        (op_level == level).then_some(op)
+    }
+
+    /// Left-associative binary operators of precedence `level` and tighter.
+    fn binary(&mut self, level: usize) -> PResult<Term> {
+        if level > 8 {
+            return self.unary();
+        }
+        let mut left = self.binary(level + 1)?;
+        while let Some(op) = self.binary_op(level) {
+            self.bump();
+            let right = self.binary(level + 1)?;
+            left = expr(op, vec![left, right]);
+        }
+        Ok(left)
+    }
+
+    /// True when the token after the cursor can start an operand, so that `bnot` or `lnot`
+    /// at the cursor is an operator and not a name.
+    fn operand_follows(&self) -> bool {
+        matches!(
+            self.peek_at(1),
+            Some(Tok::Ident(_) | Tok::Num(_) | Tok::Str(_) | Tok::LParen | Tok::Minus)
+        )
+    }
+
+    /// The prefix operators `-`, `bnot`, `lnot`, then `^`. A minus directly before a number
+    /// literal is part of the literal (as in Soufflé), unless the number is the base of `^`.
+    fn unary(&mut self) -> PResult<Term> {
+        let op = match self.peek() {
+            Some(Tok::Minus) => {
+                if let (Some(Tok::Num(_)), false) =
+                    (self.peek_at(1), self.peek_at(2) == Some(&Tok::Other('^')))
+                {
+                    let minus = self.bump().1;
+                    let (Tok::Num(n), span) = self.bump() else {
+                        unreachable!("peeked a number")
+                    };
+                    return Ok(Term::Num(n.wrapping_neg(), minus.to(span)));
+                }
+                ArithOp::Neg
+            }
+            Some(Tok::Ident(w)) if w == "bnot" && self.operand_follows() => ArithOp::BNot,
+            Some(Tok::Ident(w)) if w == "lnot" && self.operand_follows() => ArithOp::LNot,
+            _ => return self.power(),
+        };
+        let start = self.bump().1;
+        let operand = self.unary()?;
+        let span = start.to(operand.span());
+        Ok(Term::Expr(Box::new(Expr {
+            op,
+            args: vec![operand],
+            span,
+        })))
+    }
+
+    /// `base ^ exponent`, right-associative; the exponent may carry a prefix operator.
+    fn power(&mut self) -> PResult<Term> {
+        let base = self.primary()?;
+        if self.peek() != Some(&Tok::Other('^')) {
+            return Ok(base);
+        }
+        self.bump();
+        let exponent = self.unary()?;
+        Ok(expr(ArithOp::Pow, vec![base, exponent]))
+    }
+
+    /// A variable, `_`, a constant, a parenthesised expression or a functor call.
+    fn primary(&mut self) -> PResult<Term> {
+        Ok(match self.peek() {
+            Some(Tok::Ident(name)) if self.peek_at(1) == Some(&Tok::LParen) => {
+                let op = match name.as_str() {
+                    "min" => ArithOp::Min,
+                    "max" => ArithOp::Max,
+                    other => {
+                        let what = if STRING_FUNCTORS.contains(&other) {
+                            format!("the string functor `{other}` is not supported")
+                        } else {
+                            format!("unknown functor `{other}`")
+                        };
+                        return Err(self.error(
+                            self.span(),
+                            what,
+                            "arithmetic functors are `min` and `max`",
+                        ));
+                    }
+                };
+                let start = self.bump().1;
+                self.bump();
+                let mut args = vec![self.term()?];
+                while self.peek() == Some(&Tok::Comma) {
+                    self.bump();
+                    args.push(self.term()?);
+                }
+                let close = self.expect(Tok::RParen, "`,` or `)` in the functor's arguments")?;
+                Term::Expr(Box::new(Expr {
+                    op,
+                    args,
+                    span: start.to(close),
+                }))
+            }
             Some(Tok::Ident(_)) => Term::Var(self.ident("a term")?),
             Some(Tok::Underscore) => Term::Wildcard(self.bump().1),
             Some(Tok::Str(_)) => {
@@ -687,23 +858,42 @@ impl Parser<'_> {
                 };
                 Term::Num(n, span)
             }
-            Some(Tok::Minus) if matches!(self.peek_at(1), Some(Tok::Num(_))) => {
-                let minus = self.bump().1;
-                let (Tok::Num(n), span) = self.bump() else {
-                    unreachable!("peeked a number")
-                };
-                Term::Num(-n, minus.to(span))
+            Some(Tok::LParen) => {
+                self.bump();
+                let inner = self.term()?;
+                self.expect(Tok::RParen, "`)` to close the parenthesised expression")?;
+                inner
             }
-            _ => return Err(self.unexpected("a variable, `_`, a string or a number")),
-        };
-        if let Some(Tok::Other('+' | '*' | '/' | '%') | Tok::Minus) = self.peek() {
-            return Err(self.error(
-                self.span(),
-                "arithmetic is not supported",
-                "terms are variables, `_` or constants",
-            ));
+            _ => {
+                return Err(self.unexpected("a variable, `_`, a string, a number or an expression"))
+            }
+        })
+    }
+
+    /// True when a call of `min` or `max` starts at the cursor and is a functor, not an
+    /// aggregate (`min(x, y)` against `min(x) : { ... }`): no `:` after its closing `)`.
+    fn at_functor_call(&self) -> bool {
+        if !matches!(self.peek(), Some(Tok::Ident(w)) if w == "min" || w == "max")
+            || self.peek_at(1) != Some(&Tok::LParen)
+        {
+            return false;
         }
-        Ok(term)
+        let mut depth = 0;
+        let mut k = 1;
+        while let Some(t) = self.peek_at(k) {
+            match t {
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return self.peek_at(k + 1) != Some(&Tok::Colon);
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        true
     }
 
     fn cmp_op(&self) -> Option<CmpOp> {
@@ -725,16 +915,27 @@ impl Parser<'_> {
             let span = bang.to(atom.span);
             return Ok(Literal::Negative(atom, span));
         }
-        if self.at_atom() {
+        if self.at_atom() && !self.at_functor_call() {
             return Ok(Literal::Positive(self.atom()?));
         }
         if self.peek() == Some(&Tok::LParen) {
+            // `(x + 1) < y` is a comparison; anything else in parentheses is a sub-formula.
+            let start = self.pos;
+            if let Ok(lit @ Literal::Compare(_)) = self.comparison_or_aggregate() {
+                return Ok(lit);
+            }
+            self.pos = start;
             return Err(self.error(
                 self.span(),
                 "parenthesised sub-formulas are not supported here",
                 "write a flat conjunction (disjunctions are allowed in rule bodies only)",
             ));
         }
+        self.comparison_or_aggregate()
+    }
+
+    /// `term op term`, or `var = func target : { body }`.
+    fn comparison_or_aggregate(&mut self) -> PResult<Literal> {
         let left = self.term()?;
         let Some(op) = self.cmp_op() else {
             return Err(self.unexpected("a comparison operator or `(` of an atom"));
@@ -751,7 +952,10 @@ impl Parser<'_> {
                 };
                 let next = self.peek_at(1);
                 let looks_like_agg = matches!(next, Some(Tok::Colon))
-                    || (func.is_some() && func != Some(AggFunc::Count) && next.is_some());
+                    || (func.is_some()
+                        && func != Some(AggFunc::Count)
+                        && next.is_some()
+                        && !self.at_functor_call());
                 if let (Some(func), true) = (func, looks_like_agg) {
                     return self.aggregate(left, func);
                 }

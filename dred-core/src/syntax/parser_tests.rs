@@ -148,7 +148,7 @@ fn syntax_errors_are_located() {
         (".type T", 1, 8),
         (".type number <: symbol", 1, 7),
         ("a(x), b(x).", 1, 5),
-        ("a(x) :- b(x + 1).", 1, 13),
+        ("a(x) :- b(cat(x)).", 1, 11),
         ("\n  a(x) :- .", 2, 11),
         (".decl e(x: symbol) eqrel", 1, 20),
         ("a(x) :- b(x), x = count : { (c(x) ; d(x)) }.", 1, 29),
@@ -157,5 +157,170 @@ fn syntax_errors_are_located() {
     for (src, line, col) in cases {
         let e = parse_str(src).expect_err(src);
         assert_eq!((e.line(), e.column()), (line, col), "{src}: {e}");
+    }
+}
+
+/// An argument with every operator's operands in parentheses, to read the tree's shape.
+fn shape(t: &Term) -> String {
+    match t {
+        Term::Var(id) => id.name.clone(),
+        Term::Num(n, _) => n.to_string(),
+        Term::Str(s, _) => format!("{s:?}"),
+        Term::Wildcard(_) => "_".into(),
+        Term::Expr(e) if e.op.is_functor() => {
+            let args: Vec<String> = e.args.iter().map(shape).collect();
+            format!("{}({})", e.op.symbol(), args.join(", "))
+        }
+        Term::Expr(e) if e.op.is_unary() => format!("({} {})", e.op.symbol(), shape(&e.args[0])),
+        Term::Expr(e) => format!(
+            "({} {} {})",
+            shape(&e.args[0]),
+            e.op.symbol(),
+            shape(&e.args[1])
+        ),
+    }
+}
+
+/// The shape of the head argument of `r(expr) :- b(x).`
+fn head_shape(expr: &str) -> String {
+    let p = parse_str(&format!("r({expr}) :- b(x).")).unwrap_or_else(|d| panic!("{expr}: {d:?}"));
+    let Item::Rule(r) = &p.items[0] else {
+        panic!("rule expected")
+    };
+    shape(&r.head.args[0])
+}
+
+#[test]
+fn arithmetic_follows_souffle_precedence_and_associativity() {
+    for (src, want) in [
+        ("1 + 2 * 3", "(1 + (2 * 3))"),
+        ("x - 2 - 3", "((x - 2) - 3)"),
+        ("x / y / z", "((x / y) / z)"),
+        ("x % 2 * 3", "((x % 2) * 3)"),
+        ("2 ^ 3 ^ x", "(2 ^ (3 ^ x))"),
+        ("-x ^ 2", "(- (x ^ 2))"),
+        ("-2 ^ 2", "(- (2 ^ 2))"),
+        ("-2 * x", "(-2 * x)"),
+        ("x - -1", "(x - -1)"),
+        ("- - x", "(- (- x))"),
+        ("2 ^ -x", "(2 ^ (- x))"),
+        ("x + 1 bshl 2", "((x + 1) bshl 2)"),
+        ("x bshr 1 bshru 2 bshl 3", "(((x bshr 1) bshru 2) bshl 3)"),
+        ("a bor b bxor c band d", "(a bor (b bxor (c band d)))"),
+        ("a band b bxor c bor d", "(((a band b) bxor c) bor d)"),
+        ("a lor b lxor c land d", "(a lor (b lxor (c land d)))"),
+        ("a land b bor c", "(a land (b bor c))"),
+        ("a lor b bshl c", "(a lor (b bshl c))"),
+        ("bnot x * 2", "((bnot x) * 2)"),
+        ("lnot x + 1", "((lnot x) + 1)"),
+        ("(x + 1) * 2", "((x + 1) * 2)"),
+        ("min(x, y + 1, 3)", "min(x, (y + 1), 3)"),
+        ("max(x) - min(y, 2)", "(max(x) - min(y, 2))"),
+    ] {
+        assert_eq!(head_shape(src), want, "{src}");
+    }
+}
+
+#[test]
+fn every_operator_and_functor_parses() {
+    for op in [
+        ArithOp::Add,
+        ArithOp::Sub,
+        ArithOp::Mul,
+        ArithOp::Div,
+        ArithOp::Mod,
+        ArithOp::Pow,
+        ArithOp::BAnd,
+        ArithOp::BOr,
+        ArithOp::BXor,
+        ArithOp::BShl,
+        ArithOp::BShr,
+        ArithOp::BShrU,
+        ArithOp::LAnd,
+        ArithOp::LOr,
+        ArithOp::LXor,
+    ] {
+        let want = format!("(x {} y)", op.symbol());
+        assert_eq!(head_shape(&format!("x {} y", op.symbol())), want);
+    }
+    for op in [ArithOp::Neg, ArithOp::BNot, ArithOp::LNot] {
+        assert_eq!(
+            head_shape(&format!("{} x", op.symbol())),
+            format!("({} x)", op.symbol())
+        );
+    }
+    for op in [ArithOp::Min, ArithOp::Max] {
+        assert_eq!(
+            head_shape(&format!("{}(x, y)", op.symbol())),
+            format!("{}(x, y)", op.symbol())
+        );
+    }
+}
+
+/// Expressions in every place a term may stand, `min`/`max` told apart from the aggregates,
+/// and a comparison that opens with a parenthesised expression told apart from a
+/// parenthesised formula.
+#[test]
+fn arithmetic_in_atoms_comparisons_and_aggregates() {
+    let p = parse_str(
+        "r(x + 1) :- b(x * 2), !c(x - 1), y = x band 3, min(x, y) < 4, (x + 1) < 9, \
+         m = min z : { d(z) }, k = max(x, 2).\n\
+         s(x) :- (b(x) ; c(x)), (x + 1) % 2 = 0.\n",
+    )
+    .expect("parses");
+    let Item::Rule(r) = &p.items[0] else {
+        panic!("rule expected")
+    };
+    let kinds: Vec<String> = r
+        .body
+        .iter()
+        .map(|l| match l {
+            Literal::Positive(a) => format!("+{}", shape(&a.args[0])),
+            Literal::Negative(a, _) => format!("!{}", shape(&a.args[0])),
+            Literal::Compare(c) => {
+                format!("{} {} {}", shape(&c.left), c.op.symbol(), shape(&c.right))
+            }
+            Literal::Aggregate(a) => format!("agg {:?}", a.func),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "+(x * 2)",
+            "!(x - 1)",
+            "y = (x band 3)",
+            "min(x, y) < 4",
+            "(x + 1) < 9",
+            "agg Min",
+            "k = max(x, 2)",
+        ]
+    );
+    // The disjunction gives two rules, each with the parenthesised comparison.
+    assert_eq!(p.items.len(), 3);
+    for item in &p.items[1..] {
+        let Item::Rule(r) = item else {
+            panic!("rule expected")
+        };
+        assert!(matches!(&r.body[1], Literal::Compare(c) if shape(&c.left) == "((x + 1) % 2)"));
+    }
+}
+
+#[test]
+fn arithmetic_syntax_errors_are_located() {
+    for (src, at, what) in [
+        ("r(x +) :- b(x).", 5, "expected a variable"),
+        (
+            "r(cat(x, x)) :- b(x).",
+            2,
+            "string functor `cat` is not supported",
+        ),
+        ("r(foo(x)) :- b(x).", 2, "unknown functor `foo`"),
+        ("r(x) :- b(x), x * < 2.", 18, "expected a variable"),
+        ("r(min(x, y) :- b(x).", 12, "`,` or `)`"),
+        ("r((x + 1) :- b(x).", 10, "`,` or `)`"),
+    ] {
+        let d = parse_str(src).expect_err(src);
+        assert_eq!(d.span.start, at, "{src}: {}", d.message);
+        assert!(d.message.contains(what), "{src}: {}", d.message);
     }
 }

@@ -351,6 +351,22 @@ impl Show<'_> {
                         self.term(rule, right, ty)
                     )
                 }
+                Literal::Assign { var, expr } => {
+                    // A lone constant is assigned to a variable of its own type: the type of
+                    // a column the variable stands in, if any (arithmetic is on numbers).
+                    let ty = std::iter::once(&rule.head)
+                        .chain(rule.positive_atoms())
+                        .find_map(|a| {
+                            let col = a.args.iter().position(|t| *t == Term::Var(*var))?;
+                            Some(self.program.relations[a.rel].types[col])
+                        })
+                        .unwrap_or(dred_core::syntax::ast::Type::Number);
+                    format!(
+                        "{} = {}",
+                        self.term(rule, &Term::Var(*var), ty),
+                        expr.display(&|t| self.term(rule, &t, ty))
+                    )
+                }
             })
             .collect();
         format!("{} :- {}.", self.atom(rule, &rule.head), body.join(", "))

@@ -41,6 +41,12 @@ pub struct RunArgs {
     /// (`time_limit_ns`) and the engine is not run on later batches (nothing is interrupted).
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
     pub batch_time_limit: Option<std::time::Duration>,
+    /// The most rounds one stratum's fixpoint may take in the set-based engines and the
+    /// oracle before the engine fails with an error naming the relations (exit 1):
+    /// arithmetic in a recursive rule may derive new values without end. `dd` has no guard.
+    #[arg(long, value_name = "N", default_value_t = dred_core::rounds::DEFAULT_MAX_ROUNDS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_rounds: usize,
 
     /// Write the final model of each `.output` relation as `<relation>.csv` here.
     #[arg(long)]
@@ -85,6 +91,7 @@ pub struct RunArgs {
 
 /// Runs the command; returns whether the engines agreed.
 pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
+    dred_core::rounds::set_max_rounds(args.max_rounds);
     let inputs = read_inputs(
         &args.program,
         &args.facts,

@@ -48,6 +48,11 @@ pub struct StudyArgs {
     /// default [`crate::full_study::BATCH_LIMIT_S`], none otherwise.
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
     pub batch_time_limit: Option<std::time::Duration>,
+    /// The most rounds one stratum's fixpoint may take (see `run`); a case that passes it
+    /// is a failed row.
+    #[arg(long, value_name = "N", default_value_t = dred_core::rounds::DEFAULT_MAX_ROUNDS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_rounds: usize,
     /// Smaller study for CI: fewer datasets, sizes and batches.
     #[arg(long)]
     pub quick: bool,
@@ -449,6 +454,7 @@ fn save_report(out: &Path, rows: &[ReportRow], effort: Effort) -> anyhow::Result
 
 /// Runs the study and writes its results.
 pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
+    dred_core::rounds::set_max_rounds(args.max_rounds);
     crate::external::check_specs(&args.engines)?;
     let started = std::time::Instant::now();
     let mut engines = EngineSpec::distinct(&args.engines);

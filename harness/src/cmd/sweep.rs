@@ -55,6 +55,11 @@ pub struct SweepArgs {
     /// Seconds past which an engine's batch is over the limit (see `run`).
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
     pub batch_time_limit: Option<std::time::Duration>,
+    /// The most rounds one stratum's fixpoint may take (see `run`); a case that passes it
+    /// is a failed row.
+    #[arg(long, value_name = "N", default_value_t = dred_core::rounds::DEFAULT_MAX_ROUNDS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_rounds: usize,
 
     /// Worker threads for engines that use them.
     #[arg(long, default_value_t = 1)]
@@ -136,6 +141,7 @@ pub fn sweep(args: &SweepArgs, progress: &ProgressBar) -> Vec<ReportRow> {
 
 /// Runs the command: `Mismatch` (exit 1) when any case failed.
 pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
+    dred_core::rounds::set_max_rounds(args.max_rounds);
     crate::external::check_specs(&args.engines)?;
     let version_edit = args.kinds.contains(&UpdateKind::VersionEdit);
     match (&args.to, version_edit) {

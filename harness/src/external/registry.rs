@@ -35,6 +35,8 @@ pub enum Feature {
     Negation,
     /// Stratified aggregates (`count`, `sum`, `min`, `max`).
     Aggregates,
+    /// Arithmetic expressions and equalities that bind a variable (`y = x + 1`).
+    Arithmetic,
 }
 
 impl Feature {
@@ -43,6 +45,7 @@ impl Feature {
         match self {
             Feature::Negation => "negation",
             Feature::Aggregates => "aggregates",
+            Feature::Arithmetic => "arithmetic",
         }
     }
 
@@ -62,6 +65,9 @@ impl Feature {
         }
         if !program.aggregates.is_empty() {
             v.push(Feature::Aggregates);
+        }
+        if program.has_arithmetic() {
+            v.push(Feature::Arithmetic);
         }
         v
     }

@@ -77,6 +77,9 @@ pub fn insert(
         .collect();
     let mut out: Vec<Value> = Vec::new();
     while !round.is_empty() {
+        crate::rounds::check(result.rounds.len() + 1, || {
+            crate::rounds::names(program, round.iter().map(|f| f.rel))
+        });
         round.sort();
         result.idb_added += round.iter().filter(|f| program.is_idb(f.rel)).count();
         result.rounds.push(round);

@@ -322,6 +322,15 @@ impl Core {
         for (atom, &b) in rule.positive_atoms().zip(store.body(i)) {
             bind(&atom.args, facts.tuple(b));
         }
+        // A variable only an assignment binds is in no fact: computed again, in body order
+        // (the instance held, so every expression has its value).
+        for lit in &rule.body {
+            if let crate::program::Literal::Assign { var, expr } = lit {
+                if let Some(v) = expr.eval(&|x| vars[x]) {
+                    vars[*var] = v;
+                }
+            }
+        }
         if !named {
             vars.truncate(self.program.rules[r].num_vars());
         }
