@@ -4,15 +4,7 @@
 //! and the round guard (`--max-rounds`) on a recursion that never ends.
 
 mod common;
-use common::{dredbench, stderr};
-
-use std::path::Path;
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write fixture");
-    p.display().to_string()
-}
+use common::{dredbench, scratch_with_facts, stderr, write};
 
 /// Every engine, the oracle first.
 const ENGINES: &str = "oracle,dred,bf,reference,dd,recompute,recompute-levels,rotate,auto,counting";
@@ -35,9 +27,7 @@ res(x, r) :- e(x, _), r = x / 0.
 
 #[test]
 fn every_engine_maintains_arithmetic_and_gives_the_hand_worked_model() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let facts = tmp.path().join("facts");
-    std::fs::create_dir(&facts).expect("mkdir");
+    let (tmp, facts) = scratch_with_facts();
     write(&facts, "e.facts", "1\t2\n2\t3\n3\t4\n4\t9\n");
     let program = write(tmp.path(), "p.dl", PROGRAM);
     // The chain 1 → 2 → 3 → 4 loses 2 → 3, then gets it back with a shortcut 1 → 3.
@@ -84,9 +74,7 @@ fn every_engine_maintains_arithmetic_and_gives_the_hand_worked_model() {
 
 #[test]
 fn the_round_guard_stops_a_recursion_that_never_ends() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let facts = tmp.path().join("facts");
-    std::fs::create_dir(&facts).expect("mkdir");
+    let (tmp, facts) = scratch_with_facts();
     write(&facts, "n.facts", "0\n");
     let program = write(
         tmp.path(),
@@ -143,9 +131,7 @@ fn the_round_guard_stops_a_recursion_that_never_ends() {
 
 #[test]
 fn refused_arithmetic_is_a_located_error() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let facts = tmp.path().join("facts");
-    std::fs::create_dir(&facts).expect("mkdir");
+    let (tmp, facts) = scratch_with_facts();
     write(&facts, "s.facts", "a\n");
     for (rule, at) in [
         // A variable no atom or equality binds.

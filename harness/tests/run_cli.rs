@@ -2,15 +2,7 @@
 //! errors for every kind of bad input.
 
 mod common;
-use common::{dredbench, stderr};
-
-use std::path::Path;
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write fixture");
-    p.display().to_string()
-}
+use common::{dredbench, stderr, write};
 
 #[test]
 fn seed_example_recompute_and_oracle_agree() {

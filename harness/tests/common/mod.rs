@@ -45,3 +45,18 @@ pub fn stderr(o: &Output) -> String {
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// Writes `text` to `dir/name` (a fixture); its path as an argument.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write fixture");
+    p.display().to_string()
+}
+
+/// A scratch directory with an empty `facts/` folder in it, and that folder's path.
+pub fn scratch_with_facts() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let facts = tmp.path().join("facts");
+    std::fs::create_dir(&facts).expect("mkdir");
+    (tmp, facts)
+}
