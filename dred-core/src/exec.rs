@@ -12,7 +12,7 @@
 //! step-by-step interpreter (tested below). Work: one probe per index lookup, membership test
 //! or negation; one row touched per stored row visited, per membership test passed and per
 //! seed row. It never writes to the relations: callers insert the heads afterwards
-//! (`insert_flat`), and its hints (`prefetch_*`) change no result and count nothing.
+//! ([`Relation::insert_flat`]), and its hints (`prefetch_*`) change no result and count nothing.
 //!
 //! Beside it, the two ways the engines built on relations read their model back
 //! (`idb_model`, `idb_digest`).
@@ -746,20 +746,6 @@ pub(crate) fn idb_digest(program: &Program, relations: &[Relation]) -> ModelDige
         }
     }
     d
-}
-
-/// Inserts `instances` heads given flattened in `flat`; returns how many were new.
-pub(crate) fn insert_flat(rel: &mut Relation, flat: &[Value], instances: u64) -> usize {
-    let arity = rel.arity();
-    if arity == 0 {
-        // A zero-arity head has no values to flatten: one instance makes it hold.
-        return usize::from(instances > 0 && rel.insert(&[]));
-    }
-    let mut added = 0;
-    for row in flat.chunks_exact(arity) {
-        added += usize::from(rel.insert(row));
-    }
-    added
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 use super::plans::Plans;
 use super::RowRef;
 use crate::engine::{Fact, Phase, Round, Work};
-use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
+use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::Program;
 use crate::record::Recorder;
 use crate::storage::{Insertion, Relation, RowId};
@@ -65,7 +65,7 @@ fn insert_instances(
             None => n = matcher.run(plan, buf),
         }
         work.probe(n);
-        insert_flat(&mut relations[plan.head_rel], buf, n);
+        relations[plan.head_rel].insert_flat(buf, n);
         return;
     };
     // The bindings beside the heads, so that the instance of each new head is known.

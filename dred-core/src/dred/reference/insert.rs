@@ -21,7 +21,7 @@
 //! than the facts they add, so this is not O(|A+|) — plus duplicate elimination of heads.
 
 use crate::engine::Phase;
-use crate::exec::{insert_flat, Matcher, Versions, WorkCounter};
+use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::plan::{plan_rule, RulePlan, Version};
 use crate::program::Program;
 use crate::record::Recorder;
@@ -99,7 +99,7 @@ pub fn insert(
             };
             let Some((rec, level)) = rec.as_mut() else {
                 let n = matcher.run(plan, &mut out);
-                insert_flat(&mut relations[plan.head_rel], &out, n);
+                relations[plan.head_rel].insert_flat(&out, n);
                 continue;
             };
             // Recording: each instance's binding beside its head; a head new to its relation
