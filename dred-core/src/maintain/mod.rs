@@ -378,17 +378,19 @@ impl<D: Deletion> Maintained<D> {
         };
         phase_ns[2] += t.elapsed().as_nanos() as u64;
         let net = self.level_totals(totals, &del, &ins);
+        let replaced = std::mem::take(&mut del.replaced);
         rounds.extend(ins.rounds);
         let store = &self.store;
         let program = &store.program;
         changes.record(&store.relations, &del.deleted.deleted, level_start, |rel| {
             program.level_of(rel) == level
                 && program.is_idb(rel)
-                && !del.replaced.iter().any(|x| x.rel == rel)
+                && !replaced.iter().any(|x| x.rel == rel)
         });
-        for x in &del.replaced {
+        for x in &replaced {
             changes.replaced[x.rel] = true;
         }
+        self.store.keep_spares(replaced);
         net
     }
 
@@ -591,6 +593,7 @@ impl<D: Deletion> Engine for Maintained<D> {
             );
             self.change_facts = Some(change);
         }
+        self.store.keep_spares(del.replaced);
         self.store.compact();
         self.last_deleted = del.deleted;
         if cfg!(debug_assertions) {

@@ -103,9 +103,9 @@ impl Recompute {
         let mut replaced: Vec<Replaced> = Vec::new();
         for &s in strata {
             for &rel in &program.strata[s].relations {
-                let relation = &mut store.relations[rel];
                 if !holds_deleted[rel] {
-                    let old = std::mem::replace(relation, relation.emptied());
+                    let fresh = store.emptied(rel);
+                    let old = std::mem::replace(&mut store.relations[rel], fresh);
                     deleted.work.touched += old.len() as u64;
                     replaced.push(Replaced {
                         rel,
@@ -115,6 +115,7 @@ impl Recompute {
                     });
                     continue;
                 }
+                let relation = &store.relations[rel];
                 for r in 0..relation.end() {
                     if relation.is_live(r) {
                         deleted.deleted.push((rel, r));

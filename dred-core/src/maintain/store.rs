@@ -44,6 +44,11 @@ pub struct Store {
     pub(crate) budget: Option<super::WorkBudget>,
     /// |A+| of the running batch (known before its deletion runs).
     pub(crate) batch_insertions: usize,
+    /// Per relation, the old relation the last recomputation replaced
+    /// ([`super::Replaced`]), once its batch has counted it: its memory is where the next
+    /// recomputation evaluates the relation ([`Relation::emptied_reusing`]), as `recompute`
+    /// evaluates into the relations of its previous evaluation.
+    pub(crate) spare: Vec<Option<Relation>>,
 }
 
 impl Store {
@@ -75,7 +80,23 @@ impl Store {
             stratum_cost: vec![(0, 0); strata],
             budget: None,
             batch_insertions: 0,
+            spare: Vec::new(),
         }
+    }
+
+    /// Keeps the old relations of `replaced` as the spares of their relations (see
+    /// [`Store::spare`]), once the batch no longer reads them.
+    pub(crate) fn keep_spares(&mut self, replaced: Vec<super::Replaced>) {
+        self.spare.resize_with(self.relations.len(), || None);
+        for x in replaced {
+            self.spare[x.rel] = Some(x.old);
+        }
+    }
+
+    /// An empty relation to evaluate `rel` into: its spare's memory if it has one.
+    pub(crate) fn emptied(&mut self, rel: RelId) -> Relation {
+        let spare = self.spare.get_mut(rel).and_then(Option::take);
+        self.relations[rel].emptied_reusing(spare)
     }
 
     /// The fact a row reference names.

@@ -891,6 +891,27 @@ impl Relation {
         fresh
     }
 
+    /// [`Relation::emptied`], in `spare`'s memory when `spare` has this relation's arity and
+    /// indexes (it is cleared, its capacity kept); otherwise a new relation.
+    ///
+    /// Why: a relation evaluated into new memory has its pages zeroed by the kernel as they
+    /// are first touched and its tables grown by rehashing; on getopts' liveness analysis
+    /// that was a fifth of recomputing its levels (`clear_page` 16% of the samples).
+    pub fn emptied_reusing(&self, spare: Option<Relation>) -> Relation {
+        let fits = |s: &Relation| {
+            s.arity == self.arity
+                && s.indexes.len() == self.indexes.len()
+                && s.indexes.iter().zip(&self.indexes).all(|(a, b)| a.cols == b.cols)
+        };
+        match spare {
+            Some(mut spare) if fits(&spare) => {
+                spare.clear();
+                spare
+            }
+            _ => self.emptied(),
+        }
+    }
+
     /// How many of `other`'s live rows in `rows` have a live copy here: one lookup each, the
     /// misses overlapped (each row's slot is loaded a few rows ahead). `other` has this
     /// relation's arity.
