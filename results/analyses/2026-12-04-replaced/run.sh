@@ -6,7 +6,7 @@
 # (release builds of `dredbench` at those commits). Writes {before,after}-{liveness,pointsto,tc}.csv here.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-HERE=results/analyses/2026-12-04-replaced
+HERE=${HERE:-results/analyses/2026-12-04-replaced}
 for v in before after; do
   B=$1; [ "$v" = after ] && B=$2
   "$B" sweep --datasets rust-nll:getopts --programs datasets/programs/nll_liveness_init.dl \
