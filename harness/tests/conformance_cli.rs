@@ -1,9 +1,12 @@
 //! The Soufflé constructs the front end rewrites into the core (declared types, hexadecimal
 //! and binary literals, `.printsize`, disjunction, several heads, rules without a positive
-//! atom, components) and arithmetic (`datasets/conformance/arithmetic/`: every operator, precedence,
-//! binding, recursion), one conformance case each in `datasets/conformance/`: from scratch every engine
-//! gives the model worked out by hand (`expected/`), and under a churn stream every engine
-//! agrees with the oracle after every batch, whole models compared.
+//! atom, components), arithmetic (`datasets/conformance/arithmetic/`: every operator,
+//! precedence, binding, recursion) and aggregates beyond plain grouping (`aggregates/`:
+//! arithmetic inside the braces and in the target, correlated and nested aggregates, its
+//! expected outputs computed by its `expect.py` in plain Python), one conformance case each
+//! in `datasets/conformance/`: from scratch every engine gives the model worked out by hand
+//! or by script (`expected/`), and under a churn stream every engine agrees with the oracle
+//! after every batch, whole models compared.
 
 mod common;
 use common::{dredbench, repo, stderr};
@@ -11,7 +14,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 8] = [
+const CASES: [&str; 9] = [
     "types",
     "disjunction",
     "ground",
@@ -20,6 +23,7 @@ const CASES: [&str; 8] = [
     "arithmetic/precedence",
     "arithmetic/binding",
     "arithmetic/recursion",
+    "aggregates",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.
