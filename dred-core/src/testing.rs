@@ -412,9 +412,16 @@ impl RandomCase {
     /// Parses and checks the case. An error means the generator built something the checker
     /// refuses, a bug of the generator: cases are valid by construction.
     pub fn load(&self) -> Result<LoadedCase, String> {
+        self.load_program_file(&SourceFile::new("p.dl", self.program()))
+    }
+
+    /// [`RandomCase::load`] with the program read from `file` instead of
+    /// [`RandomCase::program`]'s text (the same program written otherwise, split into included
+    /// files say), the case's facts and stream as they are.
+    pub fn load_program_file(&self, file: &SourceFile) -> Result<LoadedCase, String> {
         let mut symbols = Symbols::new();
-        let text = self.program();
-        let program = load_program(&SourceFile::new("p.dl", text.as_str()), &mut symbols)
+        let text = &file.text;
+        let program = load_program(file, &mut symbols)
             .map_err(|d| format!("generated program rejected:\n{}\n{text}", d.render()))?;
         let program = Arc::new(program);
         let mut edb = Edb::empty(&program);

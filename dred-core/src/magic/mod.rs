@@ -438,7 +438,10 @@ pub fn rewrite(
         let adorned = w.name(p, &alpha, false);
         for rule in program.rules.iter().filter(|r| r.head.rel == p) {
             let (line, _) = program.source.line_col(rule.span.start);
-            let origin = format!("{} line {line}", program.source.name);
+            let origin = format!(
+                "{} line {line}",
+                program.source.locate(rule.span.start).0.name
+            );
             let types = var_types(rule, program);
             let mut bound: BTreeSet<usize> = BTreeSet::new();
             for (t, &b) in rule.head.args.iter().zip(&alpha) {
@@ -522,12 +525,13 @@ pub fn rewrite(
         for fact in program.facts.iter().filter(|f| f.rel == p) {
             let args: Vec<Term> = fact.tuple.iter().map(|&v| Term::Const(v)).collect();
             let (line, _) = program.source.line_col(fact.span.start);
+            let from = &program.source.locate(fact.span.start).0.name;
             let head = w.atom(None, &adorned, p, &args);
             let magic = w.magic_atom(None, p, &alpha, &args);
             push(
                 format!(
-                    "fact of {} from {} line {line}",
-                    program.relations[p].name, program.source.name
+                    "fact of {} from {from} line {line}",
+                    program.relations[p].name
                 ),
                 head,
                 vec![magic],

@@ -43,8 +43,11 @@ fn expr(op: ArithOp, args: Vec<Term>) -> Term {
 /// than multiplied out.
 pub const MAX_ALTERNATIVES: usize = 4096;
 
-/// Parses a whole program file.
+/// Parses a whole program file, its includes spliced in first (`.include "f"`,
+/// `#include "f"`, read relative to the including file); the program's file is then the spliced
+/// text, whose positions map back to the files they come from.
 pub fn parse(file: &SourceFile) -> Result<Program, Diagnostic> {
+    let file = &super::include::expand(file)?;
     let toks = lex(file)?;
     let mut p = Parser {
         file,
