@@ -427,7 +427,7 @@ impl RandomCase {
         let mut edb = Edb::empty(&program);
         for (rel, vals) in &self.edb {
             let id = program
-                .relation_id(rel)
+                .input_id(rel)
                 .ok_or_else(|| format!("no relation `{rel}`"))?;
             let types = &program.relations[id].types;
             let tuple = vals

@@ -1,6 +1,7 @@
 //! The Soufflé constructs the front end rewrites into the core (declared types, hexadecimal
 //! and binary literals, `.printsize`, disjunction, several heads, rules without a positive
-//! atom, components, `.include`), arithmetic (`datasets/conformance/arithmetic/`: every operator,
+//! atom, components, `.include`, `eqrel` with its expected outputs computed by its
+//! `expect.py`), arithmetic (`datasets/conformance/arithmetic/`: every operator,
 //! precedence, binding, recursion) and aggregates beyond plain grouping (`aggregates/`:
 //! arithmetic inside the braces and in the target, correlated and nested aggregates, its
 //! expected outputs computed by its `expect.py` in plain Python), one conformance case each
@@ -14,7 +15,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 10] = [
+const CASES: [&str; 11] = [
     "types",
     "disjunction",
     "ground",
@@ -25,6 +26,7 @@ const CASES: [&str; 10] = [
     "arithmetic/recursion",
     "aggregates",
     "include",
+    "eqrel",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.
@@ -249,4 +251,18 @@ fn include_errors_name_the_file_that_has_them() {
         assert!(err.contains(at) && err.contains(what), "{src}: {err}");
         assert!(!err.contains("panicked"), "{src}");
     }
+}
+
+/// `--query` refuses a program with an `.input` `eqrel` relation, at its declaration (its EDB
+/// part has no spelling in the rewritten program).
+#[test]
+fn the_magic_set_rewrite_refuses_an_input_eqrel() {
+    let o = run_case("eqrel", &["--query", "same(\"a\", y)", "--engines", "dred"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`.input` `eqrel` relation (`same`)")
+            && stderr(&o).contains("program.dl:3:7"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -221,6 +221,7 @@ pub(super) fn desugar(
                 span,
             },
             columns: Vec::new(),
+            eqrel: false,
             span,
         }));
         out.items.push(Item::Rule(ast::Rule {
@@ -434,6 +435,7 @@ fn split(
         decls.push(ast::Decl {
             name: ident(&name),
             columns: ctx_columns.clone(),
+            eqrel: false,
             span: agg.span,
         });
         let atom = ast::Atom {
@@ -509,6 +511,7 @@ fn split(
             .iter()
             .map(|c| (c.clone(), type_of(&c.name)))
             .collect(),
+        eqrel: false,
         span: agg.span,
     });
     let mut agg_columns: Vec<(Ident, Type)> = group
@@ -519,6 +522,7 @@ fn split(
     decls.push(ast::Decl {
         name: ident(&name),
         columns: agg_columns,
+        eqrel: false,
         span: agg.span,
     });
     let input_rule = ast::Rule {

@@ -126,6 +126,13 @@ fn every_check_is_located() {
             21,
         ),
         ("undeclared input", ".input zz", 5, 8),
+        ("eqrel of one column", ".decl q(x: symbol) eqrel", 5, 1),
+        (
+            "eqrel of two types",
+            ".decl q(x: symbol, n: number) eqrel\nq(x, 1) :- e(x, _).",
+            5,
+            1,
+        ),
         ("negation only, not ground", ".decl z()\nz() :- !e(x, \"b\").", 6, 11),
         (
             "sum of symbols",

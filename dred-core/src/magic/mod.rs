@@ -376,6 +376,19 @@ pub fn rewrite(
     query: &Query,
     symbols: &mut Symbols,
 ) -> Result<MagicProgram, Diagnostic> {
+    // The rewritten program is printed and parsed again: an `.input` `eqrel` relation's EDB
+    // part (`@eqrel_r`, read as `r`) has no spelling in it.
+    if let Some(decl) = program.relations.iter().find(|d| d.facts_name.is_some()) {
+        return Err(Diagnostic::new(
+            &program.source,
+            decl.span,
+            format!(
+                "`--query` does not rewrite programs with an `.input` `eqrel` relation (`{}`)",
+                decl.facts_name()
+            ),
+            "declare the pairs in an input relation of their own and derive the `eqrel` from it",
+        ));
+    }
     if let Some(agg) = program.aggregates.first() {
         return Err(Diagnostic::new(
             &program.source,

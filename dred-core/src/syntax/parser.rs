@@ -6,8 +6,8 @@
 //! becomes one rule per head; a body with disjunctions (`;`, parentheses) becomes one rule per
 //! alternative of its disjunctive normal form. Arithmetic is parsed into expression terms
 //! ([`Expr`]) that the checker turns into assignments. Constructs still unsupported (string
-//! functors, `eqrel`, records, `unsigned` and `float` columns) are refused with a located error rather
-//! than misread. Components (`.comp`, `.init`) are read here and expanded by
+//! functors, records, `unsigned` and `float` columns) are refused with a located error rather
+//! than misread; `eqrel` is read into [`Decl::eqrel`] for the checker to rewrite. Components (`.comp`, `.init`) are read here and expanded by
 //! [`components`](super::components) before types are resolved.
 //!
 //! The file is longer than most: it is the whole grammar, one recursive-descent parser whose
@@ -546,8 +546,9 @@ impl Parser<'_> {
         }
         let close = self.expect(Tok::RParen, "`,` or `)` in the column list")?;
         // Representation qualifiers change nothing in set semantics, except `eqrel`, which
-        // adds equivalence closure and is refused rather than ignored.
+        // adds equivalence closure (rules the checker adds).
         let mut overridable = false;
+        let mut eqrel = false;
         while let Some(Tok::Ident(q)) = self.peek() {
             match q.as_str() {
                 "btree" | "brie" | "btree_delete" | "inline" | "no_inline" => {
@@ -558,11 +559,8 @@ impl Parser<'_> {
                     self.bump();
                 }
                 "eqrel" => {
-                    return Err(self.error(
-                        self.span(),
-                        "`eqrel` relations are not supported",
-                        "write the equivalence rules explicitly",
-                    ))
+                    eqrel = true;
+                    self.bump();
                 }
                 _ => break,
             }
@@ -571,6 +569,7 @@ impl Parser<'_> {
             decl: Decl {
                 name,
                 columns,
+                eqrel,
                 span: dot.to(close),
             },
             column_types,
