@@ -514,6 +514,9 @@ pub struct Features {
     /// A correlated aggregate (one that takes a variable from outside its braces: a context
     /// relation `@ctxK`).
     pub correlated_aggregate: bool,
+    /// An aggregate nested in another's braces (a rule of an aggregate's input relation reads
+    /// an aggregate relation).
+    pub nested_aggregate: bool,
     /// An update brings a fresh constant.
     pub fresh_constant: bool,
     /// An empty batch.
@@ -576,6 +579,15 @@ impl Features {
                 && r.body.iter().any(|l| matches!(l, Literal::Assign { .. }))
         });
         f.correlated_aggregate = p.relations.iter().any(|r| r.name.starts_with("@ctx"));
+        f.nested_aggregate = p.rules.iter().any(|r| {
+            p.aggregates.iter().any(|a| a.input == r.head.rel)
+                && r.body.iter().any(|l| match l {
+                    Literal::Positive(a) | Literal::Negative(a) => {
+                        p.aggregates.iter().any(|g| g.rel == a.rel)
+                    }
+                    _ => false,
+                })
+        });
         f.rules = p.rules.len();
         let with_arith =
             |r: &crate::program::Rule| r.body.iter().any(|l| matches!(l, Literal::Assign { .. }));
@@ -670,6 +682,7 @@ impl NonTriviality {
             ("aggregate", features.aggregate),
             ("arithmetic in an aggregate", features.aggregate_arithmetic),
             ("correlated aggregate", features.correlated_aggregate),
+            ("nested aggregate", features.nested_aggregate),
             ("fresh constant in updates", features.fresh_constant),
             ("empty batch", features.empty_batch),
         ];
@@ -1531,7 +1544,9 @@ fn render_rule(
 }
 
 /// What an aggregate's braces and target hold beyond its atom (`braces`), by `agg.extra`:
-/// nothing (half the aggregates); a comparison of a local variable (or a constant) with a
+/// nothing (a third of the aggregates); an aggregate nested inside the braces, counting the
+/// facts of `g` for a local variable of the atom (`m = count : { g(a) }, m > 0`), when the
+/// atom has one; a comparison of a local variable (or a constant) with a
 /// variable from outside that the atom does not bind, making the aggregate correlated; in
 /// `number` cases, a target computed by an expression, or an assignment inside the braces
 /// compared with a variable from outside (or a constant). Returns the target, changed or not.
@@ -1551,6 +1566,14 @@ fn render_agg_extra(
             |l| l.to_string(),
         );
     let numbers = ty == ColumnType::Number;
+    if agg.extra == 2 && !locals.is_empty() {
+        braces.push(format!("m = count : {{ g({local}) }}"));
+        braces.push(format!(
+            "m {} 0",
+            if agg.var.is_multiple_of(2) { ">" } else { "=" }
+        ));
+        return target;
+    }
     match (agg.extra, outer) {
         (3, Some(v)) | (4 | 5, Some(v)) if !numbers => {
             let op = if agg.var.is_multiple_of(2) { "!=" } else { "=" };
