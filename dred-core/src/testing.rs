@@ -13,7 +13,10 @@
 //!   too, every value a head receives from arithmetic taken modulo 3 so that evaluation ends;
 //! - with negation, one negated atom per rule at most, stratified by construction: every
 //!   derived relation has a level, a rule reads positively at most its head's level and
-//!   negates only strictly lower ones;
+//!   negates only strictly lower ones; and aggregates over lower levels in 30% of the random
+//!   rules ([`random_case_with`]), some with arithmetic in their target or braces, some
+//!   correlated (a comparison with a variable from outside the braces, when the rule's
+//!   atoms all read lower levels), some with an aggregate nested in their braces;
 //! - 7 constants, and 3 fresh ones that only update streams bring;
 //! - streams that delete present facts, re-insert what an earlier batch deleted, insert
 //!   present facts, delete and insert one fact in the same batch, delete absent facts, and
