@@ -30,12 +30,32 @@ impl Span {
 }
 
 /// A named source text, shared cheaply between the AST and diagnostics.
+///
+/// A program that includes other files (`.include "f"`) is one text spliced from theirs;
+/// [`SourceFile::pieces`] then says which file each part comes from, and every position
+/// ([`SourceFile::line_col`], [`SourceFile::locate`], diagnostics) is given in that file.
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     /// The path as the user gave it.
     pub name: Arc<str>,
     /// The whole text.
     pub text: Arc<str>,
+    /// For a text spliced from several files: its pieces, in order, covering it; `None` for
+    /// the text of one file.
+    pub pieces: Option<Arc<[Piece]>>,
+}
+
+/// A part of a spliced text ([`SourceFile::pieces`]) and where it comes from.
+#[derive(Clone, Debug)]
+pub struct Piece {
+    /// Byte offset of the piece in the spliced text.
+    pub start: usize,
+    /// Byte offset one past its end.
+    pub end: usize,
+    /// The file it is copied from (a file of its own, without pieces).
+    pub file: SourceFile,
+    /// Byte offset in that file of the piece's first byte.
+    pub origin: usize,
 }
 
 impl SourceFile {
@@ -44,12 +64,34 @@ impl SourceFile {
         SourceFile {
             name: name.into(),
             text: text.into(),
+            pieces: None,
         }
     }
 
-    /// 1-based line and column (in characters) of a byte offset; offsets past the end map to
-    /// the end of the text.
+    /// The file a byte offset of this text comes from, and the offset there: the text itself
+    /// unless it is spliced from included files.
+    pub fn locate(&self, offset: usize) -> (&SourceFile, usize) {
+        let Some(pieces) = &self.pieces else {
+            return (self, offset);
+        };
+        let i = pieces
+            .partition_point(|p| p.end <= offset)
+            .min(pieces.len().saturating_sub(1));
+        match pieces.get(i) {
+            Some(p) => (&p.file, p.origin + offset.saturating_sub(p.start)),
+            None => (self, offset),
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset, in the file it comes from
+    /// (see [`SourceFile::locate`]); offsets past the end map to the end of the text.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let (file, offset) = self.locate(offset);
+        file.own_line_col(offset)
+    }
+
+    /// `line_col` in this text itself.
+    fn own_line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let before = &self.text[..floor_char_boundary(&self.text, offset)];
         let line = before.matches('\n').count() + 1;
@@ -112,16 +154,30 @@ impl Diagnostic {
     /// for a terminal or a log.
     pub fn render(&self) -> String {
         use ariadne::{Config, Label, Report, ReportKind, Source};
-        let name: &str = &self.file.name;
-        let text: &str = &self.file.text;
+        let (file, start) = self.file.locate(self.span.start);
+        // The span's end in the same file (a span never straddles an included file's edge,
+        // but is cut there if it did).
+        let end = if self.span.end > self.span.start {
+            let (end_file, last) = self.file.locate(self.span.end - 1);
+            if std::ptr::eq(file, end_file) {
+                last + 1
+            } else {
+                file.text.len()
+            }
+        } else {
+            start
+        };
+        let span = Span::new(start, end.max(start));
+        let name: &str = &file.name;
+        let text: &str = &file.text;
         // ariadne counts characters, not bytes.
         let to_char = |b: usize| {
             text[..floor_char_boundary(text, b.min(text.len()))]
                 .chars()
                 .count()
         };
-        let start = to_char(self.span.start);
-        let end = to_char(self.span.end).max(start);
+        let start = to_char(span.start);
+        let end = to_char(span.end).max(start);
         let mut out = Vec::new();
         let header = format!(
             "{}:{}:{}: {}",
@@ -147,7 +203,7 @@ impl fmt::Display for Diagnostic {
         write!(
             f,
             "{}:{}:{}: {}",
-            self.file.name,
+            self.file.locate(self.span.start).0.name,
             self.line(),
             self.column(),
             self.message

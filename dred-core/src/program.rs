@@ -24,6 +24,10 @@ pub struct RelationDecl {
     pub input: bool,
     /// Declared `.output`: written by `--out`.
     pub output: bool,
+    /// The name its facts are read under (its `.facts` file, update streams) when it is not
+    /// [`RelationDecl::name`]: the EDB part of an `.input` `eqrel` relation `r` is a generated
+    /// input relation read as `r`.
+    pub facts_name: Option<String>,
     /// Where it is declared.
     pub span: Span,
 }
@@ -32,6 +36,11 @@ impl RelationDecl {
     /// Number of columns.
     pub fn arity(&self) -> usize {
         self.types.len()
+    }
+
+    /// The name its facts are read and written under in `.facts` files and update streams.
+    pub fn facts_name(&self) -> &str {
+        self.facts_name.as_deref().unwrap_or(&self.name)
     }
 }
 
@@ -310,7 +319,17 @@ impl Program {
         named
     }
 
-    /// The relation with this name.
+    /// The relation that facts files and update streams mean by `name`: the input relation
+    /// read under that name ([`RelationDecl::facts_name`]: for an `.input` `eqrel` relation,
+    /// its EDB part), else the relation declared as `name`.
+    pub fn input_id(&self, name: &str) -> Option<RelId> {
+        self.relations
+            .iter()
+            .position(|d| d.input && d.facts_name() == name)
+            .or_else(|| self.relation_id(name))
+    }
+
+    /// The relation declared as `name`, if any.
     pub fn relation_id(&self, name: &str) -> Option<RelId> {
         self.relations.iter().position(|r| r.name == name)
     }

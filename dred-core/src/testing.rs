@@ -13,7 +13,10 @@
 //!   too, every value a head receives from arithmetic taken modulo 3 so that evaluation ends;
 //! - with negation, one negated atom per rule at most, stratified by construction: every
 //!   derived relation has a level, a rule reads positively at most its head's level and
-//!   negates only strictly lower ones;
+//!   negates only strictly lower ones; and aggregates over lower levels in 30% of the random
+//!   rules ([`random_case_with`]), some with arithmetic in their target or braces, some
+//!   correlated (a comparison with a variable from outside the braces, when the rule's
+//!   atoms all read lower levels), some with an aggregate nested in their braces;
 //! - 7 constants, and 3 fresh ones that only update streams bring;
 //! - streams that delete present facts, re-insert what an earlier batch deleted, insert
 //!   present facts, delete and insert one fact in the same batch, delete absent facts, and
@@ -412,15 +415,22 @@ impl RandomCase {
     /// Parses and checks the case. An error means the generator built something the checker
     /// refuses, a bug of the generator: cases are valid by construction.
     pub fn load(&self) -> Result<LoadedCase, String> {
+        self.load_program_file(&SourceFile::new("p.dl", self.program()))
+    }
+
+    /// [`RandomCase::load`] with the program read from `file` instead of
+    /// [`RandomCase::program`]'s text (the same program written otherwise, split into included
+    /// files say), the case's facts and stream as they are.
+    pub fn load_program_file(&self, file: &SourceFile) -> Result<LoadedCase, String> {
         let mut symbols = Symbols::new();
-        let text = self.program();
-        let program = load_program(&SourceFile::new("p.dl", text.as_str()), &mut symbols)
+        let text = &file.text;
+        let program = load_program(file, &mut symbols)
             .map_err(|d| format!("generated program rejected:\n{}\n{text}", d.render()))?;
         let program = Arc::new(program);
         let mut edb = Edb::empty(&program);
         for (rel, vals) in &self.edb {
             let id = program
-                .relation_id(rel)
+                .input_id(rel)
                 .ok_or_else(|| format!("no relation `{rel}`"))?;
             let types = &program.relations[id].types;
             let tuple = vals
@@ -501,6 +511,15 @@ pub struct Features {
     pub arithmetic_facts: usize,
     /// An aggregate (count, sum, min or max).
     pub aggregate: bool,
+    /// Arithmetic inside an aggregate's braces or target (an assignment in a rule of an
+    /// aggregate's input relation).
+    pub aggregate_arithmetic: bool,
+    /// A correlated aggregate (one that takes a variable from outside its braces: a context
+    /// relation `@ctxK`).
+    pub correlated_aggregate: bool,
+    /// An aggregate nested in another's braces (a rule of an aggregate's input relation reads
+    /// an aggregate relation).
+    pub nested_aggregate: bool,
     /// An update brings a fresh constant.
     pub fresh_constant: bool,
     /// An empty batch.
@@ -558,6 +577,20 @@ impl Features {
             }
         }
         f.aggregate = !loaded.program.aggregates.is_empty();
+        f.aggregate_arithmetic = p.rules.iter().any(|r| {
+            p.aggregates.iter().any(|a| a.input == r.head.rel)
+                && r.body.iter().any(|l| matches!(l, Literal::Assign { .. }))
+        });
+        f.correlated_aggregate = p.relations.iter().any(|r| r.name.starts_with("@ctx"));
+        f.nested_aggregate = p.rules.iter().any(|r| {
+            p.aggregates.iter().any(|a| a.input == r.head.rel)
+                && r.body.iter().any(|l| match l {
+                    Literal::Positive(a) | Literal::Negative(a) => {
+                        p.aggregates.iter().any(|g| g.rel == a.rel)
+                    }
+                    _ => false,
+                })
+        });
         f.rules = p.rules.len();
         let with_arith =
             |r: &crate::program::Rule| r.body.iter().any(|l| matches!(l, Literal::Assign { .. }));
@@ -650,6 +683,9 @@ impl NonTriviality {
             ("arithmetic", features.arithmetic),
             ("arithmetic in recursion", features.recursive_arithmetic),
             ("aggregate", features.aggregate),
+            ("arithmetic in an aggregate", features.aggregate_arithmetic),
+            ("correlated aggregate", features.correlated_aggregate),
+            ("nested aggregate", features.nested_aggregate),
             ("fresh constant in updates", features.fresh_constant),
             ("empty batch", features.empty_batch),
         ];
@@ -1099,13 +1135,16 @@ fn arith_code() -> impl Strategy<Value = ArithCode> {
     })
 }
 
-/// A generated aggregate: the function (count, sum, min, max), its one atom, and whether
-/// the head takes its result.
+/// A generated aggregate: the function (count, sum, min, max), its one atom, whether the
+/// head takes its result, and what more its braces and target hold ([`render_agg_extra`]):
+/// `extra` picks the form, `var` the variable from outside a correlated one uses.
 #[derive(Clone, Debug)]
 struct AggCode {
     func: u8,
     atom: AtomCode,
     in_head: bool,
+    extra: u8,
+    var: u8,
 }
 
 fn rule_code(negation: bool, aggregates: bool, arithmetic: bool) -> BoxedStrategy<RuleCode> {
@@ -1116,13 +1155,17 @@ fn rule_code(negation: bool, aggregates: bool, arithmetic: bool) -> BoxedStrateg
     // Cases with negation also draw aggregates (positive cases keep their stream of cases).
     (
         plain,
-        prop::option::weighted(0.3, (0u8..4, atom_code(), any::<bool>())),
+        // One draw gives the function, the form and the variable, so that the cases after an
+        // aggregate are those drawn before the forms beyond plain grouping were added.
+        prop::option::weighted(0.3, (any::<u8>(), atom_code(), any::<bool>())),
     )
         .prop_map(|(mut rule, agg)| {
-            rule.aggregate = agg.map(|(func, atom, in_head)| AggCode {
-                func,
+            rule.aggregate = agg.map(|(code, atom, in_head)| AggCode {
+                func: code % 4,
                 atom,
                 in_head,
+                extra: (code / 4) % 6,
+                var: code / 24,
             });
             rule
         })
@@ -1387,8 +1430,16 @@ fn render_rule(
         .flat_map(|&d| std::iter::repeat_n(d, d.1.max(1)))
         .collect();
     let mut lits = Vec::new();
+    // Whether every body atom reads a relation of a lower level than the head's: only then
+    // may an aggregate take a variable from outside (its context reads those atoms, and an
+    // aggregate must not depend on its head).
+    let mut lower_body = true;
     for a in &r.body {
         let (name, arity) = weighted[a.rel as usize % weighted.len()];
+        lower_body &= IDB
+            .iter()
+            .position(|(n, _)| *n == name)
+            .is_none_or(|i| levels[i] < level);
         let args: Vec<String> = a.terms[..arity]
             .iter()
             .map(|t| match *t {
@@ -1468,13 +1519,16 @@ fn render_rule(
             .first()
             .map(|l| l.to_string())
             .or_else(|| args.iter().find(|a| VARS.contains(&a.as_str())).cloned());
+        let mut braces = vec![format!("{name}({})", args.join(", "))];
+        let outer: &[u8] = if lower_body { &bound } else { &[] };
+        let target = render_agg_extra(ty, agg, outer, &locals, target, &mut braces);
         let func = match (ty, agg.func % 4, target) {
             (ColumnType::Number, 1, Some(t)) => format!("sum {t}"),
             (ColumnType::Number, 2, Some(t)) => format!("min {t}"),
             (ColumnType::Number, 3, Some(t)) => format!("max {t}"),
             _ => "count".to_string(),
         };
-        lits.push(format!("n = {func} : {{ {name}({}) }}", args.join(", ")));
+        lits.push(format!("n = {func} : {{ {} }}", braces.join(", ")));
         result_in_head = agg.in_head && ty == ColumnType::Number;
     }
     let (name, arity) = IDB[head];
@@ -1490,6 +1544,65 @@ fn render_rule(
         *last = "n".to_string();
     }
     format!("{name}({}) :- {}.", head_args.join(", "), lits.join(", "))
+}
+
+/// What an aggregate's braces and target hold beyond its atom (`braces`), by `agg.extra`:
+/// nothing (a third of the aggregates); an aggregate nested inside the braces, counting the
+/// facts of `g` for a local variable of the atom (`m = count : { g(a) }, m > 0`), when the
+/// atom has one; a comparison of a local variable (or a constant) with a
+/// variable from outside that the atom does not bind, making the aggregate correlated; in
+/// `number` cases, a target computed by an expression, or an assignment inside the braces
+/// compared with a variable from outside (or a constant). Returns the target, changed or not.
+fn render_agg_extra(
+    ty: ColumnType,
+    agg: &AggCode,
+    bound: &[u8],
+    locals: &[&str],
+    target: Option<String>,
+    braces: &mut Vec<String>,
+) -> Option<String> {
+    let outer = (!bound.is_empty()).then(|| VARS[bound[agg.var as usize % bound.len()] as usize]);
+    let local = locals
+        .get(agg.var as usize % locals.len().max(1))
+        .map_or_else(
+            || ty.literal(agg.var as usize % CONSTANTS),
+            |l| l.to_string(),
+        );
+    let numbers = ty == ColumnType::Number;
+    if agg.extra == 2 && !locals.is_empty() {
+        braces.push(format!("m = count : {{ g({local}) }}"));
+        braces.push(format!(
+            "m {} 0",
+            if agg.var.is_multiple_of(2) { ">" } else { "=" }
+        ));
+        return target;
+    }
+    match (agg.extra, outer) {
+        (3, Some(v)) | (4 | 5, Some(v)) if !numbers => {
+            let op = if agg.var.is_multiple_of(2) { "!=" } else { "=" };
+            braces.push(format!("{local} {op} {v}"));
+            target
+        }
+        (3, Some(v)) => {
+            const OPS: [&str; 4] = ["<", "<=", "!=", ">"];
+            braces.push(format!("{local} {} {v}", OPS[agg.var as usize % OPS.len()]));
+            target
+        }
+        (4, _) if numbers => target.map(|t| match agg.var % 3 {
+            0 => format!("{t} + 1"),
+            1 => format!("{t} * 2"),
+            _ => format!("-{t}"),
+        }),
+        (5, outer) if numbers => {
+            braces.push(format!("d = {local} + {}", outer.unwrap_or("1")));
+            braces.push(format!(
+                "d {} {BOUND}",
+                if agg.var.is_multiple_of(2) { "<" } else { ">=" }
+            ));
+            target
+        }
+        _ => target,
+    }
 }
 
 /// An expression over the rule's bound variables and constants (`term` writes each).

@@ -184,7 +184,7 @@ impl Stream {
 /// Picks the relation a stream changes (see [`StreamSpec::relation`]).
 pub fn choose_relation(program: &Program, wanted: Option<&str>) -> Result<RelId, UpdateError> {
     if let Some(name) = wanted {
-        let rel = program.relation_id(name).ok_or_else(|| {
+        let rel = program.input_id(name).ok_or_else(|| {
             UpdateError::Relation(format!("the program declares no relation `{name}`"))
         })?;
         if !program.relations[rel].input {
@@ -1135,12 +1135,12 @@ pub fn read_version(
     symbols: &mut Symbols,
 ) -> Result<Edb, UpdateError> {
     for decl in program.relations.iter().filter(|d| d.input) {
-        if !dir.join(format!("{}.facts", decl.name)).is_file() {
+        if !dir.join(format!("{}.facts", decl.facts_name())).is_file() {
             return Err(UpdateError::Target(format!(
                 "--to {name}: {} has no `{}.facts`, which the program reads: the two \
                  datasets' relations differ",
                 dir.display(),
-                decl.name
+                decl.facts_name()
             )));
         }
     }
@@ -1196,7 +1196,7 @@ pub fn render(stream: &Stream, program: &Program, symbols: &Symbols, header: &[S
                 let _ = writeln!(
                     s,
                     "{sign}\t{}\t{}",
-                    decl.name,
+                    decl.facts_name(),
                     format_tuple_raw(&decl.types, &f.tuple, symbols)
                 );
             }

@@ -1,9 +1,13 @@
 //! The Soufflé constructs the front end rewrites into the core (declared types, hexadecimal
 //! and binary literals, `.printsize`, disjunction, several heads, rules without a positive
-//! atom, components) and arithmetic (`datasets/conformance/arithmetic/`: every operator, precedence,
-//! binding, recursion), one conformance case each in `datasets/conformance/`: from scratch every engine
-//! gives the model worked out by hand (`expected/`), and under a churn stream every engine
-//! agrees with the oracle after every batch, whole models compared.
+//! atom, components, `.include`, `eqrel` with its expected outputs computed by its
+//! `expect.py`), arithmetic (`datasets/conformance/arithmetic/`: every operator,
+//! precedence, binding, recursion) and aggregates beyond plain grouping (`aggregates/`:
+//! arithmetic inside the braces and in the target, correlated and nested aggregates, its
+//! expected outputs computed by its `expect.py` in plain Python), one conformance case each
+//! in `datasets/conformance/`: from scratch every engine gives the model worked out by hand
+//! or by script (`expected/`), and under a churn stream every engine agrees with the oracle
+//! after every batch, whole models compared.
 
 mod common;
 use common::{dredbench, repo, stderr};
@@ -11,7 +15,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 8] = [
+const CASES: [&str; 11] = [
     "types",
     "disjunction",
     "ground",
@@ -20,6 +24,9 @@ const CASES: [&str; 8] = [
     "arithmetic/precedence",
     "arithmetic/binding",
     "arithmetic/recursion",
+    "aggregates",
+    "include",
+    "eqrel",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.
@@ -198,4 +205,64 @@ fn refused_constructs_are_located_errors() {
         assert!(stderr(&o).contains(at), "{src}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{src}");
     }
+}
+
+/// Includes: a missing file is an error at its name in the directive, a cycle at the
+/// directive that closes it, and an error inside an included file names that file, its line
+/// and its column; all exit 2.
+#[test]
+fn include_errors_name_the_file_that_has_them() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let facts = tmp.path().join("facts");
+    std::fs::create_dir(&facts).expect("mkdir");
+    std::fs::create_dir(tmp.path().join("lib")).expect("mkdir");
+    let write =
+        |name: &str, text: &str| std::fs::write(tmp.path().join(name), text).expect("write");
+    write("lib/bad.dl", "// bad\nr(x) :- s(x).\n");
+    write("lib/loop.dl", "#include \"../p.dl\"\n");
+    for (src, at, what) in [
+        (
+            ".decl r(x: number)\n.include \"gone.dl\"\n",
+            "p.dl:2:10",
+            "cannot read included file",
+        ),
+        (
+            ".decl r(x: number)\n.include \"lib/bad.dl\"\n",
+            "bad.dl:2:9",
+            "relation `s` is not declared",
+        ),
+        (
+            ".decl r(x: number)\n.include \"lib/loop.dl\"\n",
+            "loop.dl:1:1",
+            "include cycle",
+        ),
+    ] {
+        let prog = tmp.path().join("p.dl");
+        std::fs::write(&prog, src).expect("write");
+        let o = dredbench(&[
+            "run",
+            "--program",
+            prog.to_str().expect("utf-8"),
+            "--facts",
+            facts.to_str().expect("utf-8"),
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{src}: {err}");
+        assert!(err.contains(at) && err.contains(what), "{src}: {err}");
+        assert!(!err.contains("panicked"), "{src}");
+    }
+}
+
+/// `--query` refuses a program with an `.input` `eqrel` relation, at its declaration (its EDB
+/// part has no spelling in the rewritten program).
+#[test]
+fn the_magic_set_rewrite_refuses_an_input_eqrel() {
+    let o = run_case("eqrel", &["--query", "same(\"a\", y)", "--engines", "dred"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`.input` `eqrel` relation (`same`)")
+            && stderr(&o).contains("program.dl:3:7"),
+        "{}",
+        stderr(&o)
+    );
 }

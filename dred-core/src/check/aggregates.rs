@@ -13,18 +13,42 @@
 //!   group no solution reaches has no row), `h(..)[n := 0] :- L, !@aggK(G.., _), M[n := 0].`
 //!   — with a generated nullary `@unit()` fact as its positive atom when nothing else binds.
 //!
+//! The braces may hold arithmetic (`count : { r(x), y = x * 2, y < 10 }`) and the target may be
+//! any expression (`sum x + 1 : { r(x) }`): a target that is not a variable is computed into
+//! a fresh variable `@t` by an equality added to the braces, and `@aggK_in`'s rule keeps the
+//! braces' equalities and comparisons, which the checker turns into assignments as in any
+//! rule. An assigned target is a column of its own; other assigned variables are not (a
+//! solution is a binding of the variables positive atoms bind, which fix the others).
+//!
+//! *Correlated* aggregates: a grouping variable that no positive atom inside the braces binds
+//! (`r(n, c) :- s(n), c = count : { t(m), m < n }.`) is taken from outside, as in Soufflé,
+//! where the aggregate is evaluated once per binding of the variables it takes from the rule.
+//! Such variables `C` get a context relation `@ctxK(C..) :- O.`, `O` being the rule's other
+//! literals but aggregates (those with all their variables bound by them), and the input rule
+//! reads it first: `@aggK_in(G.., V..) :- @ctxK(C..), B.` Grouping by `G` ⊇ `C` then gives one
+//! value per binding. A variable that neither the braces nor the rest of the rule binds is
+//! an error at its use; a correlated aggregate in a recursive rule reads the head through
+//! `@ctxK` and is refused as an aggregate in recursion. Each aggregate's braces are a scope of
+//! their own: a variable used by two aggregates of a rule and nowhere else is local to each.
+//! When several aggregates of a rule are correlated through each other's results, the first
+//! whose variables from outside are bound without the others' results is rewritten first.
+//!
+//! *Nested* aggregates fall out of the same rewriting: an aggregate inside the braces stays in
+//! `@aggK_in`'s rule, which is rewritten in turn (its grouping variables are those it shares
+//! with that rule, the outer braces' variables included).
+//!
 //! Generated names start with `@`, which no program can write, so they never clash. The checks
 //! then run on the rewritten program; its spans point at the aggregate, so every error is
 //! located in the source. What is out of the supported subset is refused here, at the
-//! aggregate: a result that is not a fresh variable, a target that is not a variable of the
-//! body, nested aggregates, and a grouping variable that no positive atom of the body binds.
-//! A target of type `symbol` and an aggregate in recursion through its own body are refused by
-//! the checks that follow (see `super::check` and `super::strata`).
+//! aggregate: a result that is not a fresh variable, a `_` target, a target of type `symbol`
+//! known here, and a variable from outside that nothing binds. A target of type `symbol`
+//! found later and an aggregate in recursion through its own body are refused by the checks
+//! that follow (see `super::check` and `super::strata`).
 
 use std::collections::HashMap;
 
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
-use crate::syntax::ast::{self, AggFunc, Ident, Item, Literal, Term, Type};
+use crate::syntax::ast::{self, AggFunc, CmpOp, Ident, Item, Literal, Term, Type};
 
 /// One aggregate relation made by [`desugar`], by name (resolved by the checker).
 #[derive(Clone, Debug)]
@@ -78,6 +102,7 @@ pub(super) fn desugar(
         // Rewrite one aggregate at a time; each may double the rules (the empty group).
         let mut pending = vec![rule.clone()];
         let mut done = Vec::new();
+        let mut generated = Vec::new();
         while let Some(r) = pending.pop() {
             let Some(pos) = r
                 .body
@@ -87,17 +112,44 @@ pub(super) fn desugar(
                 done.push(r);
                 continue;
             };
-            let Literal::Aggregate(agg) = &r.body[pos] else {
-                unreachable!("found above")
-            };
             let k = specs.len();
-            let (decls, input_rule, spec) = split(file, &types, &r, pos, agg, k)?;
+            // The first aggregate whose variables from outside are bound without the others'
+            // results (or, when none is, the first, whose error is then reported).
+            let mut first_err = None;
+            let mut chosen = None;
+            for (i, l) in r.body.iter().enumerate().skip(pos) {
+                let Literal::Aggregate(agg) = l else { continue };
+                match split(file, &types, &r, i, agg, k) {
+                    Ok(s) => {
+                        chosen = Some((i, s));
+                        break;
+                    }
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                    }
+                }
+            }
+            let Some((pos, split)) = chosen else {
+                return Err(first_err.expect("an aggregate was tried"));
+            };
+            let Literal::Aggregate(agg) = &r.body[pos] else {
+                unreachable!("chosen above")
+            };
+            let Split {
+                decls,
+                context,
+                input,
+                spec,
+                group,
+            } = split;
             for d in decls {
                 types.insert(d.name.name.clone(), d.columns.iter().map(|c| c.1).collect());
                 out.items.push(Item::Decl(d));
             }
-            out.items.push(Item::Rule(input_rule));
-            let group_args: Vec<Term> = spec_group_terms(&r, pos, agg);
+            generated.extend(context);
+            // The input rule may hold nested aggregates: it is rewritten in turn.
+            pending.push(input);
+            let group_args: Vec<Term> = group.into_iter().map(Term::Var).collect();
             let result = match &agg.result {
                 Term::Var(id) => id.clone(),
                 _ => unreachable!("checked in split"),
@@ -156,7 +208,10 @@ pub(super) fn desugar(
             specs.push(spec);
         }
         done.reverse();
-        out.items.extend(done.into_iter().map(Item::Rule));
+        // The rule's own rewritten forms first, so that an error in what the rule says is
+        // reported there rather than in a context rule made from it.
+        out.items
+            .extend(done.into_iter().chain(generated).map(Item::Rule));
     }
     if unit_needed {
         let span = Span::new(0, 0);
@@ -166,6 +221,7 @@ pub(super) fn desugar(
                 span,
             },
             columns: Vec::new(),
+            eqrel: false,
             span,
         }));
         out.items.push(Item::Rule(ast::Rule {
@@ -195,24 +251,6 @@ fn vars_of<'a>(terms: impl IntoIterator<Item = &'a Term>, out: &mut Vec<Ident>) 
     }
 }
 
-/// Calls `f` on each argument of the atoms and comparisons of `lit` (of an aggregate: of its
-/// body, and its target).
-fn literal_terms<'a>(lit: &'a Literal, f: &mut impl FnMut(&'a Term)) {
-    match lit {
-        Literal::Positive(a) | Literal::Negative(a, _) => a.args.iter().for_each(f),
-        Literal::Compare(c) => {
-            f(&c.left);
-            f(&c.right);
-        }
-        Literal::Aggregate(a) => {
-            for l in &a.body {
-                literal_terms(l, f);
-            }
-            a.target.iter().for_each(f);
-        }
-    }
-}
-
 /// The variables of a literal (an aggregate's: its body's and its target's, not its result).
 fn literal_vars(lit: &Literal, out: &mut Vec<Ident>) {
     match lit {
@@ -228,40 +266,41 @@ fn literal_vars(lit: &Literal, out: &mut Vec<Ident>) {
 }
 
 /// The variables of rule `r` outside its aggregate at body position `pos`: the head's, the
-/// other literals' (an other aggregate's result included).
+/// other literals', and of an other aggregate its result only (each aggregate's braces are a
+/// scope of their own: a variable that two aggregates use and nothing else does is local to
+/// each).
 fn outside_vars(r: &ast::Rule, pos: usize) -> Vec<Ident> {
     let mut out = Vec::new();
     vars_of(&r.head.args, &mut out);
     for (i, lit) in r.body.iter().enumerate() {
-        if i != pos {
-            literal_vars(lit, &mut out);
-            if let Literal::Aggregate(a) = lit {
-                vars_of([&a.result], &mut out);
-            }
+        if i == pos {
+            continue;
+        }
+        match lit {
+            Literal::Aggregate(a) => vars_of([&a.result], &mut out),
+            lit => literal_vars(lit, &mut out),
         }
     }
     out
 }
 
-/// The grouping variables of the aggregate at `pos` of `r`, as terms.
-fn spec_group_terms(r: &ast::Rule, pos: usize, agg: &ast::Aggregate) -> Vec<Term> {
-    group_vars(r, pos, agg).into_iter().map(Term::Var).collect()
-}
-
+/// The grouping variables of the aggregate at `pos` of `r`: those of its braces and target
+/// that also occur outside it, in order of first occurrence inside.
 fn group_vars(r: &ast::Rule, pos: usize, agg: &ast::Aggregate) -> Vec<Ident> {
     let outside = outside_vars(r, pos);
     let mut inside = Vec::new();
     for l in &agg.body {
         literal_vars(l, &mut inside);
     }
+    vars_of(agg.target.iter(), &mut inside);
     inside
         .into_iter()
         .filter(|v| outside.iter().any(|o| o.name == v.name))
         .collect()
 }
 
-/// The declarations, the input rule and the spec of the aggregate at body position `pos` of
-/// rule `r`, the `k`-th of the program.
+/// The declarations, rules and spec of the aggregate at body position `pos` of rule `r`, the
+/// `k`-th of the program.
 fn split(
     file: &SourceFile,
     types: &HashMap<String, Vec<Type>>,
@@ -269,7 +308,7 @@ fn split(
     pos: usize,
     agg: &ast::Aggregate,
     k: usize,
-) -> Result<(Vec<ast::Decl>, ast::Rule, AggregateSpec), Diagnostic> {
+) -> Result<Split, Diagnostic> {
     let err = |span: Span, msg: String, label: &str| Diagnostic::new(file, span, msg, label);
     let Term::Var(result) = &agg.result else {
         return Err(err(
@@ -278,35 +317,11 @@ fn split(
             "write `n = count : { .. }`",
         ));
     };
-    let mut arithmetic = None;
-    for l in &agg.body {
-        literal_terms(l, &mut |t| {
-            if let (Term::Expr(e), None) = (t, &arithmetic) {
-                arithmetic = Some(e.span);
-            }
-        });
-    }
-    if let Some(Term::Expr(e)) = &agg.target {
-        arithmetic.get_or_insert(e.span);
-    }
-    if let Some(span) = arithmetic {
-        return Err(err(
-            span,
-            "arithmetic inside an aggregate is not supported".into(),
-            "compute the value in a rule of its own and aggregate over its relation",
-        ));
-    }
     let mut inside = Vec::new();
     for l in &agg.body {
-        if let Literal::Aggregate(inner) = l {
-            return Err(err(
-                inner.span,
-                "aggregates inside an aggregate are not supported".into(),
-                "define the inner aggregate in a rule of its own",
-            ));
-        }
         literal_vars(l, &mut inside);
     }
+    vars_of(agg.target.iter(), &mut inside);
     if let Some(used) = inside.iter().find(|v| v.name == result.name) {
         return Err(err(
             used.span,
@@ -333,103 +348,183 @@ fn split(
             }
         }
     }
-    // The type of each variable, from a positive atom of the body that binds it.
-    let mut typed: Vec<(Ident, Type)> = Vec::new();
-    for l in &body {
-        if let Literal::Positive(a) = l {
-            let Some(cols) = types.get(&a.relation.name) else {
-                continue; // an undeclared relation: the checks that follow say so
+    // A target that is not a variable is computed into one: `sum x + 1 : { B }` aggregates
+    // `@t` over `B, @t = x + 1`.
+    let target = match &agg.target {
+        None => None,
+        Some(Term::Var(t)) => Some(t.clone()),
+        Some(Term::Wildcard(s)) => {
+            return Err(err(
+                *s,
+                format!("the target of `{}` cannot be `_`", func_name(agg.func)),
+                "write `s = sum w : { cost(x, w) }`",
+            ))
+        }
+        Some(t) => {
+            let var = Ident {
+                name: "@t".into(),
+                span: t.span(),
             };
-            for (t, &ty) in a.args.iter().zip(cols) {
-                if let Term::Var(id) = t {
-                    if !typed.iter().any(|(v, _)| v.name == id.name) {
-                        typed.push((id.clone(), ty));
-                    }
+            body.push(Literal::Compare(ast::Comparison {
+                left: Term::Var(var.clone()),
+                op: CmpOp::Eq,
+                right: t.clone(),
+                span: t.span(),
+            }));
+            Some(var)
+        }
+    };
+    // The variables the braces bind themselves (positive atoms, nested aggregates' results).
+    let typed = bound_vars(types, &body, &[]);
+    let positive: Vec<(Ident, Option<Type>)> = typed
+        .iter()
+        .filter(|(v, _)| {
+            body.iter().any(|l| match l {
+                Literal::Positive(a) => a
+                    .args
+                    .iter()
+                    .any(|t| matches!(t, Term::Var(id) if id.name == v.name)),
+                Literal::Aggregate(a) => matches!(&a.result, Term::Var(id) if id.name == v.name),
+                _ => false,
+            })
+        })
+        .cloned()
+        .collect();
+    let group = group_vars(r, pos, agg);
+    // Grouping variables the braces do not bind are taken from outside: the aggregate is
+    // evaluated per binding of them that the rule's other literals allow (`@ctxK`).
+    let correlated: Vec<Ident> = group
+        .iter()
+        .filter(|g| !positive.iter().any(|(v, _)| v.name == g.name))
+        .cloned()
+        .collect();
+    let ident = |n: &str| Ident {
+        name: n.into(),
+        span: agg.span,
+    };
+    let mut decls = Vec::new();
+    let mut context = None;
+    let mut known = positive.clone();
+    if !correlated.is_empty() {
+        let outer: Vec<Literal> = r
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| *i != pos && !matches!(l, Literal::Aggregate(_)))
+            .map(|(_, l)| l.clone())
+            .collect();
+        let bound = bound_vars(types, &outer, &[]);
+        let mut ctx_columns = Vec::new();
+        for c in &correlated {
+            match bound.iter().find(|(v, _)| v.name == c.name) {
+                Some((_, ty)) => ctx_columns.push((c.clone(), ty.unwrap_or(Type::Number))),
+                None => {
+                    return Err(err(
+                        c.span,
+                        format!(
+                            "variable `{}` is used inside the aggregate's braces but nothing binds it: \
+                             no positive atom inside them, and no positive atom or equality outside them",
+                            c.name
+                        ),
+                        "not range-restricted",
+                    ))
                 }
             }
         }
+        let name = format!("@ctx{k}");
+        decls.push(ast::Decl {
+            name: ident(&name),
+            columns: ctx_columns.clone(),
+            eqrel: false,
+            span: agg.span,
+        });
+        let atom = ast::Atom {
+            relation: ident(&name),
+            args: correlated.iter().cloned().map(Term::Var).collect(),
+            span: agg.span,
+        };
+        context = Some(ast::Rule {
+            head: atom.clone(),
+            body: outer.into_iter().filter(|l| all_bound(l, &bound)).collect(),
+            span: agg.span,
+        });
+        body.insert(0, Literal::Positive(atom));
+        known.extend(ctx_columns.into_iter().map(|(v, t)| (v, Some(t))));
     }
-    let group = group_vars(r, pos, agg);
-    for g in &group {
-        if !typed.iter().any(|(v, _)| v.name == g.name) {
-            return Err(err(
-                g.span,
-                format!(
-                    "variable `{}` groups the aggregate but no positive atom inside its braces binds it",
-                    g.name
-                ),
-                "grouping variables must occur in a positive atom of the aggregate's body",
-            ));
-        }
-    }
-    let type_of = |name: &str| typed.iter().find(|(v, _)| v.name == name).map(|p| p.1);
+    // Every variable of the braces with its type, those assigned inside included.
+    let all = bound_vars(types, &body, &known);
+    let type_of = |name: &str| {
+        all.iter()
+            .find(|(v, _)| v.name == name)
+            .and_then(|p| p.1)
+            .unwrap_or(Type::Number)
+    };
     let mut columns: Vec<Ident> = group.clone();
-    for (v, _) in &typed {
+    for (v, _) in &known {
         if !columns.iter().any(|c| c.name == v.name) {
             columns.push(v.clone());
         }
     }
-    let target = match (&agg.func, &agg.target) {
+    let target = match (&agg.func, target) {
         (AggFunc::Count, _) => None,
-        (_, Some(Term::Var(t))) => match columns.iter().position(|c| c.name == t.name) {
-            Some(c) => {
-                if type_of(&t.name) == Some(Type::Symbol) {
-                    return Err(err(
-                        t.span,
-                        format!(
-                            "`{}` needs a `number` target, and `{}` is a `symbol`",
-                            func_name(agg.func),
-                            t.name
-                        ),
-                        "sum, min and max aggregate numbers",
-                    ));
-                }
-                Some(c)
-            }
-            None => {
+        (_, Some(t)) => {
+            if !all.iter().any(|(v, _)| v.name == t.name) {
                 return Err(err(
                     t.span,
                     format!(
-                        "the target `{}` does not occur in a positive atom of the aggregate's body",
+                        "the target `{}` is bound neither inside the aggregate's braces nor outside them",
                         t.name
                     ),
                     "not range-restricted",
-                ))
+                ));
             }
-        },
-        (_, Some(t)) => {
-            return Err(err(
-                t.span(),
-                format!("the target of `{}` must be a variable", func_name(agg.func)),
-                "write `s = sum w : { cost(x, w) }`",
-            ))
+            if type_of(&t.name) == Type::Symbol {
+                let what = if t.name.starts_with('@') {
+                    "this target".to_string()
+                } else {
+                    format!("`{}`", t.name)
+                };
+                return Err(err(
+                    t.span,
+                    format!(
+                        "`{}` needs a `number` target, and {what} is a `symbol`",
+                        func_name(agg.func),
+                    ),
+                    "sum, min and max aggregate numbers",
+                ));
+            }
+            Some(match columns.iter().position(|c| c.name == t.name) {
+                Some(c) => c,
+                None => {
+                    columns.push(t);
+                    columns.len() - 1
+                }
+            })
         }
         (_, None) => unreachable!("the parser reads a target for sum, min and max"),
     };
     let name = format!("@agg{k}");
     let input = format!("@agg{k}_in");
-    let ident = |n: &str| Ident {
-        name: n.into(),
-        span: agg.span,
-    };
-    let input_decl = ast::Decl {
+    decls.push(ast::Decl {
         name: ident(&input),
         columns: columns
             .iter()
-            .map(|c| (c.clone(), type_of(&c.name).unwrap_or(Type::Number)))
+            .map(|c| (c.clone(), type_of(&c.name)))
             .collect(),
+        eqrel: false,
         span: agg.span,
-    };
+    });
     let mut agg_columns: Vec<(Ident, Type)> = group
         .iter()
-        .map(|g| (g.clone(), type_of(&g.name).unwrap_or(Type::Number)))
+        .map(|g| (g.clone(), type_of(&g.name)))
         .collect();
     agg_columns.push((ident("@value"), Type::Number));
-    let agg_decl = ast::Decl {
+    decls.push(ast::Decl {
         name: ident(&name),
         columns: agg_columns,
+        eqrel: false,
         span: agg.span,
-    };
+    });
     let input_rule = ast::Rule {
         head: ast::Atom {
             relation: ident(&input),
@@ -447,7 +542,108 @@ fn split(
         target,
         span: agg.span,
     };
-    Ok((vec![input_decl, agg_decl], input_rule, spec))
+    Ok(Split {
+        decls,
+        context,
+        input: input_rule,
+        spec,
+        group,
+    })
+}
+
+/// What [`split`] makes of one aggregate.
+struct Split {
+    /// `@ctxK` (for a correlated aggregate), `@aggK_in` and `@aggK`.
+    decls: Vec<ast::Decl>,
+    /// `@ctxK(C..) :- <outer literals binding C>`, for a correlated aggregate.
+    context: Option<ast::Rule>,
+    /// `@aggK_in(G.., V..) :- [@ctxK(C..),] B.`
+    input: ast::Rule,
+    /// The aggregate relation.
+    spec: AggregateSpec,
+    /// The grouping variables `G`, in the order of `@aggK`'s columns.
+    group: Vec<Ident>,
+}
+
+/// The variables bound by `lits`, with the types known for them: a positive atom's plain
+/// variable arguments (typed by its relation's declaration, when known), an aggregate's
+/// result (`number`), and then, to a fixpoint, the variable of an equality `v = t` whose other
+/// side's variables are bound (a lone variable gives its type, a string `symbol`, anything else
+/// `number`). Variables already in `known` count as bound.
+fn bound_vars(
+    types: &HashMap<String, Vec<Type>>,
+    lits: &[Literal],
+    known: &[(Ident, Option<Type>)],
+) -> Vec<(Ident, Option<Type>)> {
+    let mut bound: Vec<(Ident, Option<Type>)> = known.to_vec();
+    let add = |bound: &mut Vec<(Ident, Option<Type>)>, id: &Ident, ty: Option<Type>| {
+        if !bound.iter().any(|(v, _)| v.name == id.name) {
+            bound.push((id.clone(), ty));
+        }
+    };
+    for l in lits {
+        match l {
+            Literal::Positive(a) => {
+                let cols = types.get(&a.relation.name);
+                for (i, t) in a.args.iter().enumerate() {
+                    if let Term::Var(id) = t {
+                        add(&mut bound, id, cols.and_then(|c| c.get(i).copied()));
+                    }
+                }
+            }
+            Literal::Aggregate(a) => {
+                if let Term::Var(id) = &a.result {
+                    add(&mut bound, id, Some(Type::Number));
+                }
+            }
+            _ => {}
+        }
+    }
+    loop {
+        let mut progress = false;
+        for l in lits {
+            let Literal::Compare(c) = l else { continue };
+            if c.op != CmpOp::Eq {
+                continue;
+            }
+            for (target, value) in [(&c.left, &c.right), (&c.right, &c.left)] {
+                let Term::Var(v) = target else { continue };
+                if bound.iter().any(|(b, _)| b.name == v.name) || matches!(value, Term::Wildcard(_))
+                {
+                    continue;
+                }
+                let mut all = true;
+                value.for_each_var(&mut |id| {
+                    all &= bound.iter().any(|(b, _)| b.name == id.name);
+                });
+                if !all {
+                    continue;
+                }
+                let ty = match value {
+                    Term::Var(u) => bound
+                        .iter()
+                        .find(|(b, _)| b.name == u.name)
+                        .and_then(|p| p.1),
+                    Term::Str(..) => Some(Type::Symbol),
+                    _ => Some(Type::Number),
+                };
+                bound.push((v.clone(), ty));
+                progress = true;
+                break;
+            }
+        }
+        if !progress {
+            return bound;
+        }
+    }
+}
+
+/// Whether every variable of `lit` is among `bound`.
+fn all_bound(lit: &Literal, bound: &[(Ident, Option<Type>)]) -> bool {
+    let mut vars = Vec::new();
+    literal_vars(lit, &mut vars);
+    vars.iter()
+        .all(|v| bound.iter().any(|(b, _)| b.name == v.name))
 }
 
 /// The function's keyword.

@@ -14,6 +14,7 @@
 //! the first error is reported.
 
 mod aggregates;
+mod eqrel;
 mod strata;
 
 use std::collections::HashMap;
@@ -38,7 +39,8 @@ pub fn load_program(file: &SourceFile, symbols: &mut Symbols) -> Result<Program,
 
 /// Checks a parsed program, interning its constants into `symbols`.
 pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagnostic> {
-    let (desugared, specs) = aggregates::desugar(ast)?;
+    let (closed, facts_names) = eqrel::desugar(ast)?;
+    let (desugared, specs) = aggregates::desugar(&closed)?;
     let ast = &desugared;
     let file = &ast.file;
     let err = |span: Span, msg: String, label: &str| Diagnostic::new(file, span, msg, label);
@@ -74,6 +76,10 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 types: d.columns.iter().map(|(_, t)| *t).collect(),
                 input: false,
                 output: false,
+                facts_name: facts_names
+                    .iter()
+                    .find(|(generated, _)| *generated == d.name.name)
+                    .map(|(_, read_as)| read_as.clone()),
                 span: d.name.span,
             });
         }
@@ -117,6 +123,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             types: Vec::new(),
             input: false,
             output: false,
+            facts_name: None,
             span,
         });
         relations.len() - 1

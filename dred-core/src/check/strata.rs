@@ -52,7 +52,8 @@ pub(super) fn stratify(
             return Err(Diagnostic::new(
                 file,
                 a.span,
-                "aggregate in recursion: the rule's head is used, directly or not, inside this aggregate's braces",
+                "aggregate in recursion: the rule's head is used, directly or not, inside this aggregate's braces \
+                 (or, for a variable the braces take from outside, by the literals binding it)",
                 "aggregates must read relations of lower strata",
             ));
         }

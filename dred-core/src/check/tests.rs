@@ -108,12 +108,31 @@ fn every_check_is_located() {
         ("input fact", "e(\"a\", \"b\").", 5, 1),
         ("unstratifiable", "p(x, y) :- e(x, y), !p(y, x).", 5, 1),
         (
-            "aggregate target not a variable",
-            "n(c) :- e(_, _), c = sum 3 : { e(_, _) }.",
+            "aggregate target a wildcard",
+            "n(c) :- e(_, _), c = sum _ : { e(_, _) }.",
             5,
             26,
         ),
+        (
+            "correlated variable bound nowhere",
+            ".decl q(x: symbol, k: number)\nq(x, k) :- k = count : { e(y, _), y != x }.",
+            6,
+            40,
+        ),
+        (
+            "correlated aggregate in recursion",
+            ".decl q(x: symbol, k: number)\nq(x, k) :- q(x, _), k = count : { e(y, _), y != x }.",
+            6,
+            21,
+        ),
         ("undeclared input", ".input zz", 5, 8),
+        ("eqrel of one column", ".decl q(x: symbol) eqrel", 5, 1),
+        (
+            "eqrel of two types",
+            ".decl q(x: symbol, n: number) eqrel\nq(x, 1) :- e(x, _).",
+            5,
+            1,
+        ),
         ("negation only, not ground", ".decl z()\nz() :- !e(x, \"b\").", 6, 11),
         (
             "sum of symbols",
@@ -134,10 +153,10 @@ fn every_check_is_located() {
             37,
         ),
         (
-            "nested aggregate",
-            ".decl q(x: symbol, k: number)\nq(x, k) :- e(x, _), k = count : { e(x, _), m = count : { e(x, _) } }.",
+            "symbol target of a nested aggregate",
+            ".decl q(x: symbol, k: number)\nq(x, k) :- e(x, _), k = count : { e(x, y), m = max y : { e(y, _) } }.",
             6,
-            44,
+            52,
         ),
     ];
     let mut wrong = Vec::new();
@@ -308,15 +327,60 @@ fn arithmetic_on_symbols_is_a_type_error() {
 }
 
 #[test]
-fn arithmetic_inside_aggregates_is_refused_where_written() {
-    for (rule, at) in [
-        ("r(c) :- n(x), c = count : { m(x, y), y > x + 1 }.", (8, 42)),
-        ("r(c) :- c = sum y * 2 : { n(y) }.", (8, 17)),
-    ] {
-        let (line, col, msg) = error_at(&format!("{NUMS}{rule}\n"));
-        assert_eq!((line, col), at, "{rule}: {msg}");
-        assert!(msg.contains("arithmetic inside an aggregate"), "{msg}");
+fn arithmetic_inside_aggregates_is_an_assignment_of_the_input_rule() {
+    let p = load(&format!(
+        "{NUMS}r(c) :- n(x), c = count : {{ m(x, y), y > x + 1 }}.\nr(c) :- c = sum y * 2 : {{ n(y) }}.\n"
+    ))
+    .expect("checks");
+    let inputs: Vec<&Rule> = p
+        .rules
+        .iter()
+        .filter(|r| p.relations[r.head.rel].name.ends_with("_in"))
+        .collect();
+    assert_eq!(inputs.len(), 2);
+    for r in inputs {
+        assert!(
+            r.body.iter().any(|l| matches!(l, Literal::Assign { .. })),
+            "an assignment in {r:?}"
+        );
     }
-    // Outside the braces, arithmetic over an aggregate's result is allowed.
-    load(&format!("{NUMS}r(c + 1) :- c = count : {{ n(_) }}.\n")).expect("checks");
+    // The target computed by `sum y * 2` is a column of its own, the one aggregated.
+    let sum = p
+        .aggregates
+        .iter()
+        .find(|a| a.func == ast::AggFunc::Sum)
+        .expect("sum");
+    assert_eq!(p.relations[sum.input].arity(), 2);
+    assert_eq!(sum.target, Some(1));
+    // A symbol target is refused where written.
+    let (line, col, msg) = error_at(&format!("{NUMS}r(c) :- c = max y : {{ s(x), y = x }}.\n"));
+    assert_eq!((line, col), (8, 17), "{msg}");
+    assert!(msg.contains("needs a `number` target"), "{msg}");
+}
+
+/// A correlated aggregate reads a context relation of the outer variable's bindings; a
+/// nested aggregate becomes a rule of the outer's input relation.
+#[test]
+fn correlated_and_nested_aggregates_are_rewritten() {
+    let p = load(&format!(
+        "{NUMS}.decl w(x: number, c: number)\n\
+         w(x, c) :- n(x), c = count : {{ n(y), y < x }}.\n\
+         w(x, c) :- n(x), c = count : {{ m(x, y), k = count : {{ m(y, _) }}, k > 1 }}.\n"
+    ))
+    .expect("checks");
+    let names: Vec<&str> = p.relations.iter().map(|r| r.name.as_str()).collect();
+    assert!(names.contains(&"@ctx0"), "{names:?}");
+    let ctx = p.relation_id("@ctx0").expect("context");
+    let in0 = p.relation_id("@agg0_in").expect("input");
+    assert!(p
+        .rules
+        .iter()
+        .any(|r| r.head.rel == in0 && matches!(&r.body[0], Literal::Positive(a) if a.rel == ctx)));
+    assert_eq!(p.aggregates.len(), 3);
+    // The nested aggregate groups by the outer braces' variable it uses.
+    let nested = p
+        .aggregates
+        .iter()
+        .find(|a| a.group == 1 && a.rel != p.aggregates[0].rel);
+    assert!(nested.is_some(), "{:?}", p.aggregates);
 }

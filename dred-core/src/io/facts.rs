@@ -29,7 +29,7 @@ pub fn read_facts_dir(
         if !decl.input {
             continue;
         }
-        let path = dir.join(format!("{}.facts", decl.name));
+        let path = dir.join(format!("{}.facts", decl.facts_name()));
         if !path.is_file() {
             return Err(Diagnostic::new(
                 &program.source,
@@ -37,7 +37,7 @@ pub fn read_facts_dir(
                 format!(
                     "no facts file `{}` for input relation `{}`",
                     path.display(),
-                    decl.name
+                    decl.facts_name()
                 ),
                 "declared `.input` here",
             )
@@ -82,7 +82,7 @@ pub(crate) fn parse_row(
                 whole,
                 format!(
                     "`{}` has no columns; a fact of it is written `()`",
-                    decl.name
+                    decl.facts_name()
                 ),
                 "expected `()`",
             ))
@@ -95,7 +95,7 @@ pub(crate) fn parse_row(
             whole,
             format!(
                 "`{}` has {} column(s) but this line has {} tab-separated value(s)",
-                decl.name,
+                decl.facts_name(),
                 decl.arity(),
                 fields.len()
             ),
@@ -111,7 +111,7 @@ pub(crate) fn parse_row(
             Diagnostic::new(
                 file,
                 span,
-                format!("column {} of `{}`: {why}", i + 1, decl.name),
+                format!("column {} of `{}`: {why}", i + 1, decl.facts_name()),
                 "bad value",
             )
         })?);

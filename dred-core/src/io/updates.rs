@@ -61,7 +61,7 @@ pub fn parse_updates(
         let rel_start = start + 2;
         let (name, values) = rest.split_once('\t').unwrap_or((rest, ""));
         let name_span = Span::new(rel_start, rel_start + name.len());
-        let Some(rel) = program.relation_id(name) else {
+        let Some(rel) = program.input_id(name) else {
             return Err(Diagnostic::new(
                 file,
                 name_span,

@@ -376,6 +376,19 @@ pub fn rewrite(
     query: &Query,
     symbols: &mut Symbols,
 ) -> Result<MagicProgram, Diagnostic> {
+    // The rewritten program is printed and parsed again: an `.input` `eqrel` relation's EDB
+    // part (`@eqrel_r`, read as `r`) has no spelling in it.
+    if let Some(decl) = program.relations.iter().find(|d| d.facts_name.is_some()) {
+        return Err(Diagnostic::new(
+            &program.source,
+            decl.span,
+            format!(
+                "`--query` does not rewrite programs with an `.input` `eqrel` relation (`{}`)",
+                decl.facts_name()
+            ),
+            "declare the pairs in an input relation of their own and derive the `eqrel` from it",
+        ));
+    }
     if let Some(agg) = program.aggregates.first() {
         return Err(Diagnostic::new(
             &program.source,
@@ -438,7 +451,10 @@ pub fn rewrite(
         let adorned = w.name(p, &alpha, false);
         for rule in program.rules.iter().filter(|r| r.head.rel == p) {
             let (line, _) = program.source.line_col(rule.span.start);
-            let origin = format!("{} line {line}", program.source.name);
+            let origin = format!(
+                "{} line {line}",
+                program.source.locate(rule.span.start).0.name
+            );
             let types = var_types(rule, program);
             let mut bound: BTreeSet<usize> = BTreeSet::new();
             for (t, &b) in rule.head.args.iter().zip(&alpha) {
@@ -522,12 +538,13 @@ pub fn rewrite(
         for fact in program.facts.iter().filter(|f| f.rel == p) {
             let args: Vec<Term> = fact.tuple.iter().map(|&v| Term::Const(v)).collect();
             let (line, _) = program.source.line_col(fact.span.start);
+            let from = &program.source.locate(fact.span.start).0.name;
             let head = w.atom(None, &adorned, p, &args);
             let magic = w.magic_atom(None, p, &alpha, &args);
             push(
                 format!(
-                    "fact of {} from {} line {line}",
-                    program.relations[p].name, program.source.name
+                    "fact of {} from {from} line {line}",
+                    program.relations[p].name
                 ),
                 head,
                 vec![magic],

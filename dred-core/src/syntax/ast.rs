@@ -65,6 +65,9 @@ pub struct Decl {
     pub name: Ident,
     /// Column names and types, in order.
     pub columns: Vec<(Ident, Type)>,
+    /// Declared `eqrel`: the relation is an equivalence relation, the reflexive, symmetric
+    /// and transitive closure of its facts (see `check`'s `eqrel` rewriting).
+    pub eqrel: bool,
     /// The whole declaration.
     pub span: Span,
 }

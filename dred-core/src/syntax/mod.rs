@@ -5,6 +5,7 @@
 
 pub mod ast;
 mod components;
+mod include;
 mod lexer;
 mod parser;
 

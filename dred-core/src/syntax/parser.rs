@@ -6,8 +6,8 @@
 //! becomes one rule per head; a body with disjunctions (`;`, parentheses) becomes one rule per
 //! alternative of its disjunctive normal form. Arithmetic is parsed into expression terms
 //! ([`Expr`]) that the checker turns into assignments. Constructs still unsupported (string
-//! functors, `eqrel`, records, `unsigned` and `float` columns) are refused with a located error rather
-//! than misread. Components (`.comp`, `.init`) are read here and expanded by
+//! functors, records, `unsigned` and `float` columns) are refused with a located error rather
+//! than misread; `eqrel` is read into [`Decl::eqrel`] for the checker to rewrite. Components (`.comp`, `.init`) are read here and expanded by
 //! [`components`](super::components) before types are resolved.
 //!
 //! The file is longer than most: it is the whole grammar, one recursive-descent parser whose
@@ -43,8 +43,11 @@ fn expr(op: ArithOp, args: Vec<Term>) -> Term {
 /// than multiplied out.
 pub const MAX_ALTERNATIVES: usize = 4096;
 
-/// Parses a whole program file.
+/// Parses a whole program file, its includes spliced in first (`.include "f"`,
+/// `#include "f"`, read relative to the including file); the program's file is then the spliced
+/// text, whose positions map back to the files they come from.
 pub fn parse(file: &SourceFile) -> Result<Program, Diagnostic> {
+    let file = &super::include::expand(file)?;
     let toks = lex(file)?;
     let mut p = Parser {
         file,
@@ -543,8 +546,9 @@ impl Parser<'_> {
         }
         let close = self.expect(Tok::RParen, "`,` or `)` in the column list")?;
         // Representation qualifiers change nothing in set semantics, except `eqrel`, which
-        // adds equivalence closure and is refused rather than ignored.
+        // adds equivalence closure (rules the checker adds).
         let mut overridable = false;
+        let mut eqrel = false;
         while let Some(Tok::Ident(q)) = self.peek() {
             match q.as_str() {
                 "btree" | "brie" | "btree_delete" | "inline" | "no_inline" => {
@@ -555,11 +559,8 @@ impl Parser<'_> {
                     self.bump();
                 }
                 "eqrel" => {
-                    return Err(self.error(
-                        self.span(),
-                        "`eqrel` relations are not supported",
-                        "write the equivalence rules explicitly",
-                    ))
+                    eqrel = true;
+                    self.bump();
                 }
                 _ => break,
             }
@@ -568,6 +569,7 @@ impl Parser<'_> {
             decl: Decl {
                 name,
                 columns,
+                eqrel,
                 span: dot.to(close),
             },
             column_types,

@@ -150,7 +150,6 @@ fn syntax_errors_are_located() {
         ("a(x), b(x).", 1, 5),
         ("a(x) :- b(cat(x)).", 1, 11),
         ("\n  a(x) :- .", 2, 11),
-        (".decl e(x: symbol) eqrel", 1, 20),
         ("a(x) :- b(x), x = count : { (c(x) ; d(x)) }.", 1, 29),
         ("0x", 1, 1),
     ];

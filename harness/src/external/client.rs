@@ -178,7 +178,7 @@ impl ExternalEngine {
             }
             let tuples: Vec<_> = edb.relations.get(rel).into_iter().flatten().collect();
             let text = wire::facts_file(&decl.types, &tuples, &self.symbols);
-            std::fs::write(facts.join(format!("{}.facts", decl.name)), text)?;
+            std::fs::write(facts.join(format!("{}.facts", decl.facts_name())), text)?;
         }
         let paths = (
             program_path.display().to_string(),

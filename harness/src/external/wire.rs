@@ -167,7 +167,7 @@ pub fn push_fact(
     let decl = &program.relations[rel];
     out.push(sign);
     out.push('\t');
-    out.push_str(&decl.name);
+    out.push_str(decl.facts_name());
     for (&ty, &v) in decl.types.iter().zip(tuple) {
         out.push('\t');
         match ty {
