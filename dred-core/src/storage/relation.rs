@@ -901,7 +901,10 @@ impl Relation {
         let fits = |s: &Relation| {
             s.arity == self.arity
                 && s.indexes.len() == self.indexes.len()
-                && s.indexes.iter().zip(&self.indexes).all(|(a, b)| a.cols == b.cols)
+                && s.indexes
+                    .iter()
+                    .zip(&self.indexes)
+                    .all(|(a, b)| a.cols == b.cols)
         };
         match spare {
             Some(mut spare) if fits(&spare) => {
