@@ -988,6 +988,43 @@ fn show(program: &Program, symbols: &Symbols, a: &Model, b: &Model) -> String {
     format!("[{}]", facts.join(", "))
 }
 
+/// The models `engine` holds over `case`, materialised and after each batch, as sets of fact
+/// text (`Program::fact_to_string`): each fact of relation `rel` is kept as what `text`
+/// returns for it (`None` drops it). For tests that compare a program written one way with
+/// the same program written another, whose relation ids and generated relations differ.
+pub fn models_as_text(
+    case: &LoadedCase,
+    engine: &mut dyn Engine,
+    text: impl Fn(&str, String) -> Option<String>,
+) -> Vec<BTreeSet<String>> {
+    let program = &case.program;
+    let model_text = |engine: &dyn Engine| -> BTreeSet<String> {
+        let model = engine.model();
+        model
+            .relations
+            .iter()
+            .enumerate()
+            .flat_map(|(rel, tuples)| {
+                let name = &program.relations[rel].name;
+                let text = &text;
+                tuples
+                    .iter()
+                    .filter_map(move |t| text(name, program.fact_to_string(&case.symbols, rel, t)))
+            })
+            .collect()
+    };
+    let mut edb = case.edb.clone();
+    engine.materialise(&edb).expect("materialises");
+    let mut out = vec![model_text(engine)];
+    for requested in &case.batches {
+        let batch = Batch::normalise(requested, &edb);
+        engine.apply(&batch).expect("applies");
+        edb.apply(&batch);
+        out.push(model_text(engine));
+    }
+    out
+}
+
 /// [`check_case`], panicking with the failure. Returns the number of batches checked.
 pub fn assert_engines_agree(case: &LoadedCase, engines: &mut [Box<dyn Engine>]) -> usize {
     match check_case(case, engines) {

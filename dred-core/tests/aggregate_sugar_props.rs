@@ -9,8 +9,10 @@
 
 use std::collections::BTreeSet;
 
-use dred_core::testing::{random_case_with, ColumnType, LoadedCase, RandomCase, EDB};
-use dred_core::{Batch, Bf, Counting, Dred, Engine, Oracle};
+use dred_core::testing::{
+    models_as_text, random_case_with, ColumnType, LoadedCase, RandomCase, EDB,
+};
+use dred_core::{Bf, Counting, Dred, Engine, Oracle};
 use proptest::prelude::*;
 
 /// The relations compared: those both programs of every pair define.
@@ -93,30 +95,9 @@ fn with_rules(case: &RandomCase, rules: &str, aux: bool) -> RandomCase {
 
 /// The compared relations after materialisation and after every batch.
 fn models(case: &LoadedCase, engine: &mut dyn Engine) -> Vec<BTreeSet<String>> {
-    let text = |engine: &dyn Engine| -> BTreeSet<String> {
-        let model = engine.model();
-        model
-            .relations
-            .iter()
-            .enumerate()
-            .filter(|(rel, _)| COMPARED.contains(&case.program.relations[*rel].name.as_str()))
-            .flat_map(|(rel, tuples)| {
-                tuples
-                    .iter()
-                    .map(move |t| case.program.fact_to_string(&case.symbols, rel, t))
-            })
-            .collect()
-    };
-    let mut edb = case.edb.clone();
-    engine.materialise(&edb).expect("materialises");
-    let mut out = vec![text(engine)];
-    for requested in &case.batches {
-        let batch = Batch::normalise(requested, &edb);
-        engine.apply(&batch).expect("applies");
-        edb.apply(&batch);
-        out.push(text(engine));
-    }
-    out
+    models_as_text(case, engine, |name, fact| {
+        COMPARED.contains(&name).then_some(fact)
+    })
 }
 
 fn number_case() -> impl Strategy<Value = RandomCase> {

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeSet;
 
-use dred_core::testing::{random_case_with, LoadedCase, RandomCase};
-use dred_core::{Batch, Counting, Dred, Engine, Oracle};
+use dred_core::testing::{models_as_text, random_case_with, LoadedCase, RandomCase};
+use dred_core::{Counting, Dred, Engine, Oracle};
 use proptest::prelude::*;
 
 /// The relations compared: the generator's own (not the plain program's `e_edb`, not the
@@ -18,30 +18,7 @@ fn compared(name: &str) -> bool {
 }
 
 fn models(case: &LoadedCase, engine: &mut dyn Engine) -> Vec<BTreeSet<String>> {
-    let text = |engine: &dyn Engine| -> BTreeSet<String> {
-        engine
-            .model()
-            .relations
-            .iter()
-            .enumerate()
-            .filter(|(rel, _)| compared(&case.program.relations[*rel].name))
-            .flat_map(|(rel, tuples)| {
-                tuples
-                    .iter()
-                    .map(move |t| case.program.fact_to_string(&case.symbols, rel, t))
-            })
-            .collect()
-    };
-    let mut edb = case.edb.clone();
-    engine.materialise(&edb).expect("materialises");
-    let mut out = vec![text(engine)];
-    for requested in &case.batches {
-        let batch = Batch::normalise(requested, &edb);
-        engine.apply(&batch).expect("applies");
-        edb.apply(&batch);
-        out.push(text(engine));
-    }
-    out
+    models_as_text(case, engine, |name, fact| compared(name).then_some(fact))
 }
 
 /// The closure rules of binary relation `r`, written plainly.

@@ -8,35 +8,13 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use dred_core::testing::{random_case_with, LoadedCase, RandomCase};
-use dred_core::{Batch, Dred, Engine, Oracle, SourceFile};
+use dred_core::testing::{models_as_text, random_case_with, LoadedCase, RandomCase};
+use dred_core::{Dred, Engine, Oracle, SourceFile};
 use proptest::prelude::*;
 
 /// Every relation's facts after materialisation and after every batch, as text.
 fn models(case: &LoadedCase, engine: &mut dyn Engine) -> Vec<BTreeSet<String>> {
-    let text = |engine: &dyn Engine| -> BTreeSet<String> {
-        engine
-            .model()
-            .relations
-            .iter()
-            .enumerate()
-            .flat_map(|(rel, tuples)| {
-                tuples
-                    .iter()
-                    .map(move |t| case.program.fact_to_string(&case.symbols, rel, t))
-            })
-            .collect()
-    };
-    let mut edb = case.edb.clone();
-    engine.materialise(&edb).expect("materialises");
-    let mut out = vec![text(engine)];
-    for requested in &case.batches {
-        let batch = Batch::normalise(requested, &edb);
-        engine.apply(&batch).expect("applies");
-        edb.apply(&batch);
-        out.push(text(engine));
-    }
-    out
+    models_as_text(case, engine, |_, fact| Some(fact))
 }
 
 /// Writes `case`'s program split into files under `dir`; the main file's name.

@@ -10,43 +10,23 @@
 
 use std::collections::BTreeSet;
 
-use dred_core::testing::{random_case_with, LoadedCase, RandomCase, COMPONENT_PREFIX};
-use dred_core::{Batch, Counting, Dred, Engine, Oracle};
+use dred_core::testing::{
+    models_as_text, random_case_with, LoadedCase, RandomCase, COMPONENT_PREFIX,
+};
+use dred_core::{Counting, Dred, Engine, Oracle};
 use proptest::prelude::*;
 
 /// The model after materialisation and after every batch, as `rel(values)` lines, the
 /// component instance's prefix dropped from relation names.
 fn models(case: &LoadedCase, engine: &mut dyn Engine) -> Vec<BTreeSet<String>> {
-    let text = |engine: &dyn Engine| -> BTreeSet<String> {
-        let model = engine.model();
-        model
-            .relations
-            .iter()
-            .enumerate()
-            // The relations the checker adds for aggregates are numbered in rule order,
-            // which the sugar changes: only the program's own relations are compared.
-            .filter(|(rel, _)| !case.program.relations[*rel].name.starts_with('@'))
-            .flat_map(|(rel, tuples)| {
-                tuples.iter().map(move |t| {
-                    let fact = case.program.fact_to_string(&case.symbols, rel, t);
-                    match fact.strip_prefix(COMPONENT_PREFIX) {
-                        Some(unqualified) => unqualified.to_string(),
-                        None => fact,
-                    }
-                })
-            })
-            .collect()
-    };
-    let mut edb = case.edb.clone();
-    engine.materialise(&edb).expect("materialises");
-    let mut out = vec![text(engine)];
-    for requested in &case.batches {
-        let batch = Batch::normalise(requested, &edb);
-        engine.apply(&batch).expect("applies");
-        edb.apply(&batch);
-        out.push(text(engine));
-    }
-    out
+    // The relations the checker adds for aggregates are numbered in rule order, which the
+    // sugar changes: only the program's own relations are compared.
+    models_as_text(case, engine, |name, fact| {
+        (!name.starts_with('@')).then(|| match fact.strip_prefix(COMPONENT_PREFIX) {
+            Some(unqualified) => unqualified.to_string(),
+            None => fact,
+        })
+    })
 }
 
 /// The case written with sugar, and for about half the cases (those with an odd number of
