@@ -44,6 +44,19 @@ fn csvs(dir: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// `dredbench run` of the program `src`, written as `p.dl` in `dir`, on the facts in `facts`.
+fn run_program(dir: &Path, src: &str, facts: &Path) -> std::process::Output {
+    let prog = dir.join("p.dl");
+    std::fs::write(&prog, src).expect("write");
+    dredbench(&[
+        "run",
+        "--program",
+        prog.to_str().expect("utf-8"),
+        "--facts",
+        facts.to_str().expect("utf-8"),
+    ])
+}
+
 /// `dredbench run` on a conformance case's program and facts, with these further arguments.
 fn run_case(case: &str, extra: &[&str]) -> std::process::Output {
     let dir = format!("datasets/conformance/{case}");
@@ -192,15 +205,7 @@ fn refused_constructs_are_located_errors() {
             "p.dl:3:11",
         ),
     ] {
-        let prog = tmp.path().join("p.dl");
-        std::fs::write(&prog, src).expect("write");
-        let o = dredbench(&[
-            "run",
-            "--program",
-            prog.to_str().expect("utf-8"),
-            "--facts",
-            facts.to_str().expect("utf-8"),
-        ]);
+        let o = run_program(tmp.path(), src, &facts);
         assert_eq!(o.status.code(), Some(2), "{src}: {}", stderr(&o));
         assert!(stderr(&o).contains(at), "{src}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{src}");
@@ -237,15 +242,7 @@ fn include_errors_name_the_file_that_has_them() {
             "include cycle",
         ),
     ] {
-        let prog = tmp.path().join("p.dl");
-        std::fs::write(&prog, src).expect("write");
-        let o = dredbench(&[
-            "run",
-            "--program",
-            prog.to_str().expect("utf-8"),
-            "--facts",
-            facts.to_str().expect("utf-8"),
-        ]);
+        let o = run_program(tmp.path(), src, &facts);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{src}: {err}");
         assert!(err.contains(at) && err.contains(what), "{src}: {err}");
