@@ -13,9 +13,11 @@
 //!   over-deleted) or facts rederived in rounds before r, and the relations below as phase 2
 //!   reads them (at level 0, the EDB without D-; above, the new relations);
 //! - **inserted**: round 1 of level 0 is A+; a fact of round k is the head of an instance over
-//!   the new model without the level's facts of rounds k and later, with a body fact in round
-//!   k − 1 (above level 0, round 1's trigger is a fact gained below, or the loss of a fact a
-//!   negated atom matched);
+//!   the new model without the level's facts of rounds k and later, with a body fact in an
+//!   earlier round (or, above level 0, a fact gained below, or the loss of a fact a negated
+//!   atom matched). Not necessarily round k − 1: `dred` runs a level's strata one after
+//!   another, each to its fixpoint, so a stratum's first round reads the rounds of the strata
+//!   before it and the changes below;
 //! - an aggregate row of a touched group is explained by its group, not by an instance.
 //!
 //! Following triggers from a fact back to round 1 gives the chain from the update that caused
@@ -261,14 +263,23 @@ impl PhaseView<'_> {
                 _ => {}
             }
         }
-        if self.phase == Phase::Rederive {
-            for r in 1..self.round {
-                if self.in_round(Phase::Rederive, r, f) {
+        if matches!(self.phase, Phase::Rederive | Phase::Insert) {
+            for r in (1..self.round).rev() {
+                if self.in_round(self.phase, r, f) {
                     return Place::Round(r);
                 }
             }
         }
         Place::Held
+    }
+}
+
+/// Whether a trigger in round `k` of the view's phase may put a fact in the view's round:
+/// the round before it, or for insertion any earlier one (see the module's header).
+fn earlier_round(view: &PhaseView<'_>, k: usize) -> bool {
+    match view.phase {
+        Phase::Insert => k >= 1 && k < view.round,
+        _ => view.round >= 2 && k + 1 == view.round,
     }
 }
 
@@ -754,7 +765,10 @@ fn instance_at(
             if matching(state, a.rel, &pattern).is_some() {
                 return None;
             }
-            if negated_trigger.is_none() && view.level > 0 && view.round == 1 {
+            if negated_trigger.is_none()
+                && view.level > 0
+                && (view.round == 1 || view.phase == Phase::Insert)
+            {
                 // Over-deletion: the atom now has a match (gained below); insertion: it had one
                 // (lost below).
                 let (other, place) = match view.phase {
@@ -774,9 +788,9 @@ fn instance_at(
         Phase::Rederive => None,
         Phase::Overdelete | Phase::Delete | Phase::Insert => {
             let wanted = |p: Place| match p {
-                Place::Round(k) => view.round >= 2 && k == view.round - 1,
+                Place::Round(k) => earlier_round(&view, k),
                 Place::LostBelow => view.round == 1 && view.phase != Phase::Insert,
-                Place::GainedBelow => view.round == 1 && view.phase == Phase::Insert,
+                Place::GainedBelow => view.phase == Phase::Insert,
                 Place::Held => false,
             };
             match body.iter().find(|b| wanted(b.place)) {
@@ -888,14 +902,16 @@ fn verify_instance(
         (None, Phase::Rederive) => Ok(()),
         (Some(t), Phase::Overdelete | Phase::Delete | Phase::Insert) => {
             let ok = match t.place {
-                Place::Round(k) => {
-                    view.round >= 2 && k + 1 == view.round && view.in_round(view.phase, k, &t.fact)
-                }
+                Place::Round(k) => earlier_round(view, k) && view.in_round(view.phase, k, &t.fact),
                 Place::LostBelow => {
-                    view.round == 1 && view.x.old.contains(&t.fact) && !view.x.new.contains(&t.fact)
+                    (view.round == 1 || view.phase == Phase::Insert)
+                        && view.x.old.contains(&t.fact)
+                        && !view.x.new.contains(&t.fact)
                 }
                 Place::GainedBelow => {
-                    view.round == 1 && view.x.new.contains(&t.fact) && !view.x.old.contains(&t.fact)
+                    (view.round == 1 || view.phase == Phase::Insert)
+                        && view.x.new.contains(&t.fact)
+                        && !view.x.old.contains(&t.fact)
                 }
                 Place::Held => false,
             };

@@ -25,8 +25,6 @@ pub(crate) struct Plans {
     /// atom over the relation), seeded with one fact of it ([`plan_negation_seeded`]). Empty
     /// for a program without negation.
     negated: Vec<Vec<Vec<RulePlan>>>,
-    /// The rules of each DRed level.
-    pub(crate) rules_of_level: Vec<Vec<usize>>,
     /// The aggregate relations of each DRed level.
     pub(crate) aggregates_of_level: Vec<Vec<AggregatePlan>>,
     /// For each rule, plans with the head's variables bound — "is there a proof of this
@@ -47,7 +45,6 @@ impl Plans {
         let levels = program.num_levels();
         let mut seeded = vec![vec![Vec::new(); program.relations.len()]; levels];
         let mut negated = vec![vec![Vec::new(); program.relations.len()]; levels];
-        let mut rules_of_level = vec![Vec::new(); levels];
         let mut aggregates_of_level = vec![Vec::new(); levels];
         for (k, def) in program.aggregates.iter().enumerate() {
             let cols: Vec<usize> = (0..def.group).collect();
@@ -65,7 +62,6 @@ impl Plans {
         let mut survivors = Vec::new();
         for (r, rule) in program.rules.iter().enumerate() {
             let level = program.rule_level(r);
-            rules_of_level[level].push(r);
             for (l, lit) in rule.body.iter().enumerate() {
                 if let Literal::Negative(a) = lit {
                     negated[level][a.rel].push(plan_negation_seeded(program, r, l, relations));
@@ -129,7 +125,6 @@ impl Plans {
         Plans {
             seeded,
             negated,
-            rules_of_level,
             aggregates_of_level,
             head_bound,
             semi_naive,
