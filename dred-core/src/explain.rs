@@ -788,7 +788,7 @@ fn instance_at(
         Phase::Rederive => None,
         Phase::Overdelete | Phase::Delete | Phase::Insert => {
             let wanted = |p: Place| match p {
-                Place::Round(k) => earlier_round(&view, k),
+                Place::Round(k) => earlier_round(view, k),
                 Place::LostBelow => view.round == 1 && view.phase != Phase::Insert,
                 Place::GainedBelow => view.phase == Phase::Insert,
                 Place::Held => false,
