@@ -199,6 +199,16 @@ impl Store {
             .sum()
     }
 
+    /// The live facts of the derived relations of DRed level `level`.
+    pub(crate) fn level_idb_len(&self, level: usize) -> usize {
+        self.relations
+            .iter()
+            .enumerate()
+            .filter(|&(rel, _)| self.program.is_idb(rel) && self.program.level_of(rel) == level)
+            .map(|(_, r)| r.len())
+            .sum()
+    }
+
     /// Checks that `batch` is normalised against this EDB, as [`Batch::normalise`] makes it:
     /// every fact of an input relation with the relation's arity, D- present, A+ absent.
     /// Deletion relies on it (a deleted fact is a row of the model).

@@ -81,6 +81,9 @@ pub struct DredDeletion {
     saturation: overdelete::Saturation,
     /// How many levels of the last batch saturated.
     saturated: usize,
+    /// Per level, whether its last saturation removed [`overdelete::DEEP_REMOVAL`] of its
+    /// facts or more (the next phase 1 there saturates sooner).
+    deep: Vec<bool>,
 }
 
 impl DredDeletion {
@@ -94,6 +97,7 @@ impl DredDeletion {
             last_rederived: rederive::Rederived::default(),
             saturation: overdelete::Saturation::default(),
             saturated: 0,
+            deep: vec![false; store.program.num_levels().max(1)],
         }
     }
 
@@ -114,10 +118,16 @@ impl DredDeletion {
         // there (the full study of 2026-12-04).
         let level = seeds.level();
         let budget = if store.budget.is_some() {
-            store.budget.map(|b| overdelete::Budget(b.find))
+            store.budget.map(|b| overdelete::Budget {
+                work: b.find,
+                facts: usize::MAX,
+                floor: u64::MAX,
+            })
         } else if store.recorder.is_none() {
             let evaluation = store.evaluation_work.get(level).copied().unwrap_or(0);
-            self.saturation.budget(evaluation).map(overdelete::Budget)
+            let deep = self.deep.get(level).copied().unwrap_or(false);
+            self.saturation
+                .level_budget(evaluation, deep, store.level_idb_len(level))
         } else {
             None
         };
@@ -177,6 +187,18 @@ impl DredDeletion {
         self.saturated += 1;
         if let Some(work) = store.evaluation_work.get_mut(level) {
             *work = recomputed.restore_work.probes + recomputed.restore_work.touched;
+        }
+        // The level's facts before the batch: the recomputed relations' and those deleted
+        // row by row (at level 0, D- too, which holds EDB facts only and no IDB ones).
+        let before: usize = recomputed
+            .replaced
+            .iter()
+            .map(|x| x.old.len())
+            .sum::<usize>()
+            + recomputed.deleted.overdeleted_idb.len();
+        let removed = before.saturating_sub(recomputed.restored);
+        if let Some(deep) = self.deep.get_mut(level) {
+            *deep = before > 0 && removed as f64 >= overdelete::DEEP_REMOVAL * before as f64;
         }
         recomputed.deleted.saturated = true;
         recomputed.deleted.work += over.work;

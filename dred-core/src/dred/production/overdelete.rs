@@ -13,8 +13,9 @@
 //! Postcondition: D ∩ J is the over-deleted IDB, the same set the reference engine computes
 //! from its instance store; nothing is removed yet.
 //!
-//! **Saturation.** With a work `budget`, once the phase's work (probes plus rows touched)
-//! passes it, the phase stops ([`Deleted::abandoned`], nothing removed) and the engine
+//! **Saturation.** With a `budget`, once the phase's work (probes plus rows touched)
+//! passes it — or, by default, once it has over-deleted a tenth of the level's facts
+//! ([`SATURATION_FACTS`]) — the phase stops ([`Deleted::abandoned`], nothing removed) and the engine
 //! recomputes the level's affected strata from the levels below instead
 //! ([`crate::maintain::recompute`]: into empty relations where no level above reads them).
 //! Every level may saturate, each against the work of evaluating it from scratch. That is
@@ -50,9 +51,15 @@ pub enum Saturation {
     /// At once, after the first frontier fact: every batch that deletes recomputes the
     /// level by rederivation (for tests).
     Always,
-    /// [`Saturation::Share`] of [`SATURATION_SHARE`], but not below [`SATURATION_FLOOR`].
+    /// [`Saturation::Share`] of [`SATURATION_SHARE`], or of [`DEEP_SATURATION_SHARE`] on a
+    /// level whose last saturation removed a large share of it ([`DEEP_REMOVAL`]), but not
+    /// below [`SATURATION_FLOOR`]; and past that floor, once a tenth of the level's facts
+    /// are over-deleted ([`SATURATION_FACTS`]).
     #[default]
     Default,
+    /// [`Saturation::Default`] with this floor instead of [`SATURATION_FLOOR`] (for tests on
+    /// small models).
+    Floor(u64),
 }
 
 /// The share of a from-scratch evaluation's work past which phase 1 saturates by default.
@@ -62,30 +69,94 @@ pub enum Saturation {
 /// large but cheap to rederive pays at most about 1.5 evaluations instead.
 pub const SATURATION_SHARE: f64 = 0.5;
 
+/// The share past which phase 1 saturates by default on a level whose last saturated batch
+/// removed at least [`DEEP_REMOVAL`] of the level's facts.
+///
+/// Why: there, DRed would have had to follow at least that many removals, so the half
+/// evaluation phase 1 spent before giving up was the likely waste of a deletion that recurs.
+/// On getopts' liveness analysis every deletion of 100 or 1,000 control-flow edges removes
+/// 47–91% of the level and saturates: phase 1 cost 105–226 ms a batch, next to 198–244 ms
+/// for recomputing the level. A batch that would have stayed small under DRed pays at most
+/// this share plus a recomputation of the level; its saturation removes little and puts the
+/// level back on [`SATURATION_SHARE`].
+pub const DEEP_SATURATION_SHARE: f64 = 0.1;
+
+/// The share of a level's facts that a saturated batch must remove for the next batch to
+/// saturate at [`DEEP_SATURATION_SHARE`].
+pub const DEEP_REMOVAL: f64 = 0.25;
+
 /// ... and never before this much work (probes plus rows touched, some milliseconds): on
 /// small models a batch keeps DRed's own over-deletion, whose counts are what a reader of
 /// a small example checks, and whose cost does not matter.
 pub const SATURATION_FLOOR: u64 = 1_000_000;
 
 impl Saturation {
-    /// The work budget of phase 1 given the work of evaluating the level from scratch.
-    pub(crate) fn budget(self, evaluation: u64) -> Option<u64> {
+    /// The work budget of phase 1 given the work of evaluating the level from scratch, and
+    /// whether the level's last saturation removed [`DEEP_REMOVAL`] of it or more.
+    pub(crate) fn budget(self, evaluation: u64, deep: bool) -> Option<u64> {
         match self {
             Saturation::Never => None,
             Saturation::Always => Some(0),
             Saturation::Share(share) => Some((evaluation as f64 * share) as u64),
-            Saturation::Default => {
-                Some(((evaluation as f64 * SATURATION_SHARE) as u64).max(SATURATION_FLOOR))
+            Saturation::Default => Saturation::Floor(SATURATION_FLOOR).budget(evaluation, deep),
+            Saturation::Floor(floor) => {
+                let share = if deep {
+                    DEEP_SATURATION_SHARE
+                } else {
+                    SATURATION_SHARE
+                };
+                Some(((evaluation as f64 * share) as u64).max(floor))
             }
         }
     }
+
+    /// The budget of phase 1 on a level of `level_facts` derived facts whose evaluation from
+    /// scratch costs `evaluation`; `deep` as for [`Saturation::budget`].
+    pub(crate) fn level_budget(
+        self,
+        evaluation: u64,
+        deep: bool,
+        level_facts: usize,
+    ) -> Option<Budget> {
+        let (facts, floor) = match self {
+            Saturation::Default => (SATURATION_FACTS, SATURATION_FLOOR),
+            Saturation::Floor(floor) => (SATURATION_FACTS, floor),
+            _ => (f64::INFINITY, u64::MAX),
+        };
+        self.budget(evaluation, deep).map(|work| Budget {
+            work,
+            facts: (level_facts as f64 * facts).min(usize::MAX as f64) as usize,
+            floor,
+        })
+    }
 }
 
-/// A work budget of phase 1: past it the phase stops, D incomplete and
-/// [`Deleted::abandoned`] set, and the caller recomputes the level (saturation, see the
-/// module's header; the engine `auto` guards its choice of DRed so too).
+/// A budget of phase 1: past it the phase stops, D incomplete and [`Deleted::abandoned`]
+/// set, and the caller recomputes the level (saturation, see the module's header; the engine
+/// `auto` guards its choice of DRed so too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Budget(pub(crate) u64);
+pub(crate) struct Budget {
+    /// Work (probes plus rows touched).
+    pub(crate) work: u64,
+    /// IDB facts over-deleted, counted once the work passes `floor` (`usize::MAX`: no such
+    /// limit).
+    pub(crate) facts: usize,
+    /// The work before which `facts` does not count.
+    pub(crate) floor: u64,
+}
+
+/// The share of a level's facts whose over-deletion saturates phase 1 by default, whatever
+/// its work (once past [`SATURATION_FLOOR`]).
+///
+/// Why: every over-deleted fact costs phase 1 its instances and phase 2 a search, and
+/// over-deletion that reaches a tenth of a level rarely stops short of much more. The work
+/// share alone waits for half an evaluation of the level *before* the batch: on getopts'
+/// liveness analysis the first deletion of 1,000 control-flow edges (which removes 2.11 M of
+/// the level's 2.33 M facts) spent 6.1 M probes and rows over-deleting 439 k facts, 14 a
+/// fact where evaluating the level costs 6, and 205 ms of the batch's 250 ms, where
+/// recomputing the whole model took 31 ms. Stopped at 210 k facts, phase 1 spent 2.9 M and
+/// the batch 177 ms (recomputing: 40 ms), in one run each.
+pub const SATURATION_FACTS: f64 = 0.1;
 
 /// The result of phase 1: the chassis's deleted set D, its frontiers as rounds.
 pub type OverDeleted = Deleted;
@@ -296,7 +367,10 @@ pub(crate) fn overdelete(
         let mut next = out.spare.take();
         let round = out.rounds.len() + 2;
         for (i, &(rel, r)) in frontier.iter().enumerate() {
-            if budget.is_some_and(|Budget(b)| spent(&work) > b) {
+            if budget.is_some_and(|b| {
+                let spent = spent(&work);
+                spent > b.work || (spent > b.floor && out.overdeleted_idb.len() > b.facts)
+            }) {
                 out.abandoned = true;
                 break;
             }

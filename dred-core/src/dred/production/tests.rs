@@ -504,3 +504,92 @@ fn saturation_bounds_over_deletion(source: &str) {
         "saturated {s_over_work}, evaluation {evaluation}, unsaturated {over_work}"
     );
 }
+
+/// Linear closure of a ring of 60 nodes (3,600 facts): deleting one edge removes about half
+/// of them. With the default saturation (its work floor lowered to 0 for a model this small),
+/// phase 1 stops once a tenth of the level is over-deleted instead of following every
+/// instance, the level is recomputed (the same model as DRed's own), and the level is marked
+/// deep (the next phase 1 there saturates at a tenth of an evaluation's work); a small
+/// deletion later still runs DRed's own phase 1 to its end.
+#[test]
+fn saturation_stops_at_a_tenth_of_the_level_and_learns_from_what_it_removed() {
+    use super::overdelete::Saturation;
+    let source = "
+.decl edge(x: symbol, y: symbol)
+.decl path(x: symbol, y: symbol)
+.input edge
+.output path
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), edge(y, z).
+";
+    let mut symbols = Symbols::new();
+    let program =
+        Arc::new(load_program(&SourceFile::new("tc.dl", source), &mut symbols).expect("program"));
+    let edge = program.relation_id("edge").expect("edge");
+    let n = 60;
+    let node = |i: usize, symbols: &mut Symbols| symbols.intern(&format!("n{}", i % n));
+    let mut edb = Edb::empty(&program);
+    for i in 0..n {
+        let (a, b) = (node(i, &mut symbols), node(i + 1, &mut symbols));
+        edb.insert(Fact::new(edge, vec![a, b]));
+    }
+    // The small deletion: an edge to a leaf, added and then deleted (the paths into it).
+    let cut = Fact::new(edge, vec![node(0, &mut symbols), node(1, &mut symbols)]);
+    let leaf = symbols.intern("leaf");
+    let spur = Fact::new(edge, vec![node(7, &mut symbols), leaf]);
+    let batches = [
+        (vec![cut.clone()], vec![]),
+        (vec![], vec![cut]),
+        (vec![], vec![spur.clone()]),
+        (vec![spur], vec![]),
+    ];
+    let run = |saturation: Saturation| {
+        let mut dred = Dred::new(program.clone());
+        dred.set_saturation(saturation);
+        let mut edb = edb.clone();
+        dred.materialise(&edb).expect("materialise");
+        let mut out = Vec::new();
+        for (deletions, insertions) in &batches {
+            let batch = Batch::normalise(
+                &RequestedBatch {
+                    deletions: deletions.clone(),
+                    insertions: insertions.clone(),
+                },
+                &edb,
+            );
+            edb.apply(&batch);
+            let r = dred.apply(&batch).expect("apply");
+            let over = r.overdelete_work.expect("counted");
+            out.push((
+                dred.model(),
+                r.saturated,
+                over.probes + over.touched,
+                dred.deletion.deep[0],
+            ));
+        }
+        out
+    };
+    let never = run(Saturation::Never);
+    let learned = run(Saturation::Floor(0));
+    for (i, (n, l)) in never.iter().zip(&learned).enumerate() {
+        assert_eq!(n.0, l.0, "batch {}: the model", i + 1);
+    }
+    // The cut: saturated by its facts (about half of 3,600 over-deleted unsaturated), at a
+    // fraction of the unsaturated phase 1's work, and the level marked deep.
+    assert_eq!(never[0].1, Some(0));
+    assert_eq!(learned[0].1, Some(1));
+    assert!(
+        learned[0].2 * 3 < never[0].2,
+        "phase 1: saturated {}, unsaturated {}",
+        learned[0].2,
+        never[0].2
+    );
+    assert!(
+        learned[0].3,
+        "a saturation that removed half the level marks it deep"
+    );
+    // The spur's deletion removes 60 paths into the leaf, of 3,660: below a tenth, DRed's
+    // own; deep stays until a saturation says otherwise.
+    assert_eq!(learned[3].1, Some(0));
+    assert!(learned[3].3);
+}
