@@ -158,6 +158,28 @@ fn evaluation_reads_less(
     all_rows < new_rows
 }
 
+/// Round `round` of phase 3 at `level`, of `size` facts; with `trace_facts`, the facts
+/// themselves (`facts`, then sorted; empty otherwise).
+fn phase3_round(
+    level: usize,
+    round: usize,
+    size: usize,
+    facts: Vec<Fact>,
+    trace_facts: bool,
+) -> Round {
+    if trace_facts {
+        Round::with_facts(Phase::Insert, round, facts).in_stratum(level)
+    } else {
+        Round {
+            stratum: level,
+            phase: Phase::Insert,
+            round,
+            size,
+            facts,
+        }
+    }
+}
+
 /// The result of phase 3.
 #[derive(Debug, Default)]
 pub struct Inserted {
@@ -325,17 +347,8 @@ where
     let mut first_round = Some((added, first));
     if first > 0 && !merge_first {
         let (added, _) = first_round.take().expect("not taken yet");
-        out.rounds.push(if trace_facts {
-            Round::with_facts(Phase::Insert, 1, added).in_stratum(level)
-        } else {
-            Round {
-                stratum: level,
-                phase: Phase::Insert,
-                round: 1,
-                size: first,
-                facts: Vec::new(),
-            }
-        });
+        out.rounds
+            .push(phase3_round(level, 1, first, added, trace_facts));
     }
     let atom_rels: Vec<Vec<usize>> = program
         .rules
@@ -384,36 +397,20 @@ where
                 round: out.rounds.len() + 1,
             });
             if std::mem::take(&mut first_of_group) {
-                // Facts lost below, each as the seed of the negated atoms of its relation
-                // (in the group's first round); the rest of the body over the same rows as
-                // the delta plans'.
-                for &(rel, r) in negated {
+                // In the group's first round: facts lost below, each as the seed of the
+                // negated atoms of its relation; revived facts, each as the seed of every atom
+                // of its relation. The rest of the body over the same rows as the delta
+                // plans' (not this round's heads).
+                let lost = negated
+                    .iter()
+                    .map(|&(rel, r)| (rel, r, plans.negated(level, rel)));
+                let back = revived
+                    .iter()
+                    .map(|&(rel, r)| (rel, r, plans.seeded(level, rel)));
+                for (rel, r, seeded) in lost.chain(back) {
                     seed.clear();
                     seed.extend_from_slice(relations[rel].row(r));
-                    for plan in plans
-                        .negated(level, rel)
-                        .iter()
-                        .filter(|p| in_group[p.rule])
-                    {
-                        let s = Some(seed.as_slice());
-                        insert_instances(
-                            relations,
-                            &versions,
-                            &work,
-                            plan,
-                            s,
-                            &mut buf,
-                            noting.as_mut(),
-                        );
-                    }
-                }
-                // Round 1's revived facts, each as the seed of every atom of its relation;
-                // the other atoms see the same rows as the delta plans' full atoms (not this
-                // round's heads).
-                for &(rel, r) in &revived {
-                    seed.clear();
-                    seed.extend_from_slice(relations[rel].row(r));
-                    for plan in plans.seeded(level, rel).iter().filter(|p| in_group[p.rule]) {
+                    for plan in seeded.iter().filter(|p| in_group[p.rule]) {
                         let s = Some(seed.as_slice());
                         insert_instances(
                             relations,
@@ -469,33 +466,15 @@ where
                 break;
             }
             let round = out.rounds.len() + 1;
-            out.rounds.push(if trace_facts {
-                Round::with_facts(Phase::Insert, round, facts).in_stratum(level)
-            } else {
-                Round {
-                    stratum: level,
-                    phase: Phase::Insert,
-                    round,
-                    size,
-                    facts,
-                }
-            });
+            out.rounds
+                .push(phase3_round(level, round, size, facts, trace_facts));
         }
     }
     // A level without rules (an aggregate's alone) still has its round of rows added.
     if let Some((facts, size)) = first_round.filter(|&(_, n)| n > 0) {
         let round = out.rounds.len() + 1;
-        out.rounds.push(if trace_facts {
-            Round::with_facts(Phase::Insert, round, facts).in_stratum(level)
-        } else {
-            Round {
-                stratum: level,
-                phase: Phase::Insert,
-                round,
-                size,
-                facts,
-            }
-        });
+        out.rounds
+            .push(phase3_round(level, round, size, facts, trace_facts));
     }
     out.inserted = relations
         .iter()

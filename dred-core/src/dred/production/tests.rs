@@ -445,27 +445,59 @@ path(x, z) :- path(x, y), path(y, z).
     );
 }
 
+/// A program over `edge(x, y)` and an EDB holding the ring n0 -> n1 -> … -> n0 of `n` nodes.
+struct Ring {
+    symbols: Symbols,
+    program: Arc<Program>,
+    edb: Edb,
+    n: usize,
+}
+
+impl Ring {
+    fn new(source: &str, n: usize) -> Self {
+        let mut symbols = Symbols::new();
+        let program = Arc::new(
+            load_program(&SourceFile::new("tc.dl", source), &mut symbols).expect("program"),
+        );
+        let mut ring = Ring {
+            symbols,
+            edb: Edb::empty(&program),
+            program,
+            n,
+        };
+        for i in 0..n {
+            let e = ring.edge(i, i + 1);
+            ring.edb.insert(e);
+        }
+        ring
+    }
+
+    /// The fact `edge(na, nb)`, a and b taken modulo the ring's size.
+    fn edge(&mut self, a: usize, b: usize) -> Fact {
+        let name = |i: usize| format!("n{}", i % self.n);
+        let (a, b) = (name(a), name(b));
+        self.edge_named(&a, &b)
+    }
+
+    /// The fact `edge(a, b)` of two node names.
+    fn edge_named(&mut self, a: &str, b: &str) -> Fact {
+        let edge = self.program.relation_id("edge").expect("edge");
+        Fact::new(edge, vec![self.symbols.intern(a), self.symbols.intern(b)])
+    }
+}
+
 fn saturation_bounds_over_deletion(source: &str) {
     use super::overdelete::Saturation;
-    let mut symbols = Symbols::new();
-    let program =
-        Arc::new(load_program(&SourceFile::new("tc.dl", source), &mut symbols).expect("program"));
-    let edge = program.relation_id("edge").expect("edge");
-    let path = program.relation_id("path").expect("path");
-    let level = program.level_of(path);
+    let mut ring = Ring::new(source, 120);
+    let path = ring.program.relation_id("path").expect("path");
+    let level = ring.program.level_of(path);
     assert_eq!(
         level,
         usize::from(source.contains('!')),
         "the closure's level"
     );
-    let n = 120;
-    let node = |i: usize, symbols: &mut Symbols| symbols.intern(&format!("n{}", i % n));
-    let mut edb = Edb::empty(&program);
-    for i in 0..n {
-        let (a, b) = (node(i, &mut symbols), node(i + 1, &mut symbols));
-        edb.insert(Fact::new(edge, vec![a, b]));
-    }
-    let cut = Fact::new(edge, vec![node(0, &mut symbols), node(1, &mut symbols)]);
+    let cut = ring.edge(0, 1);
+    let (program, edb) = (ring.program.clone(), ring.edb.clone());
     let batch = Batch::normalise(
         &RequestedBatch {
             deletions: vec![cut],
@@ -522,21 +554,11 @@ fn saturation_stops_at_a_tenth_of_the_level_and_learns_from_what_it_removed() {
 path(x, y) :- edge(x, y).
 path(x, z) :- path(x, y), edge(y, z).
 ";
-    let mut symbols = Symbols::new();
-    let program =
-        Arc::new(load_program(&SourceFile::new("tc.dl", source), &mut symbols).expect("program"));
-    let edge = program.relation_id("edge").expect("edge");
-    let n = 60;
-    let node = |i: usize, symbols: &mut Symbols| symbols.intern(&format!("n{}", i % n));
-    let mut edb = Edb::empty(&program);
-    for i in 0..n {
-        let (a, b) = (node(i, &mut symbols), node(i + 1, &mut symbols));
-        edb.insert(Fact::new(edge, vec![a, b]));
-    }
+    let mut ring = Ring::new(source, 60);
+    let cut = ring.edge(0, 1);
     // The small deletion: an edge to a leaf, added and then deleted (the paths into it).
-    let cut = Fact::new(edge, vec![node(0, &mut symbols), node(1, &mut symbols)]);
-    let leaf = symbols.intern("leaf");
-    let spur = Fact::new(edge, vec![node(7, &mut symbols), leaf]);
+    let spur = ring.edge_named("n7", "leaf");
+    let (program, edb) = (ring.program.clone(), ring.edb.clone());
     let batches = [
         (vec![cut.clone()], vec![]),
         (vec![], vec![cut]),
