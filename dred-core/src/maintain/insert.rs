@@ -128,6 +128,7 @@ fn sees_nothing(plan: &crate::plan::RulePlan, versions: &[Versions]) -> bool {
 /// that an insertion touches lightly, the usual case, reads orders of magnitude fewer new
 /// rows than it holds, and keeps semi-naive insertion.
 fn evaluation_reads_less(
+    program: &Program,
     plans: &Plans,
     relations: &[Relation],
     versions: &[Versions],
@@ -149,8 +150,7 @@ fn evaluation_reads_less(
         if let Some(&first) = rels.first() {
             all_rows += relations[first].len();
         }
-        let head = plans.semi_naive[ri].first().map(|p| p.head_rel);
-        own.extend(head);
+        own.push(program.rules[ri].head.rel);
     }
     own.sort_unstable();
     own.dedup();
@@ -381,7 +381,15 @@ where
         // its first atom finds anything: the others' earlier atoms have no old rows), and no
         // seed is needed: the evaluation finds every instance, those of the seeds included.
         let evaluate = may_evaluate
-            && evaluation_reads_less(plans, relations, &versions, &atom_rels, rules, group_seeds);
+            && evaluation_reads_less(
+                program,
+                plans,
+                relations,
+                &versions,
+                &atom_rels,
+                rules,
+                group_seeds,
+            );
         if evaluate {
             versions.iter_mut().for_each(|v| v.old_end = 0);
         }

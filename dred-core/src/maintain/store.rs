@@ -191,20 +191,20 @@ impl Store {
 
     /// Facts in the derived relations.
     pub(super) fn idb_len(&self) -> usize {
-        self.relations
-            .iter()
-            .enumerate()
-            .filter(|(rel, _)| self.program.is_idb(*rel))
-            .map(|(_, r)| r.len())
-            .sum()
+        self.idb_len_where(|_| true)
     }
 
     /// The live facts of the derived relations of DRed level `level`.
     pub(crate) fn level_idb_len(&self, level: usize) -> usize {
+        self.idb_len_where(|rel| self.program.level_of(rel) == level)
+    }
+
+    /// The live facts of the derived relations that `keep` accepts.
+    fn idb_len_where(&self, keep: impl Fn(RelId) -> bool) -> usize {
         self.relations
             .iter()
             .enumerate()
-            .filter(|&(rel, _)| self.program.is_idb(rel) && self.program.level_of(rel) == level)
+            .filter(|&(rel, _)| self.program.is_idb(rel) && keep(rel))
             .map(|(_, r)| r.len())
             .sum()
     }

@@ -15,8 +15,8 @@
 //!
 //! **Saturation.** With a `budget`, once the phase's work (probes plus rows touched)
 //! passes it — or, by default, once it has over-deleted a tenth of the level's facts
-//! ([`SATURATION_FACTS`]) — the phase stops ([`Deleted::abandoned`], nothing removed) and the engine
-//! recomputes the level's affected strata from the levels below instead
+//! ([`SATURATION_FACTS`]) — the phase stops ([`Deleted::abandoned`], nothing removed) and
+//! the engine recomputes the level's affected strata from the levels below instead
 //! ([`crate::maintain::recompute`]: into empty relations where no level above reads them).
 //! Every level may saturate, each against the work of evaluating it from scratch. That is
 //! still DRed's bound on its own cost — over-deleting everything the level derived and
@@ -93,7 +93,7 @@ pub const SATURATION_FLOOR: u64 = 1_000_000;
 impl Saturation {
     /// The work budget of phase 1 given the work of evaluating the level from scratch, and
     /// whether the level's last saturation removed [`DEEP_REMOVAL`] of it or more.
-    pub(crate) fn budget(self, evaluation: u64, deep: bool) -> Option<u64> {
+    fn budget(self, evaluation: u64, deep: bool) -> Option<u64> {
         match self {
             Saturation::Never => None,
             Saturation::Always => Some(0),
@@ -125,7 +125,8 @@ impl Saturation {
         };
         self.budget(evaluation, deep).map(|work| Budget {
             work,
-            facts: (level_facts as f64 * facts).min(usize::MAX as f64) as usize,
+            // `as` saturates: an infinite share is no limit.
+            facts: (level_facts as f64 * facts) as usize,
             floor,
         })
     }
