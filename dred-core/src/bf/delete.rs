@@ -22,7 +22,7 @@ use crate::engine::{Fact, Phase};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::maintain::plans::Plans;
 use crate::maintain::{Deleted, RowRef};
-use crate::program::{Program, RelId};
+use crate::program::{Literal, Program, RelId};
 use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
 use crate::value::{Tuple, Value};
@@ -40,7 +40,69 @@ pub(crate) enum Start<'a> {
         origins: Vec<Origin>,
         /// Old aggregate rows of touched groups, and `true` for those whose value stays.
         aggregate_rows: Vec<(RowRef, bool)>,
+        /// What the forward steps flip to see the relations below as they were.
+        old_below: OldBelow,
     },
+}
+
+/// The rows below a level that its forward steps must not see as they are now: the facts
+/// gained in a relation the level reads in a positive atom (hidden) and the facts lost in one
+/// it reads negated (shown). Why: the paper's forward step follows instances that held before
+/// the batch; one completed by a fact the batch added below did not, and reaching a
+/// candidate through it records a wrong instance (and checks a fact for nothing). Lost facts
+/// read positively need not be shown, nor gained facts read negated hidden: every old
+/// instance through one was followed when the candidates were found. Flipping costs time in proportion to these rows, so a batch that
+/// only deletes below a positive level flips nothing.
+#[derive(Default)]
+pub(crate) struct OldBelow {
+    hide: Vec<RowRef>,
+    show: Vec<RowRef>,
+}
+
+impl OldBelow {
+    /// The flips for `level` of `program` after the changes below, `removed` and `added`.
+    pub(crate) fn new(
+        program: &Program,
+        level: usize,
+        removed: &[RowRef],
+        added: &[RowRef],
+    ) -> Self {
+        let mut positive = vec![false; program.relations.len()];
+        let mut negated = vec![false; program.relations.len()];
+        for stratum in program.strata.iter().filter(|s| s.level == level) {
+            for &r in &stratum.rules {
+                for literal in &program.rules[r].body {
+                    match literal {
+                        Literal::Positive(a) => positive[a.rel] = true,
+                        Literal::Negative(a) => negated[a.rel] = true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        OldBelow {
+            hide: added.iter().copied().filter(|f| positive[f.0]).collect(),
+            show: removed.iter().copied().filter(|f| negated[f.0]).collect(),
+        }
+    }
+
+    fn show_old(&self, relations: &mut [Relation]) {
+        for &(rel, r) in &self.hide {
+            relations[rel].remove_id(r);
+        }
+        for &(rel, r) in &self.show {
+            relations[rel].revive(r);
+        }
+    }
+
+    fn show_new(&self, relations: &mut [Relation]) {
+        for &(rel, r) in &self.show {
+            relations[rel].remove_id(r);
+        }
+        for &(rel, r) in &self.hide {
+            relations[rel].revive(r);
+        }
+    }
 }
 
 /// The instance that made a fact a candidate: its rule and binding.
@@ -198,6 +260,7 @@ pub(crate) fn delete(
     // Recording: the instance of each fact of `round` (`None`: it entered outright).
     let recording = rec.is_some();
     let mut round_origins: Vec<Option<Origin>> = Vec::new();
+    let mut old_below = OldBelow::default();
     match start {
         Start::Deleted(deletions) => {
             for f in deletions {
@@ -217,7 +280,9 @@ pub(crate) fn delete(
             candidates,
             origins,
             aggregate_rows,
+            old_below: flips,
         } => {
+            old_below = flips;
             for (fact, stays) in aggregate_rows {
                 if stays {
                     d.checker.note_proved(fact);
@@ -279,6 +344,7 @@ pub(crate) fn delete(
         // followed when that fact was deleted.
         let mut candidates = Vec::new();
         let mut candidate_origins: Vec<Origin> = Vec::new();
+        old_below.show_old(relations);
         {
             let matcher = Matcher {
                 relations,
@@ -306,11 +372,9 @@ pub(crate) fn delete(
                                 }
                             }
                             None => {
-                                // Not live: deleted in an earlier round; or not in the old
-                                // model — above level 0 a new fact of the relations below
-                                // can complete an instance that did not hold before (its head
-                                // is for phase 3, not a fact to delete), but at level 0, where
-                                // A+ is not in yet, the model was not closed under the rules.
+                                // Not live: deleted in an earlier round. An instance over
+                                // the old relations whose head is not in the old model means
+                                // the model was not closed under the rules.
                                 if level == 0 && relations[plan.head_rel].find_row(&head).is_none()
                                 {
                                     out.not_closed.get_or_insert(plan.head_rel);
@@ -321,6 +385,7 @@ pub(crate) fn delete(
                 }
             }
         }
+        old_below.show_new(relations);
         for &(rel, r) in &round {
             relations[rel].remove_id(r);
         }

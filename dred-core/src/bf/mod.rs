@@ -198,6 +198,12 @@ impl Deletion for BfDeletion {
             candidates,
             origins,
             aggregate_rows,
+            old_below: delete::OldBelow::new(
+                &store.program,
+                level,
+                &changes.removed,
+                &changes.added,
+            ),
         };
         let mut level_deletion = self.delete_unproved(store, level, start, Deleted::default())?;
         level_deletion.deleted.work += work.total();
