@@ -5,19 +5,24 @@
 //! its affected strata (`Recompute::resume`), which needs no rollback.
 //!
 //! **The model** (nanoseconds of the batch's deletion, all levels; phase 3 is the same for
-//! every choice and not predicted):
+//! every choice and not predicted). Every figure is kept per [`Kind`] of batch (deleting,
+//! inserting, both): a batch that deletes leaves a smaller model than one that inserts, so
+//! in a stream that alternates them (edits and their reverts) a figure measured on one kind
+//! mispredicts the other — on getopts' liveness analysis, a recomputation after an
+//! insertion took 490 ms and one after a deletion 36 ms.
 //! - *recompute* = the sum, over the strata the batch can reach (those reading a relation of
 //!   D-, or at a level above 0 of D- or A+, and transitively), of the time of each stratum's
-//!   last evaluation from scratch, measured by the chassis at materialisation and at every
-//!   recomputation (`Store::stratum_cost`);
+//!   last evaluation from scratch on a batch of the same kind, or, before there is one, at
+//!   materialisation or on any batch (`Store::stratum_cost`);
 //! - *DRed* and *B/F* = the facts the batch changes (|D-|, and |A+| when the program has
 //!   levels above 0, where insertions delete) times the algorithm's nanoseconds per changed
-//!   fact over the batches it ran, old batches fading by halving. An algorithm not yet run
-//!   is predicted free, so it is tried once (under the guard); a run that was abandoned
-//!   counts as [`CENSORED`] times the time it spent; and every batch that recomputes makes
-//!   the incremental algorithms' figures [`FORGET`] times cheaper, so that an algorithm
-//!   judged too costly on one batch is tried again on later ones (the guard bounds what a
-//!   wrong try costs).
+//!   fact over the batches of the kind it ran, old batches fading by halving. An algorithm
+//!   not yet run on a kind is predicted at [`UNTRIED`] times the other's rate (free if
+//!   neither ran), so it is tried once (under the guard) when it may win; a run
+//!   that was abandoned counts as [`CENSORED`] times the time it spent; and every batch that
+//!   recomputes makes the incremental algorithms' figures for its kind [`FORGET`] times
+//!   cheaper, so that an algorithm judged too costly on one batch is tried again on later
+//!   ones (the guard bounds what a wrong try costs).
 //!
 //! The cheapest prediction wins (ties: DRed, B/F, recomputation). A batch that deletes
 //! nothing runs DRed, which then does nothing before phase 3.
@@ -25,12 +30,15 @@
 //! **The guard** (a ski-rental argument): an incremental algorithm may spend up to the
 //! predicted recomputation ([`GUARD`] = 1) before it is abandoned, so a batch costs at most
 //! about twice the best of "finish" and "recompute"; DRed's phase 1 gets half of it
-//! ([`PHASE1_SHARE`]), as its saturation does, because a phase 1 that costs half a
-//! recomputation is followed by a rederivation that costs at least as much. A DRed abandoned
+//! ([`PHASE1_SHARE`]), because a phase 1 that costs half a recomputation is followed by a
+//! rederivation that costs at least as much; DRed's own saturation applies as well, and a
+//! level it saturates is recomputed as in `dred` (not abandoned). A DRed abandoned
 //! in phase 1 has removed nothing, so at level 0 B/F, which never over-deletes, then gets
 //! what is left of the guard; only after that is the level recomputed. Budgets are in work
 //! (probes plus rows touched, what the algorithms count as they go), converted from time by
-//! each algorithm's measured nanoseconds per unit of work. The levels above 0 run the
+//! each algorithm's measured nanoseconds per unit of work, and in time: the same shares of
+//! the guard as deadlines from the batch's start, since an algorithm not measured yet may
+//! spend far more time per unit of work than the rate it is given. The levels above 0 run the
 //! algorithm that finished level 0, under what is left of the guard.
 //!
 //! Report: `chosen` (dred, bf, recompute), `abandoned` (how many algorithms passed their
@@ -41,6 +49,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::bf::BfDeletion;
+use crate::dred::production::overdelete::Saturation;
 use crate::dred::production::DredDeletion;
 use crate::engine::{BatchReport, EngineError, Fact};
 use crate::maintain::levels::LowerChanges;
@@ -62,8 +71,16 @@ pub const CENSORED: f64 = 1.5;
 /// Each batch that recomputes multiplies the incremental algorithms' nanoseconds per fact by
 /// this.
 pub const FORGET: f64 = 0.9;
+/// An incremental algorithm not yet run on a kind of batch is predicted at this share of the
+/// other's rate on the kind (free when neither ran): tried when the other looks worth
+/// beating, not on a batch the model would recompute. Why: tried free, B/F cost 10 times a
+/// recomputation on getopts' liveness analysis, after DRed had cost 7.
+pub const UNTRIED: f64 = 0.9;
 /// No budget below this much work: on tiny batches an abandonment saves nothing.
 pub const BUDGET_FLOOR: u64 = 2_000;
+/// No deadline sooner than this many nanoseconds after the batch began, for the same reason
+/// (and the clock's own noise is of this order).
+pub const DEADLINE_FLOOR_NS: u64 = 200_000;
 
 /// How the engine chooses; the default predicts. The others are for tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -79,6 +96,9 @@ pub enum Choosing {
     /// Always DRed, its phase 1 unbounded and its rederivation abandoned after its first
     /// round (when it needs more than one).
     AbandoningRederivation,
+    /// Always DRed, under the guard, its own saturation firing at once: every level with an
+    /// over-deletion is recomputed by DRed, not abandoned.
+    Saturating,
 }
 
 /// What `auto` did on a batch.
@@ -107,6 +127,31 @@ impl Default for Choice {
     }
 }
 
+/// What a batch does, for the model: its figures are kept per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Deletions only.
+    Deletes,
+    /// Insertions only.
+    Inserts,
+    /// Both.
+    Both,
+}
+
+impl Kind {
+    fn of(deletions: usize, insertions: usize) -> Self {
+        match (deletions > 0, insertions > 0) {
+            (true, false) => Kind::Deletes,
+            (false, true) => Kind::Inserts,
+            _ => Kind::Both,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// Decayed sums of an algorithm's measurements: (time, quantity) pairs.
 #[derive(Clone, Copy, Debug, Default)]
 struct Rate {
@@ -129,10 +174,13 @@ impl Rate {
 /// What the model has measured (see the module's header).
 #[derive(Clone, Debug, Default)]
 struct CostModel {
-    /// DRed's and B/F's nanoseconds per changed fact.
-    per_fact: [Rate; 2],
+    /// Per [`Kind`], DRed's and B/F's nanoseconds per changed fact.
+    per_fact: [[Rate; 2]; 3],
     /// Per method, nanoseconds per unit of work, to turn a time budget into work.
     per_work: [Rate; 3],
+    /// Per [`Kind`], each stratum's last evaluation from scratch on a batch of the kind, in
+    /// nanoseconds (0: none yet; empty until the first).
+    stratum_ns: [Vec<u64>; 3],
 }
 
 /// `auto`'s deletion: the three algorithms, the model, and the running batch's choice.
@@ -147,8 +195,15 @@ pub struct AutoDeletion {
     choice: Choice,
     /// Facts the running batch changes, for the model.
     changed_facts: usize,
+    /// The running batch's kind.
+    kind: Kind,
+    /// The strata's evaluation times (`Store::stratum_cost`) when the batch began: those
+    /// that differ after it were evaluated by it.
+    stratum_ns_before: Vec<u64>,
     /// The guard's budget in nanoseconds (0 when recomputing).
     budget_ns: f64,
+    /// When the running batch's deletion began: the guard's deadlines count from it.
+    started: Instant,
     /// Per method (in [`Method::ALL`]'s order), the running batch's nanoseconds and work in
     /// it, and whether it was abandoned.
     spent: [(u64, u64, bool); 3],
@@ -180,11 +235,21 @@ impl AutoDeletion {
             strata.extend((0..program.strata.len()).filter(|&s| program.strata[s].level > 0));
             changed_facts += store.batch_insertions;
         }
-        let recompute: f64 = strata.iter().map(|&s| store.stratum_cost[s].0 as f64).sum();
+        let kind = Kind::of(deletions.len(), store.batch_insertions);
+        let of_kind = &self.model.stratum_ns[kind.index()];
+        let recompute: f64 = strata
+            .iter()
+            .map(|&s| match of_kind.get(s) {
+                Some(&ns) if ns > 0 => ns as f64,
+                _ => store.stratum_cost[s].0 as f64,
+            })
+            .sum();
+        let rates = &self.model.per_fact[kind.index()];
         let incremental = |i: usize| {
-            self.model.per_fact[i]
+            let per = rates[i]
                 .per()
-                .map_or(0.0, |per| per * changed_facts as f64)
+                .or_else(|| rates[1 - i].per().map(|other| other * UNTRIED));
+            per.map_or(0.0, |per| per * changed_facts as f64)
         };
         ([incremental(0), incremental(1), recompute], changed_facts)
     }
@@ -205,11 +270,20 @@ impl AutoDeletion {
             return None;
         }
         match self.choosing {
-            Choosing::Abandoning(_) => return Some(WorkBudget { find: 0, total: 0 }),
+            Choosing::Abandoning(_) => {
+                return Some(WorkBudget {
+                    find: 0,
+                    total: 0,
+                    saturate: false,
+                    deadlines: None,
+                })
+            }
             Choosing::AbandoningRederivation => {
                 return Some(WorkBudget {
                     find: u64::MAX,
                     total: 0,
+                    saturate: false,
+                    deadlines: None,
                 })
             }
             _ => {}
@@ -228,7 +302,20 @@ impl AutoDeletion {
         let find = ((whole as f64 * PHASE1_SHARE) as u64)
             .saturating_sub(self.spent[index(method)].1)
             .min(total);
-        Some(WorkBudget { find, total })
+        // The same limits in time, from the batch's start.
+        let after = |ns: f64| {
+            let ns = (ns as u64).max(DEADLINE_FLOOR_NS);
+            self.started + std::time::Duration::from_nanos(ns)
+        };
+        Some(WorkBudget {
+            find,
+            total,
+            saturate: true,
+            // Only when predicting: the clock would make the forced branches of the tests
+            // depend on the machine's speed.
+            deadlines: (self.choosing == Choosing::Predicted)
+                .then(|| (after(self.budget_ns * PHASE1_SHARE), after(self.budget_ns))),
+        })
     }
 
     /// Runs `method`'s deletion of a level under its budget and accounts for it; the result
@@ -275,9 +362,17 @@ impl AutoDeletion {
 
     /// Learns from the batch just applied: each incremental algorithm that ran, its time per
     /// changed fact (an abandoned run's censored); each that ran, its time per unit of work.
-    fn learn(&mut self) {
+    fn learn(&mut self, store: &Store) {
+        let kind = self.kind.index();
+        let evaluated = &mut self.model.stratum_ns[kind];
+        evaluated.resize(store.stratum_cost.len(), 0);
+        for (s, &(ns, _)) in store.stratum_cost.iter().enumerate() {
+            if self.stratum_ns_before.get(s) != Some(&ns) {
+                evaluated[s] = ns;
+            }
+        }
         if self.choice.chosen == Method::Recompute {
-            for rate in &mut self.model.per_fact {
+            for rate in &mut self.model.per_fact[kind] {
                 rate.ns *= FORGET;
             }
         }
@@ -292,7 +387,7 @@ impl AutoDeletion {
                 } else {
                     ns as f64
                 };
-                self.model.per_fact[index(m)].add(cost, self.changed_facts as f64);
+                self.model.per_fact[kind][index(m)].add(cost, self.changed_facts as f64);
             }
             if work > 0 {
                 self.model.per_work[index(m)].add(ns as f64, work as f64);
@@ -327,11 +422,16 @@ impl Deletion for AutoDeletion {
         deletions: &[Fact],
         reuse: Deleted,
     ) -> Result<LevelDeletion, EngineError> {
+        self.started = Instant::now();
         let (predicted, changed_facts) = self.predict(store, deletions);
         self.changed_facts = changed_facts;
+        self.kind = Kind::of(deletions.len(), store.batch_insertions);
+        self.stratum_ns_before.clear();
+        self.stratum_ns_before
+            .extend(store.stratum_cost.iter().map(|&(ns, _)| ns));
         let chosen = match self.choosing {
             Choosing::Forced(m) | Choosing::Abandoning(m) => m,
-            Choosing::AbandoningRederivation => Method::Dred,
+            Choosing::AbandoningRederivation | Choosing::Saturating => Method::Dred,
             Choosing::Predicted if changed_facts == 0 => Method::Dred,
             Choosing::Predicted => {
                 let mut best = Method::Dred;
@@ -342,6 +442,10 @@ impl Deletion for AutoDeletion {
                 }
                 best
             }
+        };
+        self.dred.saturation = match self.choosing {
+            Choosing::Saturating => Saturation::Always,
+            _ => Saturation::Default,
         };
         self.choice = Choice {
             chosen,
@@ -400,9 +504,9 @@ impl Deletion for AutoDeletion {
         }))
     }
 
-    fn report(&mut self, report: &mut BatchReport) {
-        self.algorithm(self.choice.finished).report(report);
-        self.learn();
+    fn report(&mut self, store: &Store, report: &mut BatchReport) {
+        self.algorithm(self.choice.finished).report(store, report);
+        self.learn(store);
         let [dred, bf, recompute] = self.choice.predicted_ns;
         report.chosen = Some(match self.choice.chosen {
             Method::Dred => "dred",
@@ -425,7 +529,10 @@ impl Maintained<AutoDeletion> {
             choosing: Choosing::default(),
             choice: Choice::default(),
             changed_facts: 0,
+            kind: Kind::Both,
+            stratum_ns_before: Vec::new(),
             budget_ns: 0.0,
+            started: Instant::now(),
             spent: [(0, 0, false); 3],
         })
     }

@@ -103,8 +103,8 @@ impl Deletion for PerBatchDeletion {
             .delete_level(store, level, changes, touched, old_rows)
     }
 
-    fn report(&mut self, report: &mut BatchReport) {
-        self.chosen().report(report);
+    fn report(&mut self, store: &Store, report: &mut BatchReport) {
+        self.chosen().report(store, report);
     }
 }
 

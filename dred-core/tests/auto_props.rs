@@ -18,8 +18,8 @@ use dred_core::{Engine, Oracle};
 use proptest::prelude::*;
 
 /// Every way a batch may be chosen (the three forced methods, abandonment in DRed's phase 1,
-/// in its phase 2 and in B/F's checks, and the model).
-const CHOOSINGS: [Choosing; 7] = [
+/// in its phase 2 and in B/F's checks, DRed's own saturation under the guard, and the model).
+const CHOOSINGS: [Choosing; 8] = [
     Choosing::Predicted,
     Choosing::Forced(Method::Dred),
     Choosing::Forced(Method::BackwardForward),
@@ -27,13 +27,16 @@ const CHOOSINGS: [Choosing; 7] = [
     Choosing::Abandoning(Method::Dred),
     Choosing::Abandoning(Method::BackwardForward),
     Choosing::AbandoningRederivation,
+    Choosing::Saturating,
 ];
 
 /// Per way of choosing: batches, batches that deleted an IDB fact, batches abandoned; and
 /// per method, the batches the model chose it for.
 #[derive(Debug, Default)]
 struct Tally {
-    per_choosing: [(usize, usize, usize); 7],
+    per_choosing: [(usize, usize, usize); 8],
+    /// Batches of [`Choosing::Saturating`] on which a level saturated.
+    saturated: usize,
     predicted: [usize; 3],
     /// Batches on which DRed was abandoned and B/F finished, and on which both were.
     handed_to_bf: usize,
@@ -84,6 +87,14 @@ impl Engine for Scheduled {
             }
             Choosing::Abandoning(m) => assert_eq!(choice.chosen, m),
             Choosing::AbandoningRederivation => assert_eq!(choice.chosen, Method::Dred),
+            Choosing::Saturating => {
+                assert_eq!(choice.chosen, Method::Dred);
+                assert!(
+                    !abandoned,
+                    "a level DRed saturates is recomputed, not abandoned"
+                );
+                tally.saturated += usize::from(report.saturated.is_some_and(|n| n > 0));
+            }
             Choosing::Predicted => {}
         }
         let i = CHOOSINGS
@@ -207,6 +218,13 @@ fn every_branch_runs_in_the_sample() {
             assert!(
                 abandoned * 10 >= batches,
                 "{c:?}: {abandoned} of {batches} batches abandoned"
+            );
+        } else if *c == Choosing::Saturating {
+            assert_eq!(abandoned, 0, "{c:?}: abandoned");
+            assert!(
+                tally.saturated * 10 >= batches,
+                "{c:?}: {} of {batches} batches saturated",
+                tally.saturated
             );
         } else if matches!(c, Choosing::Forced(_)) {
             // Budgets have a floor the small cases stay under.

@@ -37,7 +37,7 @@ use std::collections::{HashMap, HashSet};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::maintain::order_stats::OrderStats;
 use crate::maintain::plans::{bind_head, first_atom, starts_with_lookup};
-use crate::maintain::RowRef;
+use crate::maintain::{Guard, RowRef};
 use crate::plan::{plan_rule_adaptive, plan_rule_with, PlanOptions, RulePlan, Version};
 use crate::program::{Program, RelId, Term};
 use crate::storage::{Relation, RowMarks};
@@ -175,7 +175,7 @@ pub(crate) struct CheckContext<'a> {
     pub(crate) program_facts: &'a HashSet<(RelId, Tuple)>,
     /// A guard's work budget (probes plus rows touched, counted by `work`) past which a
     /// check stops unfinished ([`Checker::check`] gives `None`).
-    pub(crate) budget: Option<u64>,
+    pub(crate) budget: Option<&'a Guard>,
 }
 
 impl CheckContext<'_> {
@@ -183,7 +183,7 @@ impl CheckContext<'_> {
     pub(crate) fn past_budget(&self) -> bool {
         self.budget.is_some_and(|b| {
             let w = self.work.total();
-            w.probes + w.touched > b
+            b.passed(w.probes + w.touched)
         })
     }
 }

@@ -21,7 +21,7 @@ use super::check::{BackwardPlans, CheckContext, CheckCounts, Checker};
 use crate::engine::{Fact, Phase};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::maintain::plans::Plans;
-use crate::maintain::{Deleted, RowRef};
+use crate::maintain::{Deleted, Guard, RowRef};
 use crate::program::{Literal, Program, RelId};
 use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
@@ -121,7 +121,7 @@ pub(crate) struct DeleteContext<'a> {
     pub(crate) queued: &'a mut RowMarks,
     /// Work past which the deletion stops before its next check, D incomplete
     /// ([`Deleted::abandoned`]); set by a guard (`auto`).
-    pub(crate) budget: Option<u64>,
+    pub(crate) budget: Option<Guard>,
 }
 
 /// The heads of the level's instances of `relations` (shown as they were before the batch)
@@ -294,7 +294,7 @@ pub(crate) fn delete(
                     }
                 }
             }
-            let cx = shared.context(relations, &versions, &work, level, d.budget);
+            let cx = shared.context(relations, &versions, &work, level, d.budget.as_ref());
             let mut origins = origins.into_iter();
             let found = candidates
                 .into_iter()
@@ -391,7 +391,7 @@ pub(crate) fn delete(
         }
         work.touch(round.len() as u64);
         out.rounds.push(std::mem::take(&mut round));
-        let cx = shared.context(relations, &versions, &work, level, d.budget);
+        let cx = shared.context(relations, &versions, &work, level, d.budget.as_ref());
         round_origins.clear();
         let mut candidate_origins = candidate_origins.into_iter();
         let found = candidates
@@ -439,7 +439,7 @@ impl<'a> Shared<'a> {
         versions: &'b [Versions],
         work: &'b WorkCounter,
         level: usize,
-        budget: Option<u64>,
+        budget: Option<&'b Guard>,
     ) -> CheckContext<'b>
     where
         'a: 'b,

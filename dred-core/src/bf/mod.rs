@@ -55,7 +55,7 @@ use std::sync::Arc;
 use crate::engine::{BatchReport, EngineError, Fact, Phase};
 use crate::maintain::levels::{aggregate_outcome, LowerChanges};
 use crate::maintain::plans::AggregatePlan;
-use crate::maintain::{Deleted, Deletion, LevelDeletion, Maintained, RowRef, Store};
+use crate::maintain::{Deleted, Deletion, Guard, LevelDeletion, Maintained, RowRef, Store};
 use crate::program::Program;
 use crate::storage::RowMarks;
 use crate::value::Tuple;
@@ -116,7 +116,9 @@ impl BfDeletion {
             checker: &mut self.checker,
             in_d: &mut self.deleted_marks,
             queued: &mut self.queued_marks,
-            budget: store.budget.map(|b| b.total),
+            budget: store
+                .budget
+                .map(|b| Guard::new(b.total, b.deadlines.map(|d| d.1))),
         };
         let rec = store.recorder.as_mut();
         let outcome = delete::delete(context, &mut store.relations, level, start, reuse, rec);
@@ -211,7 +213,7 @@ impl Deletion for BfDeletion {
         Ok(level_deletion)
     }
 
-    fn report(&mut self, report: &mut BatchReport) {
+    fn report(&mut self, _store: &Store, report: &mut BatchReport) {
         report.checked = Some(self.batch_checks.checked);
         report.disproved = Some(self.batch_checks.disproved);
         report.backward_instances = Some(self.batch_checks.backward_instances);

@@ -66,8 +66,8 @@ pub struct Deleted {
     pub work: Work,
     /// Vectors kept for the next batch's frontiers.
     pub(crate) spare: SpareRows,
-    /// Whether DRed's phase 1 passed its budget (saturated) and the level was recomputed
-    /// instead.
+    /// Whether DRed's phase 1 passed its saturation budget (not a guard's); on a level's
+    /// outcome, that the level was recomputed instead.
     pub saturated: bool,
     /// A relation in which a head reached (or a fact of D-) was not in the old model: the
     /// old model was not closed under the rules, or D- not normalised. D is then incomplete
@@ -90,6 +90,56 @@ pub struct WorkBudget {
     pub find: u64,
     /// For the whole call.
     pub total: u64,
+    /// Whether DRed's own saturation also applies: a phase 1 it stops is followed by the
+    /// level's recomputation, as in `dred`, rather than handed back as abandoned.
+    pub saturate: bool,
+    /// Times past which `find` and `total` count as spent, whatever the work: a unit of
+    /// work can cost an algorithm far more time than the rate that turned the guard's time
+    /// into work (B/F's first checks on getopts' liveness analysis ran at 130 ns a unit, the
+    /// evaluation's rate it was given was about 25, and it ran 1 s past a 210 ms guard).
+    pub deadlines: Option<(Instant, Instant)>,
+}
+
+/// One run's limit under a guard: work (probes plus rows touched) and, when set, a time;
+/// once past either, [`Guard::passed`] stays true. The clock is read once per
+/// [`Guard::CLOCK_EVERY`] units of work.
+#[derive(Clone, Debug)]
+pub(crate) struct Guard {
+    work: u64,
+    deadline: Option<Instant>,
+    next_clock: std::cell::Cell<u64>,
+    passed: std::cell::Cell<bool>,
+}
+
+impl Guard {
+    /// Work between two readings of the clock (some tens of microseconds).
+    const CLOCK_EVERY: u64 = 1024;
+
+    /// A limit of `work`, and of `deadline` when set.
+    pub(crate) fn new(work: u64, deadline: Option<Instant>) -> Self {
+        Guard {
+            work,
+            deadline,
+            next_clock: std::cell::Cell::new(0),
+            passed: std::cell::Cell::new(false),
+        }
+    }
+
+    /// True once `spent` work passes the limit or the clock its deadline.
+    pub(crate) fn passed(&self, spent: u64) -> bool {
+        if self.passed.get() {
+            return true;
+        }
+        let passed = spent > self.work
+            || self.deadline.is_some_and(|d| {
+                spent >= self.next_clock.get() && {
+                    self.next_clock.set(spent + Self::CLOCK_EVERY);
+                    Instant::now() > d
+                }
+            });
+        self.passed.set(passed);
+        passed
+    }
 }
 
 /// What one level's deletion did: D, out of the model; what was put back before phase 3.
@@ -189,7 +239,7 @@ pub trait Deletion {
     ) -> Result<LevelDeletion, EngineError>;
 
     /// Adds the algorithm's own counters of the batch just applied to its report.
-    fn report(&mut self, report: &mut BatchReport);
+    fn report(&mut self, store: &Store, report: &mut BatchReport);
 }
 
 /// A set-based maintenance engine: the chassis with deletion algorithm `D`. Cloning copies
@@ -578,7 +628,7 @@ impl<D: Deletion> Engine for Maintained<D> {
             rounds,
             ..BatchReport::default()
         };
-        self.deletion.report(&mut report);
+        self.deletion.report(&self.store, &mut report);
 
         if let Some(changes) = changes.as_ref().filter(|_| self.keep_change) {
             // Before compaction: the removed rows are still tombstones holding their values.
@@ -631,5 +681,29 @@ impl<D: Deletion> Engine for Maintained<D> {
 
     fn model(&self) -> Model {
         idb_model(&self.store.program, &self.store.relations)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Guard;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_guard_passes_on_work_or_time_and_stays_passed() {
+        let by_work = Guard::new(10, None);
+        assert!(!by_work.passed(10));
+        assert!(by_work.passed(11));
+        assert!(by_work.passed(0), "once passed, passed");
+
+        let past = Instant::now() - Duration::from_millis(1);
+        let by_time = Guard::new(u64::MAX, Some(past));
+        assert!(by_time.passed(0), "the clock is read on the first call");
+        assert!(by_time.passed(1), "and the verdict kept between readings");
+
+        let later = Instant::now() + Duration::from_secs(3600);
+        let not_yet = Guard::new(u64::MAX, Some(later));
+        assert!(!not_yet.passed(0));
+        assert!(!not_yet.passed(Guard::CLOCK_EVERY));
     }
 }

@@ -309,5 +309,5 @@ impl Deletion for Recompute {
         Ok(Self::level_above(store, level, changes))
     }
 
-    fn report(&mut self, _report: &mut BatchReport) {}
+    fn report(&mut self, _store: &Store, _report: &mut BatchReport) {}
 }

@@ -50,7 +50,7 @@ use crate::engine::{BatchReport, EngineError, Fact, Phase};
 use crate::maintain::levels::{aggregate_outcome, LowerChanges};
 use crate::maintain::plans::AggregatePlan;
 use crate::maintain::recompute::Recompute;
-use crate::maintain::{Deleted, Deletion, LevelDeletion, Maintained, RowRef, Store};
+use crate::maintain::{Deleted, Deletion, Guard, LevelDeletion, Maintained, RowRef, Store};
 use crate::program::{Program, RelId};
 use crate::storage::RowMarks;
 use crate::value::Tuple;
@@ -78,7 +78,7 @@ pub struct DredDeletion {
     /// memory kept).
     last_rederived: rederive::Rederived,
     /// When phase 1 over-deletes a level wholesale ([`overdelete::Saturation`]).
-    saturation: overdelete::Saturation,
+    pub(crate) saturation: overdelete::Saturation,
     /// How many levels of the last batch saturated.
     saturated: usize,
     /// Per level, whether its last saturation removed [`overdelete::DEEP_REMOVAL`] of its
@@ -101,35 +101,47 @@ impl DredDeletion {
         }
     }
 
-    /// Phase 1 of one level: D from `seeds` (nothing removed yet). Above level 0 the caller
-    /// shows the relations below as they were before the batch while it runs
+    /// Phase 1 of one level: D from `seeds` (nothing removed yet), and whether a guard's
+    /// budget (rather than DRed's own saturation) stopped it. Above level 0 the caller shows
+    /// the relations below as they were before the batch while it runs
     /// ([`LowerChanges::show_old`]); D holds only the level's facts.
     fn overdelete_level(
         &mut self,
         store: &mut Store,
         seeds: overdelete::Seeds<'_>,
         reuse: Deleted,
-    ) -> Result<Deleted, EngineError> {
+    ) -> Result<(Deleted, bool), EngineError> {
         assert!(store.materialised, "dred: overdelete before materialise");
-        // A guard's budget (auto's) at every level; saturation at every level, but not
-        // while recording (explain shows DRed's own frontiers). Why above level 0 too: a
-        // liveness analysis's large recursive components sit above a negation (level 1 of
-        // nll_liveness_init), and following their instances cost 200 times a recomputation
-        // there (the full study of 2026-12-04).
+        // Saturation at every level, but not while recording (explain shows DRed's own
+        // frontiers). Why above level 0 too: a liveness analysis's large recursive
+        // components sit above a negation (level 1 of nll_liveness_init), and following their
+        // instances cost 200 times a recomputation there (the full study of 2026-12-04).
+        // Under a guard's budget (auto's) too: a guarded DRed that over-deleted until the
+        // guard's larger budget cost `auto` twice `dred` on those levels (6.0 against 3.1
+        // times recomputing, `results/analyses/2026-12-04-replaced`).
         let level = seeds.level();
-        let budget = if store.budget.is_some() {
-            store.budget.map(|b| overdelete::Budget {
-                work: b.find,
-                facts: usize::MAX,
-                floor: u64::MAX,
-            })
-        } else if store.recorder.is_none() {
+        let saturation = if store.recorder.is_none() && store.budget.is_none_or(|b| b.saturate) {
             let evaluation = store.evaluation_work.get(level).copied().unwrap_or(0);
             let deep = self.deep.get(level).copied().unwrap_or(false);
             self.saturation
                 .level_budget(evaluation, deep, store.level_idb_len(level))
         } else {
             None
+        };
+        let budget = match (store.budget, saturation) {
+            (Some(guard), Some(saturation)) => Some(overdelete::Budget {
+                guard: guard.find,
+                deadline: guard.deadlines.map(|d| d.0),
+                ..saturation
+            }),
+            (Some(guard), None) => Some(overdelete::Budget {
+                work: u64::MAX,
+                facts: usize::MAX,
+                floor: u64::MAX,
+                guard: guard.find,
+                deadline: guard.deadlines.map(|d| d.0),
+            }),
+            (None, saturation) => saturation,
         };
         let over = overdelete::overdelete(
             &store.program,
@@ -145,7 +157,8 @@ impl DredDeletion {
         if let Some(rel) = over.not_closed {
             return Err(store.invariant(format!("phase 1: {}", store.not_closed_message(rel))));
         }
-        Ok(over)
+        let guarded = over.abandoned && !over.saturated;
+        Ok((over, guarded))
     }
 
     /// Phase 2: restores the over-deleted facts that still have a proof, `given` standing for
@@ -157,9 +170,10 @@ impl DredDeletion {
         given: Option<&HashSet<(RelId, Tuple)>>,
     ) -> rederive::Rederived {
         // What phase 1 left of a guard's budget.
-        let budget = store
-            .budget
-            .map(|b| b.total.saturating_sub(over.work.probes + over.work.touched));
+        let budget = store.budget.map(|b| {
+            let left = b.total.saturating_sub(over.work.probes + over.work.touched);
+            Guard::new(left, b.deadlines.map(|d| d.1))
+        });
         rederive::rederive(
             &store.program,
             &mut store.relations,
@@ -260,9 +274,9 @@ impl Deletion for DredDeletion {
         reuse: Deleted,
     ) -> Result<LevelDeletion, EngineError> {
         let seeds = overdelete::Seeds::Deleted(deletions);
-        let mut over = self.overdelete_level(store, seeds, reuse)?;
+        let (mut over, guarded) = self.overdelete_level(store, seeds, reuse)?;
         self.saturated = 0;
-        if over.abandoned && store.budget.is_some() {
+        if guarded {
             return Ok(abandoned(over));
         }
         if over.abandoned {
@@ -293,8 +307,8 @@ impl Deletion for DredDeletion {
         };
         let over = self.overdelete_level(store, seeds, Deleted::default());
         changes.show_new(&mut store.relations);
-        let mut over = over?;
-        if over.abandoned && store.budget.is_some() {
+        let (mut over, guarded) = over?;
+        if guarded {
             return Ok(abandoned(over));
         }
         if over.abandoned {
@@ -325,7 +339,7 @@ impl Deletion for DredDeletion {
         Ok(self.outcome(store, level, over, re, ns, additions))
     }
 
-    fn report(&mut self, report: &mut BatchReport) {
+    fn report(&mut self, _store: &Store, report: &mut BatchReport) {
         report.saturated = Some(self.saturated);
     }
 }
@@ -358,7 +372,7 @@ impl Maintained<DredDeletion> {
         let over = self
             .deletion
             .overdelete_level(&mut self.store, seeds, reuse);
-        let mut over = over.map_err(|e| self.failed(e))?;
+        let (mut over, _) = over.map_err(|e| self.failed(e))?;
         self.store.remove_deleted(&mut over);
         Ok(over)
     }

@@ -90,6 +90,14 @@ pub const DEEP_REMOVAL: f64 = 0.25;
 /// a small example checks, and whose cost does not matter.
 pub const SATURATION_FLOOR: u64 = 1_000_000;
 
+/// On a deep level (see [`DEEP_SATURATION_SHARE`]) the floor is divided by this. Why: the
+/// floor keeps small examples' counts, and a deep level has already saturated past the full
+/// floor; there the floor, not the share, set phase 1's budget once the level shrank (the
+/// second deletion of 1,000 edges in getopts' liveness analysis: a level of 1.45 M work
+/// units to evaluate, phase 1 stopped at the floor's 1 M, 106 ms, where recomputing the
+/// level took 54 ms).
+pub const DEEP_FLOOR_DIVISOR: u64 = 20;
+
 impl Saturation {
     /// The work budget of phase 1 given the work of evaluating the level from scratch, and
     /// whether the level's last saturation removed [`DEEP_REMOVAL`] of it or more.
@@ -100,10 +108,10 @@ impl Saturation {
             Saturation::Share(share) => Some((evaluation as f64 * share) as u64),
             Saturation::Default => Saturation::Floor(SATURATION_FLOOR).budget(evaluation, deep),
             Saturation::Floor(floor) => {
-                let share = if deep {
-                    DEEP_SATURATION_SHARE
+                let (share, floor) = if deep {
+                    (DEEP_SATURATION_SHARE, floor / DEEP_FLOOR_DIVISOR)
                 } else {
-                    SATURATION_SHARE
+                    (SATURATION_SHARE, floor)
                 };
                 Some(((evaluation as f64 * share) as u64).max(floor))
             }
@@ -123,27 +131,56 @@ impl Saturation {
             Saturation::Floor(floor) => (SATURATION_FACTS, floor),
             _ => (f64::INFINITY, u64::MAX),
         };
+        let floor = if deep {
+            floor / DEEP_FLOOR_DIVISOR
+        } else {
+            floor
+        };
         self.budget(evaluation, deep).map(|work| Budget {
             work,
             // `as` saturates: an infinite share is no limit.
             facts: (level_facts as f64 * facts) as usize,
             floor,
+            guard: u64::MAX,
+            deadline: None,
         })
     }
 }
 
 /// A budget of phase 1: past it the phase stops, D incomplete and [`Deleted::abandoned`]
-/// set, and the caller recomputes the level (saturation, see the module's header; the engine
-/// `auto` guards its choice of DRed so too).
+/// set; past its saturation part (`work`, `facts`) [`Deleted::saturated`] is set too and the
+/// caller recomputes the level (see the module's header), past a guard's part (`guard`,
+/// `deadline`: the engine `auto`'s) the caller hands the batch back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Budget {
-    /// Work (probes plus rows touched).
+    /// Work (probes plus rows touched) that saturates the phase (`u64::MAX`: no such
+    /// limit).
     pub(crate) work: u64,
     /// IDB facts over-deleted, counted once the work passes `floor` (`usize::MAX`: no such
     /// limit).
     pub(crate) facts: usize,
     /// The work before which `facts` does not count.
     pub(crate) floor: u64,
+    /// A guard's work (`u64::MAX`: none).
+    pub(crate) guard: u64,
+    /// A guard's time (read every [`DEADLINE_EVERY`] facts of a frontier).
+    pub(crate) deadline: Option<std::time::Instant>,
+}
+
+/// Frontier facts (or lower facts seeding round 1) between two readings of the clock under
+/// a deadline.
+const DEADLINE_EVERY: usize = 64;
+
+impl Budget {
+    /// Whether phase 1 stops, having spent `spent` work and reached `facts` facts of D (the
+    /// clock read when `read_clock`): `None` to go on, else whether a guard (rather than the
+    /// saturation) stops it.
+    fn stops(&self, spent: u64, facts: usize, read_clock: bool) -> Option<bool> {
+        let saturated = spent > self.work || (spent > self.floor && facts > self.facts);
+        let guarded = spent > self.guard
+            || (read_clock && self.deadline.is_some_and(|d| std::time::Instant::now() > d));
+        (saturated || guarded).then_some(guarded)
+    }
 }
 
 /// The share of a level's facts whose over-deletion saturates phase 1 by default, whatever
@@ -328,9 +365,20 @@ pub(crate) fn overdelete(
                 }
             }
             // head :- ..., b_i = a lost fact, ... and head :- ..., !n = a gained fact, ...:
-            // instances of the old relations that no longer hold.
-            for (rows, negated) in [(removed, false), (added, true)] {
-                for &(rel, r) in rows {
+            // instances of the old relations that no longer hold. Under a budget from the
+            // first lower fact: on getopts' liveness analysis this round alone spent 4.4
+            // times a deep level's budget.
+            'seeding: for (rows, negated) in [(removed, false), (added, true)] {
+                for (j, &(rel, r)) in rows.iter().enumerate() {
+                    let spent = work.total().probes + work.total().touched;
+                    let read_clock = j % DEADLINE_EVERY == 0;
+                    if let Some(guarded) =
+                        budget.and_then(|b| b.stops(spent, frontier.len(), read_clock))
+                    {
+                        out.abandoned = true;
+                        out.saturated = !guarded;
+                        break 'seeding;
+                    }
                     let row = relations[rel].row(r);
                     let seeded = if negated {
                         plans.negated(level, rel)
@@ -361,18 +409,19 @@ pub(crate) fn overdelete(
         let w = work.total();
         w.probes + w.touched
     };
-    while !frontier.is_empty() {
+    // Stopped while seeding: D is incomplete and the caller discards it.
+    while !frontier.is_empty() && !out.abandoned {
         out.deleted.extend(&frontier);
         out.overdeleted_idb
             .extend(frontier.iter().filter(|(rel, _)| program.is_idb(*rel)));
         let mut next = out.spare.take();
         let round = out.rounds.len() + 2;
         for (i, &(rel, r)) in frontier.iter().enumerate() {
-            if budget.is_some_and(|b| {
-                let spent = spent(&work);
-                spent > b.work || (spent > b.floor && out.overdeleted_idb.len() > b.facts)
-            }) {
+            let read_clock = i % DEADLINE_EVERY == 0;
+            let facts = out.overdeleted_idb.len();
+            if let Some(guarded) = budget.and_then(|b| b.stops(spent(&work), facts, read_clock)) {
                 out.abandoned = true;
+                out.saturated = !guarded;
                 break;
             }
             prefetch_frontier(&matcher, plans, level, &frontier, i);

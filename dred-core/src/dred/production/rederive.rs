@@ -30,7 +30,7 @@ use super::rederive_cost::{body_rows, OrderStats, RederiveCosts};
 use crate::engine::{Phase, Work};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::maintain::plans::{bind_head, Plans};
-use crate::maintain::{RowRef, SpareRows};
+use crate::maintain::{Guard, RowRef, SpareRows};
 use crate::plan::RulePlan;
 use crate::program::{Program, RelId};
 use crate::record::Recorder;
@@ -151,7 +151,7 @@ pub(crate) fn rederive(
     pending: &mut RowMarks,
     mut out: Rederived,
     rec: Option<&mut Recorder>,
-    budget: Option<u64>,
+    budget: Option<Guard>,
 ) -> Rederived {
     out.rederived = 0;
     out.checks_abandoned = 0;
@@ -174,9 +174,9 @@ pub(crate) fn rederive(
     run.rec = rec;
     run.round1(relations, program_facts);
     while run.end_round(relations) {
-        if budget.is_some_and(|b| {
+        if budget.as_ref().is_some_and(|b| {
             let w = run.work.total();
-            w.probes + w.touched > b
+            b.passed(w.probes + w.touched)
         }) {
             run.out.abandoned = true;
             break;
