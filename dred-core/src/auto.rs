@@ -17,8 +17,9 @@
 //! - *DRed* and *B/F* = the facts the batch changes (|D-|, and |A+| when the program has
 //!   levels above 0, where insertions delete) times the algorithm's nanoseconds per changed
 //!   fact over the batches of the kind it ran, old batches fading by halving. An algorithm
-//!   not yet run on a kind is predicted at [`UNTRIED`] times the other's rate (free if
-//!   neither ran), so it is tried once (under the guard) when it may win; a run
+//!   not yet run on a kind is predicted free, so it is tried once (under the guard: its
+//!   deadlines bound what the try costs, see below; B/F tried so on celegans' SCC
+//!   deletions then won at 10–20 ms where DRed and recomputation cost 300–450); a run
 //!   that was abandoned counts as [`CENSORED`] times the time it spent; and every batch that
 //!   recomputes makes the incremental algorithms' figures for its kind [`FORGET`] times
 //!   cheaper, so that an algorithm judged too costly on one batch is tried again on later
@@ -72,11 +73,6 @@ pub const CENSORED: f64 = 1.5;
 /// Each batch that recomputes multiplies the incremental algorithms' nanoseconds per fact by
 /// this.
 pub const FORGET: f64 = 0.9;
-/// An incremental algorithm not yet run on a kind of batch is predicted at this share of the
-/// other's rate on the kind (free when neither ran): tried when the other looks worth
-/// beating, not on a batch the model would recompute. Why: tried free, B/F cost 10 times a
-/// recomputation on getopts' liveness analysis, after DRed had cost 7.
-pub const UNTRIED: f64 = 0.9;
 /// No budget below this much work: on tiny batches an abandonment saves nothing.
 pub const BUDGET_FLOOR: u64 = 2_000;
 /// No deadline sooner than this many nanoseconds after the batch began, for the same reason
@@ -245,12 +241,10 @@ impl AutoDeletion {
                 _ => store.stratum_cost[s].0 as f64,
             })
             .sum();
-        let rates = &self.model.per_fact[kind.index()];
         let incremental = |i: usize| {
-            let per = rates[i]
+            self.model.per_fact[kind.index()][i]
                 .per()
-                .or_else(|| rates[1 - i].per().map(|other| other * UNTRIED));
-            per.map_or(0.0, |per| per * changed_facts as f64)
+                .map_or(0.0, |per| per * changed_facts as f64)
         };
         ([incremental(0), incremental(1), recompute], changed_facts)
     }

@@ -42,6 +42,8 @@ pub(crate) enum Start<'a> {
         aggregate_rows: Vec<(RowRef, bool)>,
         /// What the forward steps flip to see the relations below as they were.
         old_below: OldBelow,
+        /// A guard stopped the search for candidates: the level is abandoned at once.
+        stopped: bool,
     },
 }
 
@@ -129,15 +131,17 @@ pub(crate) struct DeleteContext<'a> {
 /// in a negated one: the level's facts whose old derivations the batch may have cut. Each
 /// once, in the order found. `Err(rel)` when a head is not in the old model. With `origins`,
 /// the instance that found each candidate first is pushed there, in the candidates' order.
+/// `Ok(None)` when `guard` passed before every change was followed (checked before each:
+/// on getopts' liveness analysis this search alone ran 45 ms past a guard of 24 ms).
 pub(crate) fn candidates_from_lower(
     relations: &[Relation],
     plans: &Plans,
     level: usize,
-    removed: &[RowRef],
-    added: &[RowRef],
+    (removed, added): (&[RowRef], &[RowRef]),
     work: &WorkCounter,
     mut origins: Option<&mut Vec<Origin>>,
-) -> Result<Vec<RowRef>, RelId> {
+    guard: Option<&Guard>,
+) -> Result<Option<Vec<RowRef>>, RelId> {
     let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
     let matcher = Matcher {
         relations,
@@ -150,6 +154,10 @@ pub(crate) fn candidates_from_lower(
     let mut head: Vec<Value> = Vec::new();
     for (rows, negated) in [(removed, false), (added, true)] {
         for &(rel, r) in rows {
+            let w = work.total();
+            if guard.is_some_and(|g| g.passed(w.probes + w.touched)) {
+                return Ok(None);
+            }
             let row = relations[rel].row(r);
             let seeded = if negated {
                 plans.negated(level, rel)
@@ -180,7 +188,7 @@ pub(crate) fn candidates_from_lower(
     }
     match broken {
         Some(rel) => Err(rel),
-        None => Ok(out),
+        None => Ok(Some(out)),
     }
 }
 
@@ -239,8 +247,9 @@ pub(crate) fn delete(
         Start::Lower {
             candidates,
             aggregate_rows,
+            stopped,
             ..
-        } => candidates.is_empty() && aggregate_rows.is_empty(),
+        } => candidates.is_empty() && aggregate_rows.is_empty() && !stopped,
     };
     if nothing {
         return Ok((out, CheckCounts::default()));
@@ -281,7 +290,12 @@ pub(crate) fn delete(
             origins,
             aggregate_rows,
             old_below: flips,
+            stopped,
         } => {
+            if stopped {
+                out.abandoned = true;
+                return Ok((out, d.checker.counts()));
+            }
             old_below = flips;
             for (fact, stays) in aggregate_rows {
                 if stays {

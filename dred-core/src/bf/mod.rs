@@ -177,18 +177,23 @@ impl Deletion for BfDeletion {
     ) -> Result<LevelDeletion, EngineError> {
         let work = crate::exec::WorkCounter::default();
         let mut origins = Vec::new();
+        let guard = store
+            .budget
+            .map(|b| Guard::new(b.total, b.deadlines.map(|d| d.1)));
         let candidates = delete::candidates_from_lower(
             &store.relations,
             &store.plans,
             level,
-            &changes.removed,
-            &changes.added,
+            (&changes.removed, &changes.added),
             &work,
             store.recorder.is_some().then_some(&mut origins),
+            guard.as_ref(),
         );
         changes.show_new(&mut store.relations);
         let candidates =
             candidates.map_err(|rel| store.invariant(store.not_closed_message(rel)))?;
+        let stopped = candidates.is_none();
+        let candidates = candidates.unwrap_or_default();
         let (additions, kept) =
             aggregate_outcome(&store.program, &store.relations, touched, old_rows);
         let aggregate_rows = old_rows
@@ -206,6 +211,7 @@ impl Deletion for BfDeletion {
                 &changes.removed,
                 &changes.added,
             ),
+            stopped,
         };
         let mut level_deletion = self.delete_unproved(store, level, start, Deleted::default())?;
         level_deletion.deleted.work += work.total();
