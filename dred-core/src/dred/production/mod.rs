@@ -130,16 +130,14 @@ impl DredDeletion {
         };
         let budget = match (store.budget, saturation) {
             (Some(guard), Some(saturation)) => Some(overdelete::Budget {
-                guard: guard.find,
-                deadline: guard.deadlines.map(|d| d.0),
+                guard: Some(Guard::new(guard.find, guard.deadlines.map(|d| d.0))),
                 ..saturation
             }),
             (Some(guard), None) => Some(overdelete::Budget {
                 work: u64::MAX,
                 facts: usize::MAX,
                 floor: u64::MAX,
-                guard: guard.find,
-                deadline: guard.deadlines.map(|d| d.0),
+                guard: Some(Guard::new(guard.find, guard.deadlines.map(|d| d.0))),
             }),
             (None, saturation) => saturation,
         };

@@ -35,7 +35,7 @@ use super::heads::{HeadProbes, RecentHeads};
 use crate::engine::{Fact, Phase, Work};
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::maintain::plans::Plans;
-use crate::maintain::{Deleted, RowRef, SpareRows};
+use crate::maintain::{Deleted, Guard, RowRef, SpareRows};
 use crate::program::{Program, RelId};
 use crate::record::Recorder;
 use crate::storage::{Relation, RowMarks};
@@ -141,17 +141,16 @@ impl Saturation {
             // `as` saturates: an infinite share is no limit.
             facts: (level_facts as f64 * facts) as usize,
             floor,
-            guard: u64::MAX,
-            deadline: None,
+            guard: None,
         })
     }
 }
 
 /// A budget of phase 1: past it the phase stops, D incomplete and [`Deleted::abandoned`]
 /// set; past its saturation part (`work`, `facts`) [`Deleted::saturated`] is set too and the
-/// caller recomputes the level (see the module's header), past a guard's part (`guard`,
-/// `deadline`: the engine `auto`'s) the caller hands the batch back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// caller recomputes the level (see the module's header), past its `guard` (the engine
+/// `auto`'s) the caller hands the batch back.
+#[derive(Clone, Debug)]
 pub(crate) struct Budget {
     /// Work (probes plus rows touched) that saturates the phase (`u64::MAX`: no such
     /// limit).
@@ -161,24 +160,16 @@ pub(crate) struct Budget {
     pub(crate) facts: usize,
     /// The work before which `facts` does not count.
     pub(crate) floor: u64,
-    /// A guard's work (`u64::MAX`: none).
-    pub(crate) guard: u64,
-    /// A guard's time (read every [`DEADLINE_EVERY`] facts of a frontier).
-    pub(crate) deadline: Option<std::time::Instant>,
+    /// A guard's work and time.
+    pub(crate) guard: Option<Guard>,
 }
 
-/// Frontier facts (or lower facts seeding round 1) between two readings of the clock under
-/// a deadline.
-const DEADLINE_EVERY: usize = 64;
-
 impl Budget {
-    /// Whether phase 1 stops, having spent `spent` work and reached `facts` facts of D (the
-    /// clock read when `read_clock`): `None` to go on, else whether a guard (rather than the
-    /// saturation) stops it.
-    fn stops(&self, spent: u64, facts: usize, read_clock: bool) -> Option<bool> {
+    /// Whether phase 1 stops, having spent `spent` work and reached `facts` facts of D:
+    /// `None` to go on, else whether a guard (rather than the saturation) stops it.
+    fn stops(&self, spent: u64, facts: usize) -> Option<bool> {
         let saturated = spent > self.work || (spent > self.floor && facts > self.facts);
-        let guarded = spent > self.guard
-            || (read_clock && self.deadline.is_some_and(|d| std::time::Instant::now() > d));
+        let guarded = self.guard.as_ref().is_some_and(|g| g.passed(spent));
         (saturated || guarded).then_some(guarded)
     }
 }
@@ -369,11 +360,10 @@ pub(crate) fn overdelete(
             // first lower fact: on getopts' liveness analysis this round alone spent 4.4
             // times a deep level's budget.
             'seeding: for (rows, negated) in [(removed, false), (added, true)] {
-                for (j, &(rel, r)) in rows.iter().enumerate() {
+                for &(rel, r) in rows {
                     let spent = work.total().probes + work.total().touched;
-                    let read_clock = j % DEADLINE_EVERY == 0;
                     if let Some(guarded) =
-                        budget.and_then(|b| b.stops(spent, frontier.len(), read_clock))
+                        budget.as_ref().and_then(|b| b.stops(spent, frontier.len()))
                     {
                         out.abandoned = true;
                         out.saturated = !guarded;
@@ -417,9 +407,8 @@ pub(crate) fn overdelete(
         let mut next = out.spare.take();
         let round = out.rounds.len() + 2;
         for (i, &(rel, r)) in frontier.iter().enumerate() {
-            let read_clock = i % DEADLINE_EVERY == 0;
             let facts = out.overdeleted_idb.len();
-            if let Some(guarded) = budget.and_then(|b| b.stops(spent(&work), facts, read_clock)) {
+            if let Some(guarded) = budget.as_ref().and_then(|b| b.stops(spent(&work), facts)) {
                 out.abandoned = true;
                 out.saturated = !guarded;
                 break;
