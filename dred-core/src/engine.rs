@@ -529,14 +529,88 @@ pub trait Engine {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChangeFacts {
     /// Facts that held before the batch and not after.
-    pub removed: Vec<Fact>,
+    pub removed: FactList,
     /// Facts that hold after the batch and not before.
-    pub added: Vec<Fact>,
+    pub added: FactList,
+}
+
+/// Facts kept flat, in the order pushed: a relation and the end of its values per fact, and
+/// every fact's values in one vector. Why: a batch's change can hold millions of facts, and
+/// one allocation per fact (a [`Fact`]'s tuple) cost more than finding them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FactList {
+    /// Per fact: its relation, and where its values start and end in `values`.
+    facts: Vec<(RelId, usize, usize)>,
+    values: Vec<Value>,
+}
+
+impl FactList {
+    /// Adds the fact of relation `rel` with values `values`.
+    pub fn push(&mut self, rel: RelId, values: &[Value]) {
+        let start = self.values.len();
+        self.values.extend_from_slice(values);
+        self.facts.push((rel, start, self.values.len()));
+    }
+
+    /// Adds every fact of `other`, in its order.
+    pub fn append(&mut self, other: &FactList) {
+        for (rel, values) in other.iter() {
+            self.push(rel, values);
+        }
+    }
+
+    /// How many facts.
+    pub fn len(&self) -> usize {
+        self.facts.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.facts.is_empty()
+    }
+
+    /// Each fact's relation and values, in the order pushed.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (RelId, &[Value])> + '_ {
+        self.facts
+            .iter()
+            .map(|&(rel, start, end)| (rel, &self.values[start..end]))
+    }
+
+    /// The facts as [`Fact`]s (one allocation each).
+    pub fn to_facts(&self) -> Vec<Fact> {
+        self.iter()
+            .map(|(rel, values)| Fact::new(rel, values.to_vec()))
+            .collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fact_list_gives_back_its_facts_in_order() {
+        let mut a = FactList::default();
+        a.push(1, &[3, 4]);
+        a.push(0, &[]);
+        let mut b = FactList::default();
+        b.push(2, &[5]);
+        a.append(&b);
+        assert_eq!(a.len(), 3);
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            vec![(1, &[3, 4][..]), (0, &[][..]), (2, &[5][..])]
+        );
+        assert_eq!(
+            a.to_facts(),
+            vec![
+                Fact::new(1, vec![3, 4]),
+                Fact::new(0, vec![]),
+                Fact::new(2, vec![5])
+            ]
+        );
+        assert!(FactList::default().is_empty());
+    }
 
     #[test]
     fn normalisation_follows_spec() {

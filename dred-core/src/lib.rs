@@ -55,8 +55,8 @@ pub use counting::Counting;
 pub use diagnostic::{Diagnostic, SourceFile, Span};
 pub use dred::{Dred, Reference, WrongSupport};
 pub use engine::{
-    Batch, BatchReport, ChangeFacts, Edb, Engine, EngineError, Fact, Model, ModelDigest, NetChange,
-    Phase, RequestedBatch, Round, Work,
+    Batch, BatchReport, ChangeFacts, Edb, Engine, EngineError, Fact, FactList, Model, ModelDigest,
+    NetChange, Phase, RequestedBatch, Round, Work,
 };
 pub use eval::{Evaluator, Recompute};
 pub use oracle::Oracle;

@@ -5,7 +5,6 @@
 //! when their words are equal, which lets storage hash and compare tuples without looking at
 //! types.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::syntax::ast::Type;
@@ -20,7 +19,9 @@ pub type Tuple = Vec<Value>;
 /// computed by one engine can be compared word for word with another's.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
-    index: HashMap<Arc<str>, Value>,
+    /// Hashed with hashbrown's default (foldhash) rather than SipHash: every symbol of every
+    /// facts file and update is looked up here.
+    index: hashbrown::HashMap<Arc<str>, Value>,
     names: Vec<Arc<str>>,
 }
 

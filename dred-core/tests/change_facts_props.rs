@@ -58,8 +58,8 @@ proptest! {
                 engine.apply(&batch).expect("applies");
                 let after = engine.model();
                 let change = engine.take_change_facts().expect("a kept change");
-                let removed: BTreeSet<Fact> = change.removed.iter().cloned().collect();
-                let added: BTreeSet<Fact> = change.added.iter().cloned().collect();
+                let removed: BTreeSet<Fact> = change.removed.to_facts().into_iter().collect();
+                let added: BTreeSet<Fact> = change.added.to_facts().into_iter().collect();
                 let what = format!("{} batch {}", engine.name(), k + 1);
                 prop_assert_eq!(removed.len(), change.removed.len(), "{} removes a fact twice", what);
                 prop_assert_eq!(added.len(), change.added.len(), "{} adds a fact twice", what);

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::plans::AggregatePlan;
 use super::RowRef;
-use crate::engine::{ChangeFacts, Fact, Work};
+use crate::engine::{ChangeFacts, Fact, FactList, Work};
 use crate::program::{Literal, Program, RelId};
 use crate::storage::{Relation, RowId};
 use crate::value::{Tuple, Value};
@@ -191,10 +191,11 @@ impl LowerChanges {
     /// IDB once every level is recorded (EDB rows left out).
     pub(crate) fn idb_facts(&self, program: &Program, relations: &[Relation]) -> ChangeFacts {
         let facts = |rows: &[RowRef]| {
-            rows.iter()
-                .filter(|&&(rel, _)| program.is_idb(rel))
-                .map(|&(rel, r)| Fact::new(rel, relations[rel].row(r).to_vec()))
-                .collect()
+            let mut list = FactList::default();
+            for &(rel, r) in rows.iter().filter(|&&(rel, _)| program.is_idb(rel)) {
+                list.push(rel, relations[rel].row(r));
+            }
+            list
         };
         ChangeFacts {
             removed: facts(&self.removed),

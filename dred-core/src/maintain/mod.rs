@@ -464,16 +464,12 @@ impl<D: Deletion> Maintained<D> {
                 let change = &mut self.replaced_change;
                 let (old, all_old) = (&replaced.old, replaced.old.all());
                 let (all_new, rel) = (new.all(), replaced.rel);
-                change.removed.extend(
-                    old.rows(all_old)
-                        .filter(|row| new.row_id(row).is_none())
-                        .map(|row| Fact::new(rel, row.to_vec())),
-                );
-                change.added.extend(
-                    new.rows(all_new)
-                        .filter(|row| old.row_id(row).is_none())
-                        .map(|row| Fact::new(rel, row.to_vec())),
-                );
+                for row in old.rows(all_old).filter(|row| new.row_id(row).is_none()) {
+                    change.removed.push(rel, row);
+                }
+                for row in new.rows(all_new).filter(|row| old.row_id(row).is_none()) {
+                    change.added.push(rel, row);
+                }
             }
         }
         totals.overdeleted += del.deleted.overdeleted_idb.len();
@@ -634,8 +630,8 @@ impl<D: Deletion> Engine for Maintained<D> {
             // Before compaction: the removed rows are still tombstones holding their values.
             let mut change = changes.idb_facts(&self.store.program, &self.store.relations);
             let replaced = std::mem::take(&mut self.replaced_change);
-            change.removed.extend(replaced.removed);
-            change.added.extend(replaced.added);
+            change.removed.append(&replaced.removed);
+            change.added.append(&replaced.added);
             debug_assert_eq!(
                 (change.removed.len(), change.added.len()),
                 (net.removed, net.added),

@@ -3,19 +3,17 @@
 //!
 //! The child is started at materialisation, in a fresh temporary directory holding the
 //! program's text and the initial EDB as `.facts` files. Every exchange (greeting, program,
-//! each batch) writes its request through a writer thread and waits for the answer, which a
-//! reader thread assembles line by line up to its last line, for at most the engine's
-//! timeout: a child that hangs, whether reading or writing, is killed and the batch is its
-//! failure, never a hang of the harness. Answers are checked against the model the harness
+//! each batch) writes its request and reads the answer up to its last line in the calling
+//! thread (`external::pipes`), for at most the engine's timeout: a child that hangs, whether
+//! reading or writing, is killed and the batch is its failure, never a hang of the harness. Answers are checked against the model the harness
 //! keeps for the engine (`external::held`; a fact added twice, or removed while absent, is a
 //! malformed answer) in [`Engine::settle`], after the exchange is timed, so that
 //! [`Engine::model`], [`Engine::digest`] and [`Engine::net_change`] are exactly what the
 //! engine said, and the runner compares them like any engine's.
 
 use std::collections::{BTreeSet, VecDeque};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,6 +22,7 @@ use dred_core::{
 };
 
 use super::held::{Held, PendingAnswer};
+use super::pipes::{Broken, Pipes};
 use super::registry::EngineDecl;
 use super::wire::{self, Level, Terminal};
 
@@ -59,28 +58,15 @@ pub struct ExternalEngine {
     version: Option<String>,
 }
 
-/// A running child and the threads that talk to it.
+/// A running child, its pipes and the thread that keeps its last words.
 #[derive(Debug)]
 struct Process {
     child: Child,
-    to_child: Option<Sender<Vec<u8>>>,
-    answers: Receiver<Answer>,
+    pipes: Pipes,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// The thread filling `stderr`: it ends at the child's end of stderr.
     stderr_reader: std::thread::JoinHandle<()>,
     timeout: Duration,
-}
-
-/// One answer as the reader thread saw it.
-#[derive(Debug)]
-enum Answer {
-    /// The fact lines (each ended by `\n`, comments dropped), then the line that ends the
-    /// answer: one buffer per answer, not one allocation per line.
-    Complete { facts: String, last: String },
-    /// The child closed its output before ending an answer.
-    Closed,
-    /// Reading failed (not UTF-8, or an I/O error).
-    Unreadable(String),
 }
 
 impl ExternalEngine {
@@ -214,21 +200,14 @@ impl ExternalEngine {
             let _ = child.kill();
             return Err(self.misuse("the child's pipes could not be opened".into()));
         };
-        let (to_child, requests) = mpsc::channel::<Vec<u8>>();
-        std::thread::spawn(move || {
-            let mut stdin = std::io::BufWriter::new(stdin);
-            for bytes in requests {
-                if stdin
-                    .write_all(&bytes)
-                    .and_then(|()| stdin.flush())
-                    .is_err()
-                {
-                    break;
-                }
+        let pipes = match Pipes::new(stdin, stdout) {
+            Ok(pipes) => pipes,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(self.misuse(format!("the child's pipes could not be set up: {e}")));
             }
-        });
-        let (answers_tx, answers) = mpsc::channel::<Answer>();
-        std::thread::spawn(move || read_answers(stdout, answers_tx));
+        };
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = tail.clone();
         let stderr_reader = std::thread::spawn(move || {
@@ -244,8 +223,7 @@ impl ExternalEngine {
         });
         self.process = Some(Process {
             child,
-            to_child: Some(to_child),
-            answers,
+            pipes,
             stderr: tail,
             stderr_reader,
             timeout: decl.timeout(),
@@ -258,22 +236,13 @@ impl ExternalEngine {
         let Some(p) = self.process.as_mut() else {
             return Err(self.misuse("no process (materialise first)".into()));
         };
-        let sent = p
-            .to_child
-            .as_ref()
-            .is_some_and(|tx| tx.send(request).is_ok());
-        let answer = if sent {
-            p.answers.recv_timeout(p.timeout)
-        } else {
-            Err(RecvTimeoutError::Disconnected)
-        };
-        let message = match answer {
-            Ok(Answer::Complete { facts, last }) => return Ok((facts, last)),
-            Ok(Answer::Unreadable(e)) => format!("its answer could not be read: {e}"),
-            Ok(Answer::Closed) | Err(RecvTimeoutError::Disconnected) => {
+        let message = match p.pipes.exchange(&request, Instant::now() + p.timeout) {
+            Ok(answer) => return Ok((answer.facts, answer.last)),
+            Err(Broken::Unreadable(e)) => format!("its answer could not be read: {e}"),
+            Err(Broken::Closed) => {
                 format!("the process ended without answering ({})", p.end_status())
             }
-            Err(RecvTimeoutError::Timeout) => {
+            Err(Broken::TimedOut) => {
                 let _ = p.child.kill();
                 format!(
                     "no answer within {} s (the engines file's `timeout_s`); the process was \
@@ -315,6 +284,9 @@ impl ExternalEngine {
         let result = self
             .held
             .fold(&answer, self.level, &self.program, &self.index);
+        if let Some(p) = self.process.as_mut() {
+            p.pipes.recycle(answer.facts.into_bytes());
+        }
         result.map_err(|e| self.misuse(format!("malformed answer to batch {}: {e}", answer.batch)))
     }
 
@@ -470,64 +442,11 @@ fn one_word(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join("_")
 }
 
-/// Assembles the child's output into answers: lines up to one that ends an answer
-/// ([`wire::is_terminal`]); `#` lines are the engine's comments and are dropped.
-fn read_answers(stdout: std::process::ChildStdout, tx: Sender<Answer>) {
-    // Lines are read as bytes into one buffer per answer and checked as UTF-8 once, when the
-    // answer is complete: a copy and a check per answer rather than per line.
-    let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    let mut facts: Vec<u8> = Vec::new();
-    loop {
-        let start = facts.len();
-        match reader.read_until(b'\n', &mut facts) {
-            Ok(0) => {
-                let _ = tx.send(Answer::Closed);
-                return;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                let _ = tx.send(Answer::Unreadable(e.to_string()));
-                return;
-            }
-        }
-        // A fact line (`+` or `-` first) is the common case: kept without a look further.
-        if matches!(facts.get(start), Some(b'+' | b'-')) {
-            if !facts.ends_with(b"\n") {
-                facts.push(b'\n');
-            }
-            continue;
-        }
-        let line = &facts[start..];
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.starts_with(b"#") {
-            facts.truncate(start);
-            continue;
-        }
-        let first_word = line.split(|&b| b == b' ').next().unwrap_or_default();
-        if !matches!(first_word, b"ok" | b"error" | b"unsupported" | b"protocol") {
-            if !facts.ends_with(b"\n") {
-                facts.push(b'\n');
-            }
-            continue;
-        }
-        let last = String::from_utf8_lossy(line).into_owned();
-        facts.truncate(start);
-        let answer = match String::from_utf8(std::mem::take(&mut facts)) {
-            Ok(facts) => Answer::Complete { facts, last },
-            Err(e) => Answer::Unreadable(format!("not UTF-8: {e}")),
-        };
-        if tx.send(answer).is_err() {
-            return;
-        }
-    }
-}
-
 impl Drop for ExternalEngine {
     /// Closes the child's input (its signal to exit), gives it a second, then kills it.
     fn drop(&mut self) {
         if let Some(mut p) = self.process.take() {
-            p.to_child = None;
+            p.pipes.close_input();
             let deadline = Instant::now() + Duration::from_secs(1);
             while Instant::now() < deadline {
                 if let Ok(Some(_)) = p.child.try_wait() {

@@ -11,6 +11,12 @@
 
 pub mod client;
 mod held;
+#[cfg(unix)]
+mod pipes;
+// Elsewhere an external engine fails at its start, saying why.
+#[cfg(not(unix))]
+#[path = "pipes_unsupported.rs"]
+mod pipes;
 pub mod registry;
 pub mod serve;
 pub mod wire;
