@@ -405,15 +405,23 @@ fn counters(report: &BatchReport) -> String {
 mod tests {
     use super::*;
 
+    /// The greeting (offering `levels`), then the seed example's program and facts.
+    fn seed_opening(levels: &str) -> String {
+        let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/seed");
+        format!(
+            "protocol 1 {levels}\nprogram {}\nfacts {}\n",
+            seed.join("path.dl").display(),
+            seed.join("facts").display()
+        )
+    }
+
     /// The seed example (SPEC §6) served: the 20 `path` facts, then deleting edge(a, b)
     /// removes path(a, b) and path(a, c) only (path(a, d) is rederived), then an empty batch.
     #[test]
     fn the_seed_is_served_as_its_model_then_its_net_change() {
-        let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/seed");
         let input = format!(
-            "protocol 1 changes model\nprogram {}\nfacts {}\n-\tedge\ta\tb\ncommit\ncommit\n",
-            seed.join("path.dl").display(),
-            seed.join("facts").display()
+            "{}-\tedge\ta\tb\ncommit\ncommit\n",
+            seed_opening("changes model")
         );
         let mut out = Vec::new();
         serve(EngineKind::Dred, input.as_bytes(), &mut out).expect("serves");
@@ -441,12 +449,7 @@ mod tests {
     /// naming the fact, and nothing more is served.
     #[test]
     fn a_batch_not_normalised_is_answered_with_an_error() {
-        let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/seed");
-        let start = format!(
-            "protocol 1 changes\nprogram {}\nfacts {}\n",
-            seed.join("path.dl").display(),
-            seed.join("facts").display()
-        );
+        let start = seed_opening("changes");
         for (batch, what) in [
             (
                 "-\tedge\ta\tz\ncommit\n",
