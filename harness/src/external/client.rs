@@ -5,11 +5,12 @@
 //! program's text and the initial EDB as `.facts` files. Every exchange (greeting, program,
 //! each batch) writes its request and reads the answer up to its last line in the calling
 //! thread (`external::pipes`), for at most the engine's timeout: a child that hangs, whether
-//! reading or writing, is killed and the batch is its failure, never a hang of the harness. Answers are checked against the model the harness
-//! keeps for the engine (`external::held`; a fact added twice, or removed while absent, is a
-//! malformed answer) in [`Engine::settle`], after the exchange is timed, so that
-//! [`Engine::model`], [`Engine::digest`] and [`Engine::net_change`] are exactly what the
-//! engine said, and the runner compares them like any engine's.
+//! reading or writing, is killed and the batch is its failure, never a hang of the harness.
+//! Answers are checked against the model the harness keeps for the engine (`external::held`;
+//! a fact added twice, or removed while absent, is a malformed answer) in [`Engine::settle`],
+//! after the exchange is timed, so that [`Engine::model`], [`Engine::digest`] and
+//! [`Engine::net_change`] are exactly what the engine said, and the runner compares them like
+//! any engine's.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader};
