@@ -554,9 +554,7 @@ impl FactList {
 
     /// Adds every fact of `other`, in its order.
     pub fn append(&mut self, other: &FactList) {
-        for (rel, values) in other.iter() {
-            self.push(rel, values);
-        }
+        self.extend(other.iter());
     }
 
     /// How many facts.
@@ -581,6 +579,24 @@ impl FactList {
         self.iter()
             .map(|(rel, values)| Fact::new(rel, values.to_vec()))
             .collect()
+    }
+}
+
+impl<'a> Extend<(RelId, &'a [Value])> for FactList {
+    /// Pushes each fact, in order.
+    fn extend<I: IntoIterator<Item = (RelId, &'a [Value])>>(&mut self, facts: I) {
+        for (rel, values) in facts {
+            self.push(rel, values);
+        }
+    }
+}
+
+impl<'a> FromIterator<(RelId, &'a [Value])> for FactList {
+    /// The facts, in order.
+    fn from_iter<I: IntoIterator<Item = (RelId, &'a [Value])>>(facts: I) -> Self {
+        let mut list = FactList::default();
+        list.extend(facts);
+        list
     }
 }
 

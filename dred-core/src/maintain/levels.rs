@@ -190,12 +190,11 @@ impl LowerChanges {
     /// The derived facts lost and gained, with their values: the batch's net change of the
     /// IDB once every level is recorded (EDB rows left out).
     pub(crate) fn idb_facts(&self, program: &Program, relations: &[Relation]) -> ChangeFacts {
-        let facts = |rows: &[RowRef]| {
-            let mut list = FactList::default();
-            for &(rel, r) in rows.iter().filter(|&&(rel, _)| program.is_idb(rel)) {
-                list.push(rel, relations[rel].row(r));
-            }
-            list
+        let facts = |rows: &[RowRef]| -> FactList {
+            rows.iter()
+                .filter(|&&(rel, _)| program.is_idb(rel))
+                .map(|&(rel, r)| (rel, relations[rel].row(r)))
+                .collect()
         };
         ChangeFacts {
             removed: facts(&self.removed),

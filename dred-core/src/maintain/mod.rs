@@ -464,12 +464,16 @@ impl<D: Deletion> Maintained<D> {
                 let change = &mut self.replaced_change;
                 let (old, all_old) = (&replaced.old, replaced.old.all());
                 let (all_new, rel) = (new.all(), replaced.rel);
-                for row in old.rows(all_old).filter(|row| new.row_id(row).is_none()) {
-                    change.removed.push(rel, row);
-                }
-                for row in new.rows(all_new).filter(|row| old.row_id(row).is_none()) {
-                    change.added.push(rel, row);
-                }
+                change.removed.extend(
+                    old.rows(all_old)
+                        .filter(|row| new.row_id(row).is_none())
+                        .map(|row| (rel, row)),
+                );
+                change.added.extend(
+                    new.rows(all_new)
+                        .filter(|row| old.row_id(row).is_none())
+                        .map(|row| (rel, row)),
+                );
             }
         }
         totals.overdeleted += del.deleted.overdeleted_idb.len();

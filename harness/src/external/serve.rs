@@ -207,10 +207,10 @@ impl State {
             // The least fact, so that the planted bug is the same from run to run.
             let mut facts = removed.to_facts();
             facts.sort();
-            removed = FactList::default();
-            for f in &facts[1..] {
-                removed.push(f.rel, &f.tuple);
-            }
+            removed = facts[1..]
+                .iter()
+                .map(|f| (f.rel, f.tuple.as_slice()))
+                .collect();
         }
         let t_format = Instant::now();
         out.clear();
@@ -300,26 +300,18 @@ impl State {
             );
             return Ok((change.removed, change.added, "kept"));
         }
-        let list = |facts: &mut dyn Iterator<Item = (usize, &[dred_core::Value])>| {
-            let mut list = FactList::default();
-            for (rel, values) in facts {
-                list.push(rel, values);
-            }
-            list
-        };
         let Some(held) = self.held.as_mut() else {
             let (removed, added) = change_from_rounds(&self.program, report, self.engine.as_ref())?;
-            let removed = list(&mut removed.iter().map(|f| (f.rel, f.tuple.as_slice())));
-            let added = list(&mut added.iter().map(|f| (f.rel, f.tuple.as_slice())));
+            let list =
+                |facts: Vec<&Fact>| facts.iter().map(|f| (f.rel, f.tuple.as_slice())).collect();
+            let (removed, added) = (list(removed), list(added));
             return Ok((removed, added, "rounds"));
         };
         let after = self.engine.model();
-        let facts = |m: std::collections::BTreeMap<usize, Vec<dred_core::Tuple>>| {
-            list(
-                &mut m
-                    .iter()
-                    .flat_map(|(&rel, ts)| ts.iter().map(move |t| (rel, t.as_slice()))),
-            )
+        let facts = |m: std::collections::BTreeMap<usize, Vec<dred_core::Tuple>>| -> FactList {
+            m.iter()
+                .flat_map(|(&rel, ts)| ts.iter().map(move |t| (rel, t.as_slice())))
+                .collect()
         };
         let removed = facts(held.minus(&after));
         let added = facts(after.minus(held));
