@@ -45,6 +45,7 @@ use super::plans::{ReplayPlans, SeededPlan};
 use super::rounds::{Replayed, RoundCounts};
 use crate::exec::{Matcher, Versions};
 use crate::program::{Literal, RelId, Term};
+use crate::storage::RowId;
 use crate::value::{Tuple, Value};
 
 /// A fact of the stratum: its relation's slot in the stratum's relations, and its tuple.
@@ -179,21 +180,31 @@ impl Database<'_> {
         };
         // Step 0: the lower relations back to their old rows, then each changed fact moved
         // to its new state, one at a time.
-        for (rel, t, entered) in &changed {
-            if *entered {
-                self.relations[*rel].remove(t);
-            } else {
-                self.relations[*rel].insert(t);
-            }
-        }
-        for (rel, t, entered) in &changed {
+        // Under the same row ids (a tombstone revived, not a copy appended): the count
+        // column of a non-recursive relation is indexed by them.
+        let rows: Vec<RowId> = changed
+            .iter()
+            .map(|(rel, t, entered)| {
+                let relation = &mut self.relations[*rel];
+                let r = relation
+                    .find_row(t)
+                    .expect("a changed input fact is stored, live or a tombstone");
+                if *entered {
+                    relation.remove_id(r);
+                } else {
+                    relation.revive(r);
+                }
+                r
+            })
+            .collect();
+        for ((rel, t, entered), r) in changed.iter().zip(rows) {
             let positive = plans.seeded.iter().filter(|(r, _)| r == rel);
             let negated = plans.negated_seeded.iter().filter(|(r, _)| r == rel);
             if *entered {
                 for (_, seeded) in negated {
                     self.move_instances(s, seeded, t, None, None, -1, &mut state, pending);
                 }
-                self.relations[*rel].insert(t);
+                self.relations[*rel].revive(r);
                 for (_, seeded) in positive {
                     self.move_instances(s, seeded, t, None, None, 1, &mut state, pending);
                 }
@@ -201,7 +212,7 @@ impl Database<'_> {
                 for (_, seeded) in positive {
                     self.move_instances(s, seeded, t, None, None, -1, &mut state, pending);
                 }
-                self.relations[*rel].remove(t);
+                self.relations[*rel].remove_id(r);
                 for (_, seeded) in negated {
                     self.move_instances(s, seeded, t, None, None, 1, &mut state, pending);
                 }

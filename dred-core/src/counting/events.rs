@@ -12,21 +12,96 @@
 //! mirror. A fact used at several positive (or negated) atoms of one instance is found once
 //! per position; the instance is counted at the first of them only
 //! ([`first_position`]), so no instance counts twice.
+//!
+//! Where the counts live: beside the relation's rows, by row id ([`CountDeltas`] during a
+//! batch, the engine's count column after it). An instance's head is looked up once in its
+//! relation (a head not stored yet becomes a tombstone: a row of count 0, invisible to the
+//! joins), and its count changes by an array write. Why: a count map keyed by the tuple
+//! cost an allocation and a hash probe per instance, a sort of the changed heads and a
+//! second probe per head (the profile of two-hop views: allocation, the map's probes and
+//! the sort, about 3× DRed's cost per unit of work).
 
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashSet;
 
 use super::plans::{CountingPlans, SeededPlan};
+use crate::dred::production::heads::HeadProbes;
 use crate::engine::NetChange;
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Atom, Literal, Program, RelId, Rule, Term};
-use crate::storage::Relation;
+use crate::storage::{Relation, RowId};
 use crate::value::{Tuple, Value};
+
+/// The net changes of one relation's counts in the current batch, by row id. Outside a
+/// batch every change is 0 and nothing is listed, so the same columns serve batch after
+/// batch without being cleared.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CountDeltas {
+    /// Per row id: the net change of the row's count so far (0 past the end).
+    changes: Vec<i64>,
+    /// The rows whose change left 0, in that order (a row whose change went back to 0 and
+    /// left it again is listed twice; [`CountDeltas::take`] reads it once).
+    touched: Vec<RowId>,
+    /// Heads found while their relation was borrowed by a join and not stored yet: their
+    /// values, one after the other, and the change of each.
+    absent: Vec<Value>,
+    absent_changes: Vec<i64>,
+}
+
+impl CountDeltas {
+    /// Adds `change` to row `r`'s net change.
+    #[inline]
+    fn add(&mut self, r: RowId, change: i64) {
+        let i = r as usize;
+        if i >= self.changes.len() {
+            self.changes.resize(i + 1, 0);
+        }
+        if self.changes[i] == 0 {
+            self.touched.push(r);
+        }
+        self.changes[i] += change;
+    }
+
+    /// The rows listed so far, handed over (the list is left empty, its allocation kept
+    /// for [`CountDeltas::give_back`]).
+    pub(crate) fn take_touched(&mut self) -> Vec<RowId> {
+        std::mem::take(&mut self.touched)
+    }
+
+    /// Hands back a list taken by [`CountDeltas::take_touched`], emptied.
+    pub(crate) fn give_back(&mut self, mut rows: Vec<RowId>) {
+        debug_assert!(self.touched.is_empty(), "a relation changed its own counts");
+        rows.clear();
+        self.touched = rows;
+    }
+
+    /// Row `r`'s net change, reset to 0.
+    #[inline]
+    pub(crate) fn take(&mut self, r: RowId) -> i64 {
+        self.changes.get_mut(r as usize).map_or(0, std::mem::take)
+    }
+
+    /// Forgets every change, for a relation whose row ids are about to change (its changes
+    /// must all be 0: between batches).
+    pub(crate) fn reset(&mut self) {
+        debug_assert!(self.changes.iter().all(|&c| c == 0) && self.touched.is_empty());
+        self.changes.clear();
+    }
+}
 
 /// What the events of one batch (or of materialisation) have changed so far above them.
 #[derive(Debug, Default)]
 pub(crate) struct Pending {
-    /// Per relation of a non-recursive stratum: the net change of each fact's count so far.
-    pub counts: Vec<HashMap<Tuple, i64>>,
+    /// Per relation (used for those of non-recursive strata): the net change of each row's
+    /// count so far.
+    pub counts: Vec<CountDeltas>,
+    /// The relations with heads in [`CountDeltas::absent`].
+    absent_in: Vec<RelId>,
+    /// A row's values, copied out of its relation while the relation changes.
+    scratch: Vec<Value>,
+    /// The versions of the relations a join reads (all of every relation), reused.
+    versions: Vec<Versions>,
+    /// Heads of instances waiting to be looked up.
+    probes: HeadProbes,
     /// Per stratum: true for a recursive stratum whose input changed.
     pub dirty: Vec<bool>,
     /// Per stratum: a recursive stratum to evaluate from round 1 (at materialisation),
@@ -44,10 +119,11 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    /// Nothing pending, for a program of `relations`, `strata` and `aggregates`.
-    pub(crate) fn new(relations: usize, strata: usize, aggregates: usize) -> Self {
+    /// Nothing pending, for a program of `strata` and `aggregates`, with `counts` (one per
+    /// relation, every change 0) as the columns of count changes.
+    pub(crate) fn new(counts: Vec<CountDeltas>, strata: usize, aggregates: usize) -> Self {
         Pending {
-            counts: vec![HashMap::new(); relations],
+            counts,
             dirty: vec![false; strata],
             from_round_1: vec![false; strata],
             changed_inputs: vec![Vec::new(); strata],
@@ -77,15 +153,47 @@ impl Database<'_> {
         tuple: &[Value],
         insert: bool,
     ) {
+        self.event_with(pending, rel, tuple, insert, None);
+    }
+
+    /// [`Database::event`] of the fact stored at row `r` of `rel` (live: it leaves; a
+    /// tombstone: it comes back under the same id, which keeps its count's place).
+    pub(crate) fn event_at(&mut self, pending: &mut Pending, rel: RelId, r: RowId, insert: bool) {
+        let mut tuple = std::mem::take(&mut pending.scratch);
+        tuple.clear();
+        tuple.extend_from_slice(self.relations[rel].row(r));
+        self.event_with(pending, rel, &tuple, insert, Some(r));
+        pending.scratch = tuple;
+    }
+
+    fn event_with(
+        &mut self,
+        pending: &mut Pending,
+        rel: RelId,
+        tuple: &[Value],
+        insert: bool,
+        row: Option<RowId>,
+    ) {
+        let plans = self.plans;
         if insert {
             // Instances true by the fact's absence stop holding: found while it is absent.
-            self.count(pending, &self.plans.negative[rel], tuple, -1);
-            self.relations[rel].insert(tuple);
-            self.count(pending, &self.plans.positive[rel], tuple, 1);
+            self.count(pending, &plans.negative[rel], tuple, -1);
+            match row {
+                Some(r) => self.relations[rel].revive(r),
+                None => {
+                    self.relations[rel].insert(tuple);
+                }
+            }
+            self.count(pending, &plans.positive[rel], tuple, 1);
         } else {
-            self.count(pending, &self.plans.positive[rel], tuple, -1);
-            self.relations[rel].remove(tuple);
-            self.count(pending, &self.plans.negative[rel], tuple, 1);
+            self.count(pending, &plans.positive[rel], tuple, -1);
+            match row {
+                Some(r) => self.relations[rel].remove_id(r),
+                None => {
+                    self.relations[rel].remove(tuple);
+                }
+            }
+            self.count(pending, &plans.negative[rel], tuple, 1);
         }
         pending.work.probe(1);
         for &s in &self.plans.recursive_readers[rel] {
@@ -107,19 +215,56 @@ impl Database<'_> {
         }
     }
 
+    /// Adds `change` to the count of fact `tuple` of `rel` (a relation of a non-recursive
+    /// stratum), storing it as a tombstone of count 0 first if it is not stored.
+    pub(crate) fn add_count(
+        &mut self,
+        pending: &mut Pending,
+        rel: RelId,
+        tuple: &[Value],
+        change: i64,
+    ) {
+        let r = stored_row(&mut self.relations[rel], tuple);
+        pending.counts[rel].add(r, change);
+    }
+
     /// Adds `sign` to the count of the head of every instance of `plans` seeded with
     /// `tuple`, over the relations as they are.
-    fn count(&self, pending: &mut Pending, plans: &[SeededPlan], tuple: &[Value], sign: i64) {
+    fn count(&mut self, pending: &mut Pending, plans: &[SeededPlan], tuple: &[Value], sign: i64) {
         if plans.is_empty() {
             return;
         }
-        let versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
+        let Pending {
+            counts,
+            absent_in,
+            versions,
+            probes,
+            work,
+            ..
+        } = pending;
+        versions.clear();
+        versions.extend(self.relations.iter().map(Versions::complete));
         let matcher = Matcher {
             relations: self.relations,
-            versions: &versions,
-            work: &pending.work,
+            versions,
+            work,
         };
-        let counts = &mut pending.counts;
+        let relations: &[Relation] = self.relations;
+        // The heads are looked up a batch at a time (their cache misses overlap); a head not
+        // stored is kept and stored after the join, which borrows the relations.
+        let mut found = |rel: RelId, head: &[Value], row: Option<RowId>| {
+            let deltas = &mut counts[rel];
+            match row {
+                Some(r) => deltas.add(r, sign),
+                None => {
+                    if deltas.absent_changes.is_empty() {
+                        absent_in.push(rel);
+                    }
+                    deltas.absent.extend_from_slice(head);
+                    deltas.absent_changes.push(sign);
+                }
+            }
+        };
         for seeded in plans {
             let rule = &self.program.rules[seeded.rule];
             let plan = &seeded.plan;
@@ -127,11 +272,41 @@ impl Database<'_> {
                 if !first_position(rule, seeded.literal, tuple, vars) {
                     return;
                 }
-                let head: Tuple = plan.head.iter().map(|o| o.get(vars)).collect();
-                *counts[plan.head_rel].entry(head).or_default() += sign;
+                probes.push_instance(relations, plan, vars);
+                if probes.is_full() {
+                    probes.drain_values(relations, &mut found);
+                }
             });
         }
+        probes.drain_values(relations, &mut found);
+        for rel in std::mem::take(absent_in) {
+            let deltas = &mut counts[rel];
+            let relation = &mut self.relations[rel];
+            let arity = relation.arity();
+            let mut values = std::mem::take(&mut deltas.absent);
+            let mut changes = std::mem::take(&mut deltas.absent_changes);
+            for (i, &change) in changes.iter().enumerate() {
+                let r = stored_row(relation, &values[i * arity..(i + 1) * arity]);
+                deltas.add(r, change);
+            }
+            values.clear();
+            changes.clear();
+            deltas.absent = values;
+            deltas.absent_changes = changes;
+        }
     }
+}
+
+/// The newest row of `relation` with these values, live or a tombstone; when there is none,
+/// a new tombstone (a row the joins do not see) with them.
+fn stored_row(relation: &mut Relation, values: &[Value]) -> RowId {
+    if let Some(r) = relation.find_row(values) {
+        return r;
+    }
+    relation.insert(values);
+    let r = relation.end() - 1;
+    relation.remove_id(r);
+    r
 }
 
 /// True when body literal `literal` of `rule` is the first of its kind (positive or negated)

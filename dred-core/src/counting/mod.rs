@@ -66,7 +66,7 @@ use crate::maintain::plans::AggregatePlan;
 use crate::program::{Program, RelId};
 use crate::storage::Relation;
 use crate::value::{Tuple, Value};
-use events::{Database, Pending};
+use events::{CountDeltas, Database, Pending};
 use plans::CountingPlans;
 pub use rounds::RoundCounts;
 
@@ -75,8 +75,9 @@ pub use rounds::RoundCounts;
 enum FactCounts {
     /// An EDB or aggregate relation: a fact holds by being stored.
     Stored,
-    /// A relation of a non-recursive stratum: derivations per fact (only facts that hold).
-    Single(HashMap<Tuple, u64>),
+    /// A relation of a non-recursive stratum: derivations per fact, by row id (0 for a
+    /// tombstone, above 0 for a live row; rows past the end count 0).
+    Single(Vec<u64>),
     /// A relation of a recursive stratum: derivations per fact and round.
     PerRound(HashMap<Tuple, RoundCounts>),
 }
@@ -93,6 +94,9 @@ pub struct Counting {
     plans: CountingPlans,
     /// Per relation.
     counts: Vec<FactCounts>,
+    /// Per relation: the columns a batch's count changes are gathered in (every change 0
+    /// between batches).
+    deltas: Vec<CountDeltas>,
     materialised: bool,
     /// Batches applied since materialisation.
     batches: usize,
@@ -124,11 +128,12 @@ impl Counting {
             .map(|rel| match named.stratum_of[rel] {
                 Some(s) if named.strata[s].aggregate.is_some() => FactCounts::Stored,
                 Some(s) if named.strata[s].recursive => FactCounts::PerRound(HashMap::new()),
-                Some(_) => FactCounts::Single(HashMap::new()),
+                Some(_) => FactCounts::Single(Vec::new()),
                 None => FactCounts::Stored,
             })
             .collect();
         Counting {
+            deltas: vec![CountDeltas::default(); named.relations.len()],
             program,
             named,
             relations,
@@ -150,7 +155,11 @@ impl Counting {
     /// `None` for a relation of another kind.
     pub fn count(&self, rel: RelId, tuple: &[Value]) -> Option<u64> {
         match &self.counts[rel] {
-            FactCounts::Single(c) => Some(c.get(tuple).copied().unwrap_or(0)),
+            FactCounts::Single(c) => Some(
+                self.relations[rel]
+                    .row_id(tuple)
+                    .map_or(0, |r| c[r as usize]),
+            ),
             _ => None,
         }
     }
@@ -224,24 +233,28 @@ impl Counting {
                 continue;
             }
             for &rel in &stratum.relations {
-                let mut deltas: Vec<(Tuple, i64)> = std::mem::take(&mut pending.counts[rel])
-                    .into_iter()
-                    .collect();
-                // In a fixed order, so that a batch's work counts do not depend on hashing.
-                deltas.sort_unstable();
+                // In the order the rows' counts first changed: fixed by the batch, so that
+                // its work counts do not depend on hashing.
+                let touched = pending.counts[rel].take_touched();
                 let FactCounts::Single(counts) = &mut self.counts[rel] else {
                     unreachable!("a relation of a non-recursive stratum");
                 };
-                for (tuple, delta) in deltas {
+                let end = db.relations[rel].end() as usize;
+                if counts.len() < end {
+                    counts.resize(end, 0);
+                }
+                for &r in &touched {
+                    let delta = pending.counts[rel].take(r);
                     if delta == 0 {
                         continue;
                     }
                     counters.counts_changed += 1;
-                    let before = counts.get(&tuple).copied().unwrap_or(0);
+                    let before = counts[r as usize];
                     let Some(after) = before.checked_add_signed(delta) else {
                         let message = format!(
-                            "the count of {}{tuple:?} fell below 0 ({before} {delta:+})",
-                            program.relations[rel].name
+                            "the count of {}{:?} fell below 0 ({before} {delta:+})",
+                            program.relations[rel].name,
+                            db.relations[rel].row(r)
                         );
                         return Err(EngineError::Invariant {
                             engine: "counting".into(),
@@ -249,21 +262,15 @@ impl Counting {
                             invariant: message,
                         });
                     };
+                    counts[r as usize] = after;
                     match (before, after) {
                         (0, 0) => {}
-                        (0, _) => {
-                            counts.insert(tuple.clone(), after);
-                            db.event(&mut pending, rel, &tuple, true);
-                        }
-                        (_, 0) => {
-                            counts.remove(&tuple);
-                            db.event(&mut pending, rel, &tuple, false);
-                        }
-                        _ => {
-                            counts.insert(tuple, after);
-                        }
+                        (0, _) => db.event_at(&mut pending, rel, r, true),
+                        (_, 0) => db.event_at(&mut pending, rel, r, false),
+                        _ => {}
                     }
                 }
+                pending.counts[rel].give_back(touched);
             }
         }
         Ok((pending, counters))
@@ -377,33 +384,37 @@ impl Engine for Counting {
         self.materialised = true;
         let program = self.named.clone();
         let mut pending = Pending::new(
-            program.relations.len(),
+            vec![CountDeltas::default(); program.relations.len()],
             program.strata.len(),
             program.aggregates.len(),
         );
         // The initial model is a batch from the empty one: program facts hold by their
         // empty-body instance, every recursive stratum is evaluated once, every EDB fact
         // comes as an event.
+        let mut db = Database {
+            program: &program,
+            relations: &mut self.relations,
+            plans: &self.plans,
+        };
         for (s, stratum) in program.strata.iter().enumerate() {
             pending.dirty[s] = stratum.recursive;
             pending.from_round_1[s] = stratum.recursive;
             if !stratum.recursive {
                 for &f in &stratum.facts {
                     let fact = &program.facts[f];
-                    *pending.counts[fact.rel]
-                        .entry(fact.tuple.clone())
-                        .or_default() += 1;
+                    db.add_count(&mut pending, fact.rel, &fact.tuple, 1);
                 }
             }
         }
         let events = edb.facts().map(|f| (f.rel, f.tuple, true));
-        let (pending, counters) = self.propagate(events, pending).map_err(|e| self.fail(e))?;
+        let (mut pending, counters) = self.propagate(events, pending).map_err(|e| self.fail(e))?;
+        self.deltas = std::mem::take(&mut pending.counts);
         // A recursive stratum's facts were stored by its evaluation, then taken out and put
         // back one event at a time: half its rows are tombstones. Rebuilt here, so that the
         // first batch does not pay for it.
-        for r in &mut self.relations {
-            if r.dead_count() > 0 {
-                r.compact();
+        for rel in 0..self.relations.len() {
+            if self.relations[rel].dead_count() > 0 {
+                self.compact(rel);
             }
         }
         self.last_change = pending.net;
@@ -421,8 +432,12 @@ impl Engine for Counting {
         self.batches += 1;
         let t = Instant::now();
         let program = self.named.clone();
+        if self.deltas.len() != program.relations.len() {
+            // Lost with a batch that failed.
+            self.deltas = vec![CountDeltas::default(); program.relations.len()];
+        }
         let pending = Pending::new(
-            program.relations.len(),
+            std::mem::take(&mut self.deltas),
             program.strata.len(),
             program.aggregates.len(),
         );
@@ -436,13 +451,15 @@ impl Engine for Counting {
                     .iter()
                     .map(|f| (f.rel, f.tuple.clone(), true)),
             );
-        let (pending, counters) = self.propagate(events, pending).map_err(|e| self.fail(e))?;
+        let (mut pending, counters) = self.propagate(events, pending).map_err(|e| self.fail(e))?;
         self.last_change = pending.net;
         let report = self.report(&pending, &counters, t.elapsed().as_nanos() as u64);
+        self.deltas = std::mem::take(&mut pending.counts);
         // Deletions leave tombstones; rebuild a relation once they outnumber its rows.
-        for r in &mut self.relations {
+        for rel in 0..self.relations.len() {
+            let r = &self.relations[rel];
             if r.dead_count() > 1024 && r.dead_count() > r.len() {
-                r.compact();
+                self.compact(rel);
             }
         }
         Ok(report)
@@ -471,7 +488,12 @@ impl Counting {
             match counts {
                 FactCounts::Stored => {}
                 FactCounts::Single(c) => {
-                    out.extend(c.iter().map(|(t, &n)| (rel, t.clone(), vec![(0, n)])));
+                    let relation = &self.relations[rel];
+                    out.extend(
+                        (0..relation.end())
+                            .filter(|&r| relation.is_live(r))
+                            .map(|r| (rel, relation.row(r).to_vec(), vec![(0, c[r as usize])])),
+                    );
                 }
                 FactCounts::PerRound(c) => {
                     out.extend(c.iter().map(|(t, rc)| (rel, t.clone(), rc.clone())));
@@ -480,6 +502,26 @@ impl Counting {
         }
         out.sort();
         out
+    }
+
+    /// Rebuilds relation `rel` without its tombstones, and its count column with it (row
+    /// ids change; compaction keeps the live rows in their order).
+    fn compact(&mut self, rel: RelId) {
+        let relation = &self.relations[rel];
+        if let FactCounts::Single(counts) = &mut self.counts[rel] {
+            let kept: Vec<u64> = (0..relation.end())
+                .filter(|&r| relation.is_live(r))
+                .map(|r| counts.get(r as usize).copied().unwrap_or(0))
+                .collect();
+            debug_assert!(kept.iter().all(|&n| n > 0), "a live row of count 0");
+            *counts = kept;
+        }
+        self.deltas[rel].reset();
+        self.relations[rel].compact();
+        debug_assert!(match &self.counts[rel] {
+            FactCounts::Single(c) => c.len() == self.relations[rel].end() as usize,
+            _ => true,
+        });
     }
 
     /// Marks the engine broken by `error` when it is a broken invariant; returns it.

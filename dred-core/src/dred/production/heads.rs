@@ -128,7 +128,16 @@ impl HeadProbes {
     pub(crate) fn drain(
         &mut self,
         relations: &[Relation],
-        found: impl FnMut(RelId, Option<RowId>),
+        mut found: impl FnMut(RelId, Option<RowId>),
+    ) {
+        self.drain_into(relations, None, |rel, _, row| found(rel, row));
+    }
+
+    /// [`HeadProbes::drain`], telling `found` each head's values too.
+    pub(crate) fn drain_values(
+        &mut self,
+        relations: &[Relation],
+        found: impl FnMut(RelId, &[Value], Option<RowId>),
     ) {
         self.drain_into(relations, None, found);
     }
@@ -139,9 +148,9 @@ impl HeadProbes {
         &mut self,
         relations: &[Relation],
         recent: &mut RecentHeads,
-        found: impl FnMut(RelId, Option<RowId>),
+        mut found: impl FnMut(RelId, Option<RowId>),
     ) {
-        self.drain_into(relations, Some(recent), found);
+        self.drain_into(relations, Some(recent), |rel, _, row| found(rel, row));
     }
 
     #[inline(always)]
@@ -149,7 +158,7 @@ impl HeadProbes {
         &mut self,
         relations: &[Relation],
         mut recent: Option<&mut RecentHeads>,
-        mut found: impl FnMut(RelId, Option<RowId>),
+        mut found: impl FnMut(RelId, &[Value], Option<RowId>),
     ) {
         // The slots have arrived by now (prefetched when pushed): note the row each lookup
         // will compare with and start loading it, so that those misses overlap too; the
@@ -164,7 +173,7 @@ impl HeadProbes {
             if let (Some(recent), Some(r)) = (recent.as_deref_mut(), row.filter(|_| h.hash != 0)) {
                 recent.note(h.hash, h.rel, r);
             }
-            found(h.rel, row);
+            found(h.rel, head, row);
         }
         self.heads.clear();
         self.values.clear();

@@ -40,7 +40,7 @@ pub mod overdelete;
 pub mod rederive;
 pub mod rederive_cost;
 
-mod heads;
+pub(crate) mod heads;
 
 use std::collections::HashSet;
 use std::sync::Arc;
