@@ -28,7 +28,7 @@ use crate::dred::production::heads::HeadProbes;
 use crate::engine::NetChange;
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Atom, Literal, Program, RelId, Rule, Term};
-use crate::storage::{Relation, RowId};
+use crate::storage::{Insertion, Relation, RowId};
 use crate::value::{Tuple, Value};
 
 /// The net changes of one relation's counts in the current batch, by row id. Outside a
@@ -80,11 +80,13 @@ impl CountDeltas {
         self.changes.get_mut(r as usize).map_or(0, std::mem::take)
     }
 
-    /// Forgets every change, for a relation whose row ids are about to change (its changes
-    /// must all be 0: between batches).
-    pub(crate) fn reset(&mut self) {
+    /// Forgets every change, for a relation whose row ids changed (its changes must all be
+    /// 0: between batches), and makes room for `rows` rows (so that the next batch does not
+    /// grow the column a doubling at a time).
+    pub(crate) fn reset(&mut self, rows: usize) {
         debug_assert!(self.changes.iter().all(|&c| c == 0) && self.touched.is_empty());
         self.changes.clear();
+        self.changes.resize(rows, 0);
     }
 }
 
@@ -102,6 +104,8 @@ pub(crate) struct Pending {
     versions: Vec<Versions>,
     /// Heads of instances waiting to be looked up.
     probes: HeadProbes,
+    /// The rows of heads being stored, reused.
+    rows: Vec<Option<RowId>>,
     /// Per stratum: true for a recursive stratum whose input changed.
     pub dirty: Vec<bool>,
     /// Per stratum: a recursive stratum to evaluate from round 1 (at materialisation),
@@ -280,21 +284,63 @@ impl Database<'_> {
         }
         probes.drain_values(relations, &mut found);
         for rel in std::mem::take(absent_in) {
-            let deltas = &mut counts[rel];
-            let relation = &mut self.relations[rel];
-            let arity = relation.arity();
-            let mut values = std::mem::take(&mut deltas.absent);
-            let mut changes = std::mem::take(&mut deltas.absent_changes);
-            for (i, &change) in changes.iter().enumerate() {
-                let r = stored_row(relation, &values[i * arity..(i + 1) * arity]);
-                deltas.add(r, change);
-            }
-            values.clear();
-            changes.clear();
-            deltas.absent = values;
-            deltas.absent_changes = changes;
+            store_absent(
+                &mut self.relations[rel],
+                &mut counts[rel],
+                &mut pending.rows,
+            );
         }
     }
+}
+
+/// Stores the heads `deltas` holds as absent, as tombstones (rows the joins do not see), and
+/// adds their changes to their rows. `rows` is scratch space.
+///
+/// Inserted a batch at a time (one probe per head, the indexes updated together, see
+/// [`Relation::insert_batch_with`]) and then removed, rather than looked up and inserted one
+/// by one: on 1,000-edge insertions into two-hop views most heads are new.
+fn store_absent(relation: &mut Relation, deltas: &mut CountDeltas, rows: &mut Vec<Option<RowId>>) {
+    let arity = relation.arity();
+    let mut values = std::mem::take(&mut deltas.absent);
+    let mut changes = std::mem::take(&mut deltas.absent_changes);
+    if arity == 0 {
+        for &change in &changes {
+            let r = stored_row(relation, &[]);
+            deltas.add(r, change);
+        }
+    } else {
+        // Every head was absent when its join ran and nothing has been stored since: a head
+        // is appended, or is present because it was appended earlier in this batch of heads.
+        rows.clear();
+        let mut next = relation.end();
+        relation.insert_batch_with(values.chunks_exact(arity), true, |_, outcome| {
+            rows.push(match outcome {
+                Insertion::Appended => {
+                    next += 1;
+                    Some(next - 1)
+                }
+                Insertion::Revived(r) => Some(r),
+                Insertion::Present => None,
+            })
+        });
+        for (i, row) in rows.iter_mut().enumerate() {
+            if row.is_none() {
+                *row = relation.row_id(&values[i * arity..(i + 1) * arity]);
+            }
+        }
+        for &r in rows.iter().flatten() {
+            if relation.is_live(r) {
+                relation.remove_id(r);
+            }
+        }
+        for (row, &change) in rows.iter().zip(&changes) {
+            deltas.add(row.expect("a head just stored"), change);
+        }
+    }
+    values.clear();
+    changes.clear();
+    deltas.absent = values;
+    deltas.absent_changes = changes;
 }
 
 /// The newest row of `relation` with these values, live or a tombstone; when there is none,

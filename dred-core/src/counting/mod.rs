@@ -516,12 +516,15 @@ impl Counting {
             debug_assert!(kept.iter().all(|&n| n > 0), "a live row of count 0");
             *counts = kept;
         }
-        self.deltas[rel].reset();
         self.relations[rel].compact();
-        debug_assert!(match &self.counts[rel] {
-            FactCounts::Single(c) => c.len() == self.relations[rel].end() as usize,
-            _ => true,
-        });
+        let rows = match &self.counts[rel] {
+            FactCounts::Single(c) => {
+                debug_assert_eq!(c.len(), self.relations[rel].end() as usize);
+                c.len()
+            }
+            _ => 0,
+        };
+        self.deltas[rel].reset(rows);
     }
 
     /// Marks the engine broken by `error` when it is a broken invariant; returns it.
