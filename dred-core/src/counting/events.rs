@@ -106,6 +106,9 @@ pub(crate) struct Pending {
     probes: HeadProbes,
     /// The rows of heads being stored, reused.
     rows: Vec<Option<RowId>>,
+    /// During [`Database::insert_run`]: the relation whose joins see only its rows below
+    /// this end (the facts of the run entered so far).
+    visible: Option<(RelId, RowId)>,
     /// Per stratum: true for a recursive stratum whose input changed.
     pub dirty: Vec<bool>,
     /// Per stratum: a recursive stratum to evaluate from round 1 (at materialisation),
@@ -199,6 +202,43 @@ impl Database<'_> {
             }
             self.count(pending, &plans.negative[rel], tuple, 1);
         }
+        self.noted(pending, rel, tuple, insert);
+    }
+
+    /// Facts of `rel` (their values one after the other in `values`), none stored, enter
+    /// the database one after the other: [`Database::event`] of each, in order, but stored
+    /// together first ([`Relation::insert_batch_with`]: one probe per fact, the indexes
+    /// updated together) and each fact's joins made to see the rows of `rel` up to its own
+    /// (the versions of the matcher), so that what each event counts is what it counts
+    /// one at a time. Only for a relation of arity 1 or more that no rule negates (a
+    /// negation reads every live row, not a version).
+    pub(crate) fn insert_run(&mut self, pending: &mut Pending, rel: RelId, values: &[Value]) {
+        let relation = &mut self.relations[rel];
+        let arity = relation.arity();
+        debug_assert!(arity > 0 && self.plans.negative[rel].is_empty());
+        let first = relation.end();
+        let mut appended = 0;
+        relation.insert_batch_with(values.chunks_exact(arity), false, |_, outcome| {
+            assert_eq!(
+                outcome,
+                Insertion::Appended,
+                "a fact entering is not stored"
+            );
+            appended += 1;
+        });
+        debug_assert_eq!(appended * arity, values.len());
+        let plans = self.plans;
+        for (i, tuple) in values.chunks_exact(arity).enumerate() {
+            pending.visible = Some((rel, first + i as RowId + 1));
+            self.count(pending, &plans.positive[rel], tuple, 1);
+            self.noted(pending, rel, tuple, true);
+        }
+        pending.visible = None;
+    }
+
+    /// What an event of `tuple` of `rel` entering (`insert`) or leaving changes besides
+    /// counts: the recursive strata and aggregate groups that read it, the net change.
+    fn noted(&mut self, pending: &mut Pending, rel: RelId, tuple: &[Value], insert: bool) {
         pending.work.probe(1);
         for &s in &self.plans.recursive_readers[rel] {
             pending.dirty[s] = true;
@@ -244,10 +284,17 @@ impl Database<'_> {
             versions,
             probes,
             work,
+            visible,
             ..
         } = pending;
         versions.clear();
         versions.extend(self.relations.iter().map(Versions::complete));
+        if let Some((rel, end)) = *visible {
+            versions[rel] = Versions {
+                old_end: end,
+                delta_end: end,
+            };
+        }
         let matcher = Matcher {
             relations: self.relations,
             versions,

@@ -188,8 +188,26 @@ impl Counting {
             relations: &mut self.relations,
             plans: &self.plans,
         };
+        // Insertions into a relation no rule negates come in runs, stored together.
+        let mut run: (Option<RelId>, Vec<Value>) = (None, Vec::new());
         for (rel, tuple, insert) in edb_events {
-            db.event(&mut pending, rel, &tuple, insert);
+            let in_runs = insert && !tuple.is_empty() && self.plans.negative[rel].is_empty();
+            if in_runs && run.0 == Some(rel) {
+                run.1.extend_from_slice(&tuple);
+                continue;
+            }
+            if let Some(r) = run.0.take() {
+                db.insert_run(&mut pending, r, &run.1);
+                run.1.clear();
+            }
+            if in_runs {
+                run = (Some(rel), tuple);
+            } else {
+                db.event(&mut pending, rel, &tuple, insert);
+            }
+        }
+        if let Some(r) = run.0 {
+            db.insert_run(&mut pending, r, &run.1);
         }
         for (s, stratum) in program.strata.iter().enumerate() {
             if let Some(k) = stratum.aggregate {
