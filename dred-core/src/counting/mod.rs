@@ -45,9 +45,12 @@
 //! - Cost per batch: O(Σ instances using a changed fact) for the non-recursive strata, each
 //!   found by one seeded join per event; per recursive stratum, O(Σ instances using a changed
 //!   input fact or a fact whose round changed), each found by one seeded join and costing a
-//!   lookup per body fact of the stratum. Memory: the relations, one count (a tuple key and a
-//!   word) per fact of a non-recursive stratum and one list of (round, count) per fact of a
-//!   recursive one; during a batch, the old counts of the facts it touches.
+//!   lookup per body fact of the stratum. Memory: the relations, two words per row of a
+//!   relation of a non-recursive stratum (its count, and its change during a batch, columns
+//!   by row id: `events::CountDeltas`) and one list of (round, count) per fact of a
+//!   recursive one, keyed by the tuple; during a batch, the old counts of the recursive
+//!   facts it touches. A head reached but not derived stays as a tombstone of count 0 until
+//!   the relation is compacted (when its tombstones outnumber its live rows).
 
 mod differences;
 mod events;
