@@ -183,26 +183,26 @@ impl Database<'_> {
         row: Option<RowId>,
     ) {
         let plans = self.plans;
-        if insert {
-            // Instances true by the fact's absence stop holding: found while it is absent.
-            self.count(pending, &plans.negative[rel], tuple, -1);
-            match row {
-                Some(r) => self.relations[rel].revive(r),
-                None => {
-                    self.relations[rel].insert(tuple);
-                }
-            }
-            self.count(pending, &plans.positive[rel], tuple, 1);
+        // The instances that stop holding are found before the fact changes, those that
+        // start after: entering, those true by its absence go, then those that use it come.
+        let (going, coming) = if insert {
+            (&plans.negative[rel], &plans.positive[rel])
         } else {
-            self.count(pending, &plans.positive[rel], tuple, -1);
-            match row {
-                Some(r) => self.relations[rel].remove_id(r),
-                None => {
-                    self.relations[rel].remove(tuple);
-                }
+            (&plans.positive[rel], &plans.negative[rel])
+        };
+        self.count(pending, going, tuple, -1);
+        let relation = &mut self.relations[rel];
+        match (row, insert) {
+            (Some(r), true) => relation.revive(r),
+            (Some(r), false) => relation.remove_id(r),
+            (None, true) => {
+                relation.insert(tuple);
             }
-            self.count(pending, &plans.negative[rel], tuple, 1);
+            (None, false) => {
+                relation.remove(tuple);
+            }
         }
+        self.count(pending, coming, tuple, 1);
         self.noted(pending, rel, tuple, insert);
     }
 

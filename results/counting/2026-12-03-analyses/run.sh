@@ -5,11 +5,13 @@
 # statements and one-function edits, deleted and put back (`--revert`), 5 batches each way.
 # `dred@2` is the A/A pair. Usage, from the repository root after a release build:
 #   sh results/counting/2026-12-03-analyses/run.sh
+# HERE=DIR writes the reports into DIR (a later run's folder); CRATES="getopts smallvec" a subset.
 set -e
 B=${B:-target/release/dredbench}
 HERE=${HERE:-results/counting/2026-12-03-analyses}
+CRATES=${CRATES:-getopts smallvec memchr}
 E=dred,dred@2,counting,dd,recompute
-for c in getopts smallvec memchr; do
+for c in $CRATES; do
   $B datasets fetch rust-nll:$c > /dev/null
   $B datasets fetch rust-mir:$c > /dev/null
   NLL=$($B datasets path rust-nll:$c)

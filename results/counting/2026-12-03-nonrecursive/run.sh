@@ -7,11 +7,12 @@
 # Usage (from the repository root, after a release build; B overrides the binary):
 #   sh results/counting/2026-12-03-nonrecursive/run.sh
 #   B=/tmp/dredbench-counting sh results/counting/2026-12-03-nonrecursive/run.sh
+#   OUT=DIR sh ... writes the reports into DIR instead (a later run's folder)
 # Then the table: python3 results/counting/2026-12-03-nonrecursive/table.py \
 #   results/counting/2026-12-03-nonrecursive/*.csv.gz > results/counting/2026-12-03-nonrecursive/TABLE.md
 set -e
 B=${B:-target/release/dredbench}
-OUT=results/counting/2026-12-03-nonrecursive
+OUT=${OUT:-results/counting/2026-12-03-nonrecursive}
 ENGINES=dred,dred@2,counting,bf,dd,recompute
 SIZES=${SIZES:-1 10 100 1000}
 
