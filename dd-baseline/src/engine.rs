@@ -239,6 +239,17 @@ trait Driver {
 
 /// Starts the runtime whose record type `config` and the program's widest record call for.
 fn start(program: Arc<Program>, config: &DdConfig) -> Result<Box<dyn Driver>, EngineError> {
+    // A string functor interns the strings it makes in the symbol table of its process
+    // (shared by the process's worker threads and its harness): two processes would give a
+    // string made in both different indices.
+    if program.has_string_functors() && config.cluster().processes() > 1 {
+        return Err(EngineError::Unsupported {
+            engine: NAME.into(),
+            feature: "string functors across several processes (each process interns the \
+                      strings its rules make in a table of its own)"
+                .into(),
+        });
+    }
     let plan = ProgramPlan::new(&program);
     let width = plan.max_record_width(&program);
     // An aggregate's value is computed inside the dataflow, where values cannot be given

@@ -789,7 +789,10 @@ fn remap(expr: &mut Expr, layout: &[VarId]) {
                 .expect("an assignment's variables are bound before it");
         }
         Expr::Term(_) => {}
-        Expr::Op(_, args) => args.iter_mut().for_each(|a| remap(a, layout)),
+        Expr::Op(..) | Expr::Str(..) => expr
+            .operands_mut()
+            .iter_mut()
+            .for_each(|a| remap(a, layout)),
     }
 }
 

@@ -26,10 +26,10 @@ fn path_has_20_then_18_tuples() {
         let model = check_against_oracle(&l.program, &l.symbols, &l.edb, &l.batches, workers);
         assert_eq!(model.relations[path].len(), 18, "workers {workers}");
         let a = l.symbols.get("a").expect("a");
-        let row: Vec<&str> = model.relations[path]
+        let row: Vec<String> = model.relations[path]
             .iter()
             .filter(|t| t[0] == a)
-            .map(|t| l.symbols.name(t[1]).expect("symbol"))
+            .map(|t| l.symbols.name(t[1]).expect("symbol").to_string())
             .collect();
         assert_eq!(row, vec!["d", "e"]);
     }

@@ -60,6 +60,10 @@ pub fn apply(op: ArithOp, args: &[Value]) -> Option<Value> {
         ArithOp::LXor => truth((x != 0) != (y() != 0)),
         ArithOp::Min => *args.iter().min().expect("at least one operand"),
         ArithOp::Max => *args.iter().max().expect("at least one operand"),
+        op => unreachable!(
+            "`{}` is a string functor: the checker makes it an `Expr::Str`",
+            op.symbol()
+        ),
     })
 }
 

@@ -43,6 +43,7 @@ pub mod rounds;
 #[cfg(test)]
 mod seed;
 pub mod storage;
+pub mod strings;
 pub mod syntax;
 #[cfg(feature = "testing")]
 pub mod testing;

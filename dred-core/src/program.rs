@@ -97,14 +97,20 @@ pub enum Literal {
     },
 }
 
-/// A checked arithmetic expression over `number`s: constants and variables (never `_`)
-/// under operators and functors.
+/// A checked expression: constants and variables (never `_`) under arithmetic operators
+/// and functors over `number`s, and string functors; every operand has the type the
+/// operator takes ([`ArithOp::signature`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// A variable or constant (of any type when the expression is nothing else).
     Term(Term),
-    /// An operator or functor applied to its operands ([`crate::arith::apply`]).
+    /// An arithmetic operator or functor applied to its operands ([`crate::arith::apply`]).
     Op(ArithOp, Vec<Expr>),
+    /// A string functor or constraint applied to its operands ([`crate::strings::apply`]),
+    /// with a handle on the run's symbol table, where it reads its operands' strings and
+    /// interns the strings it makes: the checker puts it there, so only programs with
+    /// string functors reach the table while they are evaluated.
+    Str(ArithOp, Vec<Expr>, Symbols),
 }
 
 impl Expr {
@@ -115,23 +121,54 @@ impl Expr {
             Expr::Term(Term::Const(c)) => Some(*c),
             Expr::Term(Term::Var(v)) => Some(var(*v)),
             Expr::Term(Term::Wildcard) => unreachable!("the checker keeps `_` out of expressions"),
-            Expr::Op(op, args) => {
-                // Operands of up to 4 values live on the stack: nearly every operator's.
-                let mut buf = [0; 4];
-                if args.len() <= buf.len() {
-                    for (slot, a) in buf.iter_mut().zip(args) {
-                        *slot = a.eval(var)?;
-                    }
-                    crate::arith::apply(*op, &buf[..args.len()])
-                } else {
-                    let vals = args
-                        .iter()
-                        .map(|a| a.eval(var))
-                        .collect::<Option<Vec<_>>>()?;
-                    crate::arith::apply(*op, &vals)
-                }
+            Expr::Op(op, args) => Self::with_operands(args, var, |v| crate::arith::apply(*op, v)),
+            Expr::Str(op, args, symbols) => {
+                Self::with_operands(args, var, |v| crate::strings::apply(*op, v, symbols))
             }
         }
+    }
+
+    /// `f` on the values of `args`, or `None` when one has none.
+    fn with_operands(
+        args: &[Expr],
+        var: &impl Fn(VarId) -> Value,
+        f: impl FnOnce(&[Value]) -> Option<Value>,
+    ) -> Option<Value> {
+        // Operands of up to 4 values live on the stack: nearly every operator's.
+        let mut buf = [0; 4];
+        if args.len() <= buf.len() {
+            for (slot, a) in buf.iter_mut().zip(args) {
+                *slot = a.eval(var)?;
+            }
+            f(&buf[..args.len()])
+        } else {
+            let vals = args
+                .iter()
+                .map(|a| a.eval(var))
+                .collect::<Option<Vec<_>>>()?;
+            f(&vals)
+        }
+    }
+
+    /// The operands of an operator or functor; none for a term.
+    pub fn operands(&self) -> &[Expr] {
+        match self {
+            Expr::Term(_) => &[],
+            Expr::Op(_, args) | Expr::Str(_, args, _) => args,
+        }
+    }
+
+    /// The operands, to rewrite in place (variables renumbered); none for a term.
+    pub fn operands_mut(&mut self) -> &mut [Expr] {
+        match self {
+            Expr::Term(_) => &mut [],
+            Expr::Op(_, args) | Expr::Str(_, args, _) => args,
+        }
+    }
+
+    /// True when a string functor occurs in the expression.
+    pub fn has_string_functor(&self) -> bool {
+        matches!(self, Expr::Str(..)) || self.operands().iter().any(Expr::has_string_functor)
     }
 
     /// Calls `f` on each variable of the expression, in order, repeats included.
@@ -139,7 +176,9 @@ impl Expr {
         match self {
             Expr::Term(Term::Var(v)) => f(*v),
             Expr::Term(_) => {}
-            Expr::Op(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+            Expr::Op(_, args) | Expr::Str(_, args, _) => {
+                args.iter().for_each(|a| a.for_each_var(f))
+            }
         }
     }
 
@@ -154,7 +193,7 @@ impl Expr {
     pub fn display(&self, name: &impl Fn(Term) -> String) -> String {
         match self {
             Expr::Term(t) => name(*t),
-            Expr::Op(op, args) if op.is_functor() => {
+            Expr::Op(op, args) | Expr::Str(op, args, _) if op.is_functor() => {
                 let args: Vec<String> = args.iter().map(|a| a.display(name)).collect();
                 format!("{}({})", op.symbol(), args.join(", "))
             }
@@ -162,7 +201,7 @@ impl Expr {
                 let sep = if *op == ArithOp::Neg { "" } else { " " };
                 format!("{}{sep}{}", op.symbol(), args[0].display(name))
             }
-            Expr::Op(op, args) => format!(
+            Expr::Op(op, args) | Expr::Str(op, args, _) => format!(
                 "({} {} {})",
                 args[0].display(name),
                 op.symbol(),
@@ -369,6 +408,15 @@ impl Program {
         self.rules
             .iter()
             .any(|r| r.body.iter().any(|l| matches!(l, Literal::Assign { .. })))
+    }
+
+    /// True when some rule uses a string functor or constraint ([`Expr::Str`]).
+    pub fn has_string_functors(&self) -> bool {
+        self.rules.iter().any(|r| {
+            r.body
+                .iter()
+                .any(|l| matches!(l, Literal::Assign { expr, .. } if expr.has_string_functor()))
+        })
     }
 
     /// True when some rule has a negated atom.

@@ -11,6 +11,12 @@
 //! - in `number` cases, arithmetic in half of the random rules ([`Draw::arithmetic`]):
 //!   computed head arguments, assignments, comparisons of expressions, in recursive rules
 //!   too, every value a head receives from arithmetic taken modulo 3 so that evaluation ends;
+//! - in `symbol` cases, string functors in half of the random rules (the same draw as
+//!   arithmetic, [`Draw::arithmetic`]): `cat`, `+`, `substr`, `to_string`, `strlen`,
+//!   `to_number`, `ord` nested in each other, in heads, assignments, lookups, negated atoms
+//!   and comparisons, the constraints `contains` and `match` (negated or not), in recursive
+//!   rules too, every string a head receives from them cut to 3 bytes so that evaluation
+//!   ends; in aggregates' targets and braces with negation;
 //! - with negation, one negated atom per rule at most, stratified by construction: every
 //!   derived relation has a level, a rule reads positively at most its head's level and
 //!   negates only strictly lower ones; and aggregates over lower levels in 30% of the random
@@ -500,6 +506,17 @@ pub struct Features {
     pub arithmetic: bool,
     /// Arithmetic in a recursive rule.
     pub recursive_arithmetic: bool,
+    /// A string functor or constraint ([`crate::program::Expr::Str`]).
+    pub strings: bool,
+    /// A string functor in a recursive rule.
+    pub recursive_strings: bool,
+    /// A string functor in a rule of an aggregate's input relation (braces or target).
+    pub aggregate_strings: bool,
+    /// Rules with a string functor.
+    pub string_rules: usize,
+    /// Derived facts of the initial model that need string functors: absent from the
+    /// initial model of the program whose rules with string functors never fire.
+    pub string_facts: usize,
     /// Rules of the checked program (aggregates' rewritten rules included).
     pub rules: usize,
     /// Those with arithmetic.
@@ -522,6 +539,8 @@ pub struct Features {
     pub nested_aggregate: bool,
     /// An update brings a fresh constant.
     pub fresh_constant: bool,
+    /// The case's columns are `symbol`s.
+    pub symbol: bool,
     /// An empty batch.
     pub empty_batch: bool,
 }
@@ -546,6 +565,7 @@ impl Features {
                     .any(|u| u.values.iter().any(|v| fresh.contains(v)))
             },
             empty_batch: case.batches.iter().any(Vec::is_empty),
+            symbol: case.ty == ColumnType::Symbol,
             ..Features::default()
         };
         let repeated = |args: &[Term]| {
@@ -594,21 +614,42 @@ impl Features {
         f.rules = p.rules.len();
         let with_arith =
             |r: &crate::program::Rule| r.body.iter().any(|l| matches!(l, Literal::Assign { .. }));
+        let with_strings = |r: &crate::program::Rule| {
+            r.body
+                .iter()
+                .any(|l| matches!(l, Literal::Assign { expr, .. } if expr.has_string_functor()))
+        };
         f.arithmetic_rules = p.rules.iter().filter(|r| with_arith(r)).count();
+        f.string_rules = p.rules.iter().filter(|r| with_strings(r)).count();
+        f.strings = f.string_rules > 0;
+        f.recursive_strings = p.rules.iter().any(|r| {
+            with_strings(r) && p.stratum_of[r.head.rel].is_some_and(|s| p.strata[s].recursive)
+        });
+        f.aggregate_strings = p
+            .rules
+            .iter()
+            .any(|r| with_strings(r) && p.aggregates.iter().any(|a| a.input == r.head.rel));
         let model = Oracle::least_model(p, &loaded.edb);
         f.derived_facts = model.len();
-        if f.arithmetic_rules > 0 {
-            // The same program with every rule that has arithmetic made false (`0 != 0`):
-            // rule indices and strata stay as they are.
+        // The facts that need the rules `which` picks: those missing from the model of the
+        // same program with each such rule made false (`0 != 0`; rule indices and strata
+        // stay as they are).
+        let needing = |which: &dyn Fn(&crate::program::Rule) -> bool| {
             let mut without = (**p).clone();
-            for r in without.rules.iter_mut().filter(|r| with_arith(r)) {
+            for r in without.rules.iter_mut().filter(|r| which(r)) {
                 r.body.push(Literal::Compare {
                     left: Term::Const(0),
                     op: crate::syntax::ast::CmpOp::Ne,
                     right: Term::Const(0),
                 });
             }
-            f.arithmetic_facts = f.derived_facts - Oracle::least_model(&without, &loaded.edb).len();
+            f.derived_facts - Oracle::least_model(&without, &loaded.edb).len()
+        };
+        if f.arithmetic_rules > 0 {
+            f.arithmetic_facts = needing(&with_arith);
+        }
+        if f.string_rules > 0 {
+            f.string_facts = needing(&with_strings);
         }
         f
     }
@@ -649,10 +690,13 @@ pub struct NonTriviality {
     pub dred_cases: usize,
     /// Per feature of [`Features`], the cases that have it.
     pub features: Vec<(&'static str, usize)>,
-    /// Rules, and rules with arithmetic, over all cases.
-    pub rules: [usize; 2],
-    /// Derived facts of the initial models, and those that need arithmetic, over all cases.
-    pub derived_facts: [usize; 2],
+    /// Rules, rules with arithmetic and rules with string functors, over all cases.
+    pub rules: [usize; 3],
+    /// Derived facts of the initial models, those that need arithmetic and those that need
+    /// string functors, over all cases.
+    pub derived_facts: [usize; 3],
+    /// Cases of `symbol` columns (where string functors are drawn).
+    pub symbol_cases: usize,
     /// Cases with a non-empty initial model.
     pub nonempty_model: usize,
     /// Cases where some batch changed the IDB.
@@ -684,6 +728,12 @@ impl NonTriviality {
             ("arithmetic in recursion", features.recursive_arithmetic),
             ("aggregate", features.aggregate),
             ("arithmetic in an aggregate", features.aggregate_arithmetic),
+            ("string functors", features.strings),
+            ("string functors in recursion", features.recursive_strings),
+            (
+                "string functors in an aggregate",
+                features.aggregate_strings,
+            ),
             ("correlated aggregate", features.correlated_aggregate),
             ("nested aggregate", features.nested_aggregate),
             ("fresh constant in updates", features.fresh_constant),
@@ -698,8 +748,11 @@ impl NonTriviality {
         self.cases += 1;
         self.rules[0] += features.rules;
         self.rules[1] += features.arithmetic_rules;
+        self.rules[2] += features.string_rules;
         self.derived_facts[0] += features.derived_facts;
         self.derived_facts[1] += features.arithmetic_facts;
+        self.derived_facts[2] += features.string_facts;
+        self.symbol_cases += usize::from(features.symbol);
         self.dred_cases += usize::from(dred_ran);
         self.nonempty_model += usize::from(observed.nonempty_model);
         self.idb_changed += usize::from(observed.idb_changed);
@@ -759,6 +812,16 @@ impl std::fmt::Display for NonTriviality {
             Self::pct(self.rules[1], self.rules[0]),
             self.rules[0],
             Self::pct(self.derived_facts[1], self.derived_facts[0]),
+            self.derived_facts[0]
+        )?;
+        writeln!(
+            f,
+            "string functors: in {} of {} symbol cases, {} of {} rules; {} of {} derived facts of initial models need them",
+            Self::pct(self.feature("string functors"), self.symbol_cases),
+            self.symbol_cases,
+            Self::pct(self.rules[2], self.rules[0]),
+            self.rules[0],
+            Self::pct(self.derived_facts[2], self.derived_facts[0]),
             self.derived_facts[0]
         )?;
         let parts: Vec<String> = self
@@ -1558,11 +1621,19 @@ fn render_rule(
             .or_else(|| args.iter().find(|a| VARS.contains(&a.as_str())).cloned());
         let mut braces = vec![format!("{name}({})", args.join(", "))];
         let outer: &[u8] = if lower_body { &bound } else { &[] };
-        let target = render_agg_extra(ty, agg, outer, &locals, target, &mut braces);
+        let target = render_agg_extra(ty, agg, outer, &locals, target, arithmetic, &mut braces);
         let func = match (ty, agg.func % 4, target) {
             (ColumnType::Number, 1, Some(t)) => format!("sum {t}"),
             (ColumnType::Number, 2, Some(t)) => format!("min {t}"),
             (ColumnType::Number, 3, Some(t)) => format!("max {t}"),
+            // Symbol cases with string functors aggregate a number computed from a symbol.
+            (ColumnType::Symbol, 1, Some(t)) if arithmetic => format!("sum strlen({t})"),
+            (ColumnType::Symbol, 2, Some(t)) if arithmetic => {
+                format!("min strlen(cat({t}, {t}))")
+            }
+            (ColumnType::Symbol, 3, Some(t)) if arithmetic => {
+                format!("max to_number(substr({t}, 1, 1))")
+            }
             _ => "count".to_string(),
         };
         lits.push(format!("n = {func} : {{ {} }}", braces.join(", ")));
@@ -1576,6 +1647,9 @@ fn render_rule(
     if let (Some(a), ColumnType::Number, true) = (&r.arith, ty, arithmetic) {
         let expr = |e: &ExprCode| render_expr(e, &bound_term);
         render_arith(a, &expr, &bound, negation, &mut lits, &mut head_args);
+    }
+    if let (Some(a), ColumnType::Symbol, true) = (&r.arith, ty, arithmetic) {
+        render_strings(a, &bound_term, &bound, negation, &mut lits, &mut head_args);
     }
     if let (true, Some(last)) = (result_in_head, head_args.last_mut()) {
         *last = "n".to_string();
@@ -1596,6 +1670,7 @@ fn render_agg_extra(
     bound: &[u8],
     locals: &[&str],
     target: Option<String>,
+    strings: bool,
     braces: &mut Vec<String>,
 ) -> Option<String> {
     let outer = (!bound.is_empty()).then(|| VARS[bound[agg.var as usize % bound.len()] as usize]);
@@ -1615,6 +1690,16 @@ fn render_agg_extra(
         return target;
     }
     match (agg.extra, outer) {
+        (5, outer) if !numbers && strings => {
+            // A string made inside the braces, from a variable from outside when there is
+            // one (correlated), and a constraint on it.
+            braces.push(format!("d = cat({local}, {})", outer.unwrap_or("\"1\"")));
+            braces.push(format!(
+                "{}contains(\"1\", d)",
+                if agg.var.is_multiple_of(2) { "" } else { "!" }
+            ));
+            target
+        }
         (3, Some(v)) | (4 | 5, Some(v)) if !numbers => {
             let op = if agg.var.is_multiple_of(2) { "!=" } else { "=" };
             braces.push(format!("{local} {op} {v}"));
@@ -1696,6 +1781,129 @@ fn render_arith(
                 CMP[a.cmp as usize % CMP.len()],
                 expr(&a.exprs[1])
             ));
+        }
+        3 => {
+            let v = VARS[bound[pos % bound.len()] as usize];
+            lits.push(format!("{v} = {}", bounded(&a.exprs[0])));
+        }
+        4 => {
+            lits.push(format!("v = {}", bounded(&a.exprs[0])));
+            lits.push(if pos.is_multiple_of(2) {
+                "e(v, _)".to_string()
+            } else {
+                "g(v)".to_string()
+            });
+        }
+        _ => lits.push(format!("!g({})", bounded(&a.exprs[0]))),
+    }
+}
+
+/// The length that bounds every string a generated rule derives by string functors, so that
+/// recursion through them reaches a fixpoint: such strings are at most this many bytes over
+/// the constants' characters.
+const STR_BOUND: usize = 3;
+
+/// The patterns `match` is drawn with (all valid: a constant invalid pattern is refused).
+const PATTERNS: [&str; 4] = ["c[0-3].*", ".*1", "fresh.", "c.|.*2"];
+
+/// A `symbol` expression over the rule's bound variables and symbol constants (`term`
+/// writes each): the string functors that make strings, nested with each other and with
+/// the number-valued ones.
+fn render_str_expr(e: &ExprCode, term: &impl Fn(TermCode) -> String) -> String {
+    let [a, b, c] = e.terms.map(term);
+    let k = e.ops[1] as i64;
+    let base = match e.ops[0] % 7 {
+        0 => format!("cat({a}, {b})"),
+        1 => format!("cat({a}, {b}, {c})"),
+        2 => format!("{a} + {b}"),
+        3 => format!("substr({a}, {}, {})", k % 5 - 1, (k / 5) % 5 - 1),
+        4 => format!("to_string(strlen({a}))"),
+        5 => format!("to_string(to_number(substr({a}, 1, 2)) + 1)"),
+        _ => format!("substr(cat({a}, {b}), {}, 2)", k % 4),
+    };
+    if e.nested {
+        format!("cat({base}, {c})")
+    } else {
+        base
+    }
+}
+
+/// A `number` expression over symbols: lengths, numbers read from them, ordinals (compared
+/// only for equality, their order being the table's).
+fn render_str_number(e: &ExprCode, term: &impl Fn(TermCode) -> String) -> String {
+    let [a, b, _] = e.terms.map(term);
+    match e.ops[1] % 3 {
+        0 => format!("strlen({})", render_str_expr(e, term)),
+        1 => format!("to_number(substr({a}, 1, 3))"),
+        _ => format!("strlen({a}) + strlen({b}) * 2"),
+    }
+}
+
+/// Adds string functors to a rendered rule of a `symbol` case, of one of the six kinds of
+/// [`render_arith`]: a head argument computed; an assignment `v = s` giving one; a
+/// constraint (`contains`, `match`, negated or not) or a comparison of two expressions
+/// (lengths and numbers read from strings by any operator, strings and ordinals by `=` and
+/// `!=`); an equality filter; an assignment feeding a lookup; a negated atom over a made
+/// string. Every string a head receives from a functor is cut to [`STR_BOUND`] bytes, so
+/// that recursion through it terminates.
+fn render_strings(
+    a: &ArithCode,
+    term: &impl Fn(TermCode) -> String,
+    bound: &[u8],
+    negation: bool,
+    lits: &mut Vec<String>,
+    head_args: &mut [String],
+) {
+    let bounded = |e: &ExprCode| format!("substr({}, 0, {STR_BOUND})", render_str_expr(e, term));
+    let pos = a.pos as usize;
+    let kind = match a.kind {
+        0 | 1 if head_args.is_empty() => 2,
+        3 if bound.is_empty() => 2,
+        5 if !negation => 2,
+        k => k,
+    };
+    let [s, t] = [&a.exprs[0], &a.exprs[1]].map(|e| {
+        if e.nested {
+            render_str_expr(e, term)
+        } else {
+            term(e.terms[0])
+        }
+    });
+    match kind {
+        0 => head_args[pos % head_args.len()] = bounded(&a.exprs[0]),
+        1 => {
+            lits.push(format!("v = {}", bounded(&a.exprs[0])));
+            head_args[pos % head_args.len()] = "v".into();
+        }
+        2 => {
+            let not = if pos.is_multiple_of(2) { "" } else { "!" };
+            lits.push(match a.cmp {
+                0 => format!("{not}contains({s}, {t})"),
+                1 => format!("{not}contains(substr({s}, 1, 1), {t})"),
+                2 => format!(
+                    "{not}match(\"{}\", {t})",
+                    PATTERNS[pos / 2 % PATTERNS.len()]
+                ),
+                3 => {
+                    const CMP: [&str; 6] = ["=", "!=", "<", "<=", ">", ">="];
+                    format!(
+                        "{} {} {}",
+                        render_str_number(&a.exprs[0], term),
+                        CMP[pos / 2 % CMP.len()],
+                        render_str_number(&a.exprs[1], term)
+                    )
+                }
+                4 => format!(
+                    "{} {} {}",
+                    render_str_expr(&a.exprs[0], term),
+                    if not.is_empty() { "=" } else { "!=" },
+                    render_str_expr(&a.exprs[1], term)
+                ),
+                _ => format!(
+                    "ord({s}) {} ord(cat({t}, \"\"))",
+                    if not.is_empty() { "=" } else { "!=" }
+                ),
+            });
         }
         3 => {
             let v = VARS[bound[pos % bound.len()] as usize];

@@ -4,8 +4,27 @@
 //! itself and a `symbol` column the index of an interned string. Two facts are equal exactly
 //! when their words are equal, which lets storage hash and compare tuples without looking at
 //! types.
+//!
+//! **One table per run, shared.** String functors (`cat`, `substr`, `to_string`; see
+//! [`crate::strings`]) make strings while rules are evaluated, in every engine, `dd`'s worker
+//! threads included, and the harness must print them and compare models word for word. So
+//! [`Symbols`] is a cheap handle (an `Arc`) on one append-only table behind a read-write
+//! lock: cloning a handle shares the table, the same string always gets the same index in
+//! it whoever interns it first, and an index once given never changes. The checker stores a
+//! handle in every string functor of a checked program ([`crate::program::Expr::Str`]),
+//! so the engines reach the table only through programs that use string functors: a program
+//! without them never takes the lock during evaluation. A fresh, independent table is
+//! [`Symbols::new`]; nothing needs a deep copy (the table only grows, so a clone that interns
+//! more names changes no index the original gave).
+//!
+//! Why not a lock-free interner or per-engine tables: the lock is uncontended except under
+//! `dd --workers N` on programs that build strings, where each evaluation of a building
+//! functor takes the read lock once to resolve its operands and once to find its result
+//! (the write lock only for a string never seen), which costs far less than the string work
+//! itself; per-engine tables would give the same string different indices in different
+//! engines and break the word-for-word comparison of models.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::syntax::ast::Type;
 
@@ -15,62 +34,160 @@ pub type Value = i64;
 /// A tuple of values, as many as the relation's arity.
 pub type Tuple = Vec<Value>;
 
-/// Interned strings. Indices are dense, start at 0 and never change once given, so a model
-/// computed by one engine can be compared word for word with another's.
-#[derive(Clone, Debug, Default)]
+/// A handle on a run's interned strings (see the module header: clones share one table).
+/// Indices are dense, start at 0 and never change once given, so a model computed by one
+/// engine can be compared word for word with another's.
+#[derive(Clone, Default)]
 pub struct Symbols {
+    shared: Arc<Shared>,
+}
+
+/// What the handles of one table share.
+#[derive(Default)]
+struct Shared {
+    table: RwLock<Table>,
+    /// Compiled `match` patterns by the pattern's index (`None`: not a valid pattern), so
+    /// that a pattern is compiled once per run ([`crate::strings`]).
+    regexes: RwLock<hashbrown::HashMap<Value, Option<regex::Regex>>>,
+}
+
+/// The table itself.
+#[derive(Default)]
+struct Table {
     /// Hashed with hashbrown's default (foldhash) rather than SipHash: every symbol of every
     /// facts file and update is looked up here.
     index: hashbrown::HashMap<Arc<str>, Value>,
     names: Vec<Arc<str>>,
 }
 
+impl std::fmt::Debug for Symbols {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Symbols").field("len", &self.len()).finish()
+    }
+}
+
+/// Two handles are equal when they share one table (what an [`crate::program::Expr`]
+/// holding a handle compares).
+impl PartialEq for Symbols {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl Eq for Symbols {}
+
+impl std::hash::Hash for Symbols {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(Arc::as_ptr(&self.shared), state);
+    }
+}
+
 impl Symbols {
-    /// An empty table.
+    /// A new, empty table (not shared with any other).
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The index of `s`, adding it if new.
+    /// A lock is only poisoned by a panic while it is held, and no code here panics under
+    /// one: the table is consistent whatever happened elsewhere.
+    fn read(&self) -> RwLockReadGuard<'_, Table> {
+        self.shared
+            .table
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Table> {
+        self.shared
+            .table
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The index of `s`, adding it if new; every handle on the table sees it at once. A
+    /// `&mut` handle, so that what loads input reads as the table's writer (a program's
+    /// constants, facts, updates); evaluation interns through its own handle
+    /// ([`Symbols::intern_shared`]).
     pub fn intern(&mut self, s: &str) -> Value {
-        if let Some(&v) = self.index.get(s) {
+        self.intern_shared(s)
+    }
+
+    /// [`Symbols::intern`] through a shared handle: what string functors call while rules
+    /// are evaluated, from any engine or thread.
+    pub fn intern_shared(&self, s: &str) -> Value {
+        if let Some(&v) = self.read().index.get(s) {
             return v;
         }
-        let v = self.names.len() as Value;
+        let mut table = self.write();
+        // Another handle may have added it between the two locks.
+        if let Some(&v) = table.index.get(s) {
+            return v;
+        }
+        let v = table.names.len() as Value;
         let name: Arc<str> = Arc::from(s);
-        self.names.push(name.clone());
-        self.index.insert(name, v);
+        table.names.push(name.clone());
+        table.index.insert(name, v);
         v
     }
 
     /// The index of `s` if it was interned.
     pub fn get(&self, s: &str) -> Option<Value> {
-        self.index.get(s).copied()
+        self.read().index.get(s).copied()
     }
 
     /// The string of an index given by [`Symbols::intern`]; `None` for any other value.
-    pub fn name(&self, v: Value) -> Option<&str> {
+    pub fn name(&self, v: Value) -> Option<Arc<str>> {
+        let table = self.read();
         usize::try_from(v)
             .ok()
-            .and_then(|i| self.names.get(i))
-            .map(|s| &**s)
+            .and_then(|i| table.names.get(i))
+            .cloned()
     }
 
     /// Number of interned strings.
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.read().names.len()
     }
 
     /// True when nothing is interned.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.len() == 0
+    }
+
+    /// `f` applied to the regular expression `pattern` (a symbol) compiles to, compiled once
+    /// per table by `compile`; `None` when `pattern` is no symbol of the table.
+    pub(crate) fn with_regex<R>(
+        &self,
+        pattern: Value,
+        compile: impl FnOnce(&str) -> Option<regex::Regex>,
+        f: impl FnOnce(Option<&regex::Regex>) -> R,
+    ) -> Option<R> {
+        {
+            let cache = self
+                .shared
+                .regexes
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(re) = cache.get(&pattern) {
+                return Some(f(re.as_ref()));
+            }
+        }
+        let text = self.name(pattern)?;
+        let re = compile(&text);
+        let mut cache = self
+            .shared
+            .regexes
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let re = cache.entry(pattern).or_insert(re);
+        Some(f(re.as_ref()))
     }
 
     /// A value as a program would write it: `"text"` for symbols, digits for numbers.
     pub fn display(&self, ty: Type, v: Value) -> String {
         match ty {
             Type::Number => v.to_string(),
-            Type::Symbol => quote(self.name(v).unwrap_or("<unknown symbol>")),
+            Type::Symbol => quote(self.name(v).as_deref().unwrap_or("<unknown symbol>")),
         }
     }
 
@@ -78,7 +195,11 @@ impl Symbols {
     pub fn raw(&self, ty: Type, v: Value) -> String {
         match ty {
             Type::Number => v.to_string(),
-            Type::Symbol => self.name(v).unwrap_or("<unknown symbol>").to_string(),
+            Type::Symbol => self
+                .name(v)
+                .as_deref()
+                .unwrap_or("<unknown symbol>")
+                .to_string(),
         }
     }
 }
@@ -112,8 +233,42 @@ mod tests {
         let b = s.intern("b");
         assert_eq!(s.intern("a"), a);
         assert_ne!(a, b);
-        assert_eq!(s.name(b), Some("b"));
+        assert_eq!(s.name(b).as_deref(), Some("b"));
         assert_eq!(s.name(7), None);
         assert_eq!(s.display(Type::Symbol, a), "\"a\"");
+    }
+
+    #[test]
+    fn clones_share_one_table_and_new_tables_are_independent() {
+        let s = Symbols::new();
+        let mut shared = s.clone();
+        let a = shared.intern("a");
+        assert_eq!(s.get("a"), Some(a));
+        assert_eq!(s, shared);
+        let other = Symbols::new();
+        assert_eq!(other.get("a"), None);
+        assert_ne!(s, other);
+    }
+
+    #[test]
+    fn threads_interning_the_same_strings_agree_on_their_indices() {
+        let s = Symbols::new();
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let s = s.clone();
+                std::thread::spawn(move || {
+                    (0..200)
+                        .map(|i| (i, s.intern_shared(&format!("w{}", (i * 7 + t) % 100))))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            for (_, v) in h.join().expect("thread") {
+                let name = s.name(v).expect("interned");
+                assert_eq!(s.get(&name), Some(v));
+            }
+        }
+        assert_eq!(s.len(), 100);
     }
 }

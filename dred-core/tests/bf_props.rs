@@ -127,12 +127,15 @@ fn bf_cases_delete_and_keep() {
     eprintln!("cases: {SAMPLE}, bf deleted in {deleting}, dred over-deleted more in {keeping}; batches: {batches:?}");
     // Floors at about two thirds of what this sample gave when they were set: bf deleted a
     // derived fact in 32% of cases (97 of 300), dred over-deleted more than bf in 22% (65).
+    // Session 35: the symbol half of the sample now draws string functors, whose filters
+    // left dred over-deleting more than bf in 14% (42 of 300; bf deleted in 95); that floor
+    // is two thirds of it.
     assert!(
         deleting * 1000 >= 200 * SAMPLE,
         "bf deleted in too few cases: {deleting} of {SAMPLE}"
     );
     assert!(
-        keeping * 1000 >= 150 * SAMPLE,
+        keeping * 1000 >= 93 * SAMPLE,
         "dred over-deleted more than bf in too few cases: {keeping} of {SAMPLE}"
     );
 }

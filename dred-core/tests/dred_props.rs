@@ -111,7 +111,10 @@ fn negation_cases_reach_the_upper_levels() {
     // Floors (per mille) at about two thirds of what this sample gave when they were set:
     // negation 87%, aggregate 67% (arithmetic inside one 12%, a correlated one 17%, a nested
     // one 7%, measured when those forms were added); above level 0 over-deleted 41%, rederived 17%,
-    // over-deleted by insertions alone 8%, inserted by deletions alone 6%.
+    // over-deleted by insertions alone 8%, inserted by deletions alone 6%. Session 35: the
+    // symbol half of the sample now draws string functors (in an aggregate in 26% of the
+    // cases), whose filters left over-deletion by insertions alone at 4.8%; its floor is
+    // two thirds of that.
     let floors = [
         ("negation", shares.feature("negation"), 580),
         ("aggregate", shares.feature("aggregate"), 440),
@@ -126,9 +129,14 @@ fn negation_cases_reach_the_upper_levels() {
             100,
         ),
         ("nested aggregate", shares.feature("nested aggregate"), 45),
+        (
+            "string functors in an aggregate",
+            shares.feature("string functors in an aggregate"),
+            170,
+        ),
         ("over-deleted above level 0", shares.upper[0], 270),
         ("rederived above level 0", shares.upper[1], 110),
-        ("over-deleted by insertions alone", shares.upper[2], 50),
+        ("over-deleted by insertions alone", shares.upper[2], 32),
         ("inserted by deletions alone", shares.upper[3], 40),
     ];
     for (what, count, floor) in floors {

@@ -298,7 +298,7 @@ pub fn generate_stream(
         let mut v: Vec<Value> = vals.into_iter().collect();
         match ty {
             Type::Number => v.sort_unstable(),
-            Type::Symbol => v.sort_by(|a, b| symbols.name(*a).cmp(&symbols.name(*b))),
+            Type::Symbol => v.sort_by_key(|a| symbols.name(*a)),
         }
         domains.insert(ty, v);
     }
@@ -518,7 +518,7 @@ fn delete_in_largest_scc(
     let comp = g.adj.scc();
     let ncomp = comp.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut size = vec![0usize; ncomp];
-    let mut least: Vec<Option<&str>> = vec![None; ncomp];
+    let mut least: Vec<Option<std::sync::Arc<str>>> = vec![None; ncomp];
     for (v, &c) in comp.iter().enumerate() {
         size[c as usize] += 1;
         let name = symbols.name(g.nodes[v]);
@@ -661,7 +661,7 @@ fn delete_at_hubs(
     let note = format!(
         "{} hub(s), the first {} of degree {}; {} edges at them",
         hubs.len(),
-        symbols.name(g.nodes[first]).unwrap_or("?"),
+        symbols.name(g.nodes[first]).as_deref().unwrap_or("?"),
         degree[first],
         pool.len()
     );
@@ -708,15 +708,15 @@ impl FunctionIndex {
             // too, whatever the interning order.
             for t in sorted_for_output(types, edb.relations[rel].iter(), symbols) {
                 facts += 1;
-                let name = |c: usize| symbols.name(t[c]).unwrap_or_default();
-                let Some(f) = symbol_cols.first().and_then(|&c| function_of(name(c))) else {
+                let names: Vec<std::sync::Arc<str>> = symbol_cols
+                    .iter()
+                    .map(|&c| symbols.name(t[c]).unwrap_or_default())
+                    .collect();
+                let Some(f) = names.first().and_then(|n| function_of(n)) else {
                     unowned.push(Fact::new(rel, t.clone()));
                     continue;
                 };
-                if symbol_cols[1..]
-                    .iter()
-                    .any(|&c| function_of(name(c)) != Some(f))
-                {
+                if names[1..].iter().any(|n| function_of(n) != Some(f)) {
                     mixed += 1;
                 }
                 by_function
@@ -1315,7 +1315,7 @@ mod tests {
         assert!(text.contains("3 nodes, 3 edges inside"), "{text}");
         for f in &s.batches[0].deletions {
             let name = symbols.name(f.tuple[0]).expect("sym");
-            assert!(["u", "v", "w"].contains(&name), "{text}");
+            assert!(["u", "v", "w"].contains(&&*name), "{text}");
         }
         // After cutting the 3-cycle, the next batch targets b↔c.
         let s = generate_stream(
@@ -1326,7 +1326,7 @@ mod tests {
         )
         .expect("s");
         let second = &s.batches[1].deletions[0];
-        assert!(["b", "c"].contains(&symbols.name(second.tuple[0]).expect("sym")));
+        assert!(["b", "c"].contains(&&*symbols.name(second.tuple[0]).expect("sym")));
         // A DAG has nothing to offer.
         let (p, sy, e) = setup(&[("a", "b"), ("b", "c")]);
         let err =
@@ -1360,7 +1360,8 @@ mod tests {
             "{text}"
         );
         let at_h = |f: &Fact| {
-            symbols.name(f.tuple[0]) == Some("h") || symbols.name(f.tuple[1]) == Some("h")
+            symbols.name(f.tuple[0]).as_deref() == Some("h")
+                || symbols.name(f.tuple[1]).as_deref() == Some("h")
         };
         assert_eq!(s.batches[0].deletions.len(), 3, "{text}");
         assert!(s.batches[0].deletions.iter().all(at_h), "{text}");
@@ -1497,7 +1498,7 @@ r(x) :- a(x, _).
             symbols.name(f.tuple[c])
         };
         let owner = |f: &Fact| {
-            function_of(first(f).expect("a symbol"))
+            function_of(&first(f).expect("a symbol"))
                 .expect("prefixed")
                 .to_string()
         };
@@ -1509,9 +1510,9 @@ r(x) :- a(x, _).
                     .map(move |t| Fact::new(r, t.clone()))
             })
             .filter(|f| {
-                first(f)
-                    .and_then(function_of)
-                    .is_some_and(|fun| functions.contains(fun))
+                first(f).is_some_and(|name| {
+                    function_of(&name).is_some_and(|fun| functions.contains(fun))
+                })
             })
             .collect();
         let got: BTreeSet<Fact> = batch.deletions.iter().cloned().collect();

@@ -140,8 +140,10 @@ fn refused_arithmetic_is_a_located_error() {
         ("r(y) :- s(x), y = x * 2.", "p.dl:5:19"),
         // Inside an aggregate's braces.
         ("r(c) :- c = sum y + 1 : { s(y) }.", "p.dl:5:17"),
-        // A string functor.
-        ("r(y) :- s(x), y = strlen(x).", "p.dl:5:19"),
+        // A symbol where a string functor's number is wanted.
+        ("r(y) :- s(x), y = strlen(x) + x.", "p.dl:5:31"),
+        // The one functor still refused.
+        ("r(y) :- s(x), y = range(1, 3).", "p.dl:5:19"),
     ] {
         let program = write(
             tmp.path(),

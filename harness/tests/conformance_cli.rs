@@ -2,7 +2,9 @@
 //! and binary literals, `.printsize`, disjunction, several heads, rules without a positive
 //! atom, components, `.include`, `eqrel` with its expected outputs computed by its
 //! `expect.py`), arithmetic (`datasets/conformance/arithmetic/`: every operator,
-//! precedence, binding, recursion) and aggregates beyond plain grouping (`aggregates/`:
+//! precedence, binding, recursion), string functors (`strings/`: every functor and
+//! constraint in every place arithmetic takes, and in recursion; expected outputs by
+//! `expect.py`) and aggregates beyond plain grouping (`aggregates/`:
 //! arithmetic inside the braces and in the target, correlated and nested aggregates, its
 //! expected outputs computed by its `expect.py` in plain Python), one conformance case each
 //! in `datasets/conformance/`: from scratch every engine gives the model worked out by hand
@@ -15,7 +17,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 11] = [
+const CASES: [&str; 13] = [
     "types",
     "disjunction",
     "ground",
@@ -24,6 +26,8 @@ const CASES: [&str; 11] = [
     "arithmetic/precedence",
     "arithmetic/binding",
     "arithmetic/recursion",
+    "strings/functors",
+    "strings/recursion",
     "aggregates",
     "include",
     "eqrel",
@@ -192,8 +196,13 @@ fn refused_constructs_are_located_errors() {
             ".decl r(x: number)\n.decl a(x: number)\nr(x) :- !a(x).\n",
             "p.dl:3:12",
         ),
+        // A string functor given a number, and the one functor still refused.
         (
             ".decl r(x: number)\nr(x) :- r(y), x = cat(y, y).\n",
+            "p.dl:2:23",
+        ),
+        (
+            ".decl r(x: number)\nr(x) :- r(y), x = range(y, y).\n",
             "p.dl:2:19",
         ),
         // Components: an undeclared one, a wrong number of type arguments, an error in an

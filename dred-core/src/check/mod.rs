@@ -176,7 +176,11 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             for t in &rule.head.args {
                 match t {
                     ast::Term::Expr(_) => match rc.constant_expr(t)? {
-                        Some(v) => args.push(ast::Term::Num(v, t.span())),
+                        Some((v, Type::Number)) => args.push(ast::Term::Num(v, t.span())),
+                        Some((v, Type::Symbol)) => {
+                            let name = rc.symbols.name(v).expect("interned by the functor");
+                            args.push(ast::Term::Str(name.to_string(), t.span()));
+                        }
                         None => break,
                     },
                     t => args.push(t.clone()),
@@ -600,29 +604,70 @@ impl RuleChecker<'_> {
             }
             ast::Term::Expr(e) => {
                 let mut args = Vec::with_capacity(e.args.len());
+                let mut types = Vec::with_capacity(e.args.len());
                 for a in &e.args {
                     let (arg, ty) = self.expr(a)?;
-                    if ty != Type::Number {
+                    args.push(arg);
+                    types.push(ty);
+                }
+                // Soufflé reads `+` on two symbols as their concatenation.
+                let op = match e.op {
+                    ast::ArithOp::Add if types.iter().all(|&t| t == Type::Symbol) => {
+                        ast::ArithOp::Cat
+                    }
+                    op => op,
+                };
+                let (operands, result) = op.signature();
+                for (i, (a, &ty)) in e.args.iter().zip(&types).enumerate() {
+                    let wanted = match operands {
+                        ast::Operands::Fixed(ts) => ts[i],
+                        ast::Operands::AtLeastOne(t) => t,
+                    };
+                    if ty != wanted {
+                        let label = if wanted == Type::Number {
+                            "arithmetic on a symbol"
+                        } else {
+                            "a number where a symbol is needed"
+                        };
                         return Err(self.err(
                             a.span(),
                             format!(
-                                "type mismatch: `{}` needs `number` operands, this is a `{}`",
+                                "type mismatch: `{}` needs a `{}` here, this is a `{}`",
                                 e.op.symbol(),
+                                wanted.keyword(),
                                 ty.keyword()
                             ),
-                            "arithmetic on a symbol",
+                            label,
                         ));
                     }
-                    args.push(arg);
                 }
-                (Expr::Op(e.op, args), Type::Number)
+                if op == ast::ArithOp::Match {
+                    if let ast::Term::Str(pattern, span) = &e.args[0] {
+                        if crate::strings::compile(pattern).is_none() {
+                            return Err(self.err(
+                                *span,
+                                format!(
+                                    "`{}` is not a valid regular expression",
+                                    crate::value::quote(pattern)
+                                ),
+                                "invalid pattern (the `regex` crate's syntax)",
+                            ));
+                        }
+                    }
+                }
+                let checked = if op.is_string() {
+                    Expr::Str(op, args, self.symbols.clone())
+                } else {
+                    Expr::Op(op, args)
+                };
+                (checked, result)
             }
         })
     }
 
     /// The value of an expression without variables (a fact's argument), or `None` when it
     /// has none (a division by zero).
-    fn constant_expr(&mut self, t: &ast::Term) -> Result<Option<Value>, Diagnostic> {
+    fn constant_expr(&mut self, t: &ast::Term) -> Result<Option<(Value, Type)>, Diagnostic> {
         if let Some(v) = self.first_unbound(t) {
             return Err(self.err(
                 v.span,
@@ -630,8 +675,11 @@ impl RuleChecker<'_> {
                 "a fact's arguments are constants",
             ));
         }
-        let (e, _) = self.expr(t)?;
-        Ok(e.eval(&|_| unreachable!("a fact's expression has no variable")))
+        let (e, ty) = self.expr(t)?;
+        Ok(
+            e.eval(&|_| unreachable!("a fact's expression has no variable"))
+                .map(|v| (v, ty)),
+        )
     }
 
     /// A comparison once every variable that can be bound is: each side that is an
@@ -670,16 +718,29 @@ impl RuleChecker<'_> {
             }
         }
         let mut terms = Vec::with_capacity(2);
+        let mut first = None;
         for side in [&c.left, &c.right] {
             let (e, ty) = self.expr(side)?;
-            if ty != Type::Number {
+            let expected = *first.get_or_insert(ty);
+            if ty != expected {
                 return Err(self.err(
                     side.span(),
                     format!(
-                        "type mismatch: comparing a `number` with a `{}`",
+                        "type mismatch: comparing a `{}` with a `{}`",
+                        expected.keyword(),
                         ty.keyword()
                     ),
                     "both sides must have the same type",
+                ));
+            }
+            if c.op.is_order() && ty == Type::Symbol {
+                return Err(self.err(
+                    side.span(),
+                    format!(
+                        "`{}` needs numbers; symbols are only compared with `=` and `!=`",
+                        c.op.symbol()
+                    ),
+                    "order comparison on symbols",
                 ));
             }
             terms.push(match e {
@@ -687,7 +748,7 @@ impl RuleChecker<'_> {
                 e => {
                     let name = format!("{FRESH}{}", self.fresh);
                     self.fresh += 1;
-                    self.vars.push((name, Type::Number));
+                    self.vars.push((name, ty));
                     let var = self.vars.len() - 1;
                     assigns.push(Literal::Assign { var, expr: e });
                     Term::Var(var)

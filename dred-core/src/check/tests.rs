@@ -287,7 +287,7 @@ fn arithmetic_on_symbols_is_a_type_error() {
         (
             "r(y) :- s(x), y = x + 1.",
             (8, 19),
-            "needs `number` operands",
+            "`+` needs a `number` here, this is a `symbol`",
         ),
         (
             "r(y) :- n(x), y = x + \"a\".",
@@ -383,4 +383,125 @@ fn correlated_and_nested_aggregates_are_rewritten() {
         .iter()
         .find(|a| a.group == 1 && a.rel != p.aggregates[0].rel);
     assert!(nested.is_some(), "{:?}", p.aggregates);
+}
+
+/// String functors are typed by their signature: a symbol where a number is needed and the
+/// reverse are located errors, as are an order comparison of symbols and a constant
+/// pattern that is no regular expression.
+#[test]
+fn string_functor_type_errors_are_located() {
+    for (rule, at, what) in [
+        (
+            "r(x) :- n(x), t(y), y = cat(x, \"a\").",
+            (8, 29),
+            "`cat` needs a `symbol` here, this is a `number`",
+        ),
+        (
+            "r(strlen(x)) :- n(x).",
+            (8, 10),
+            "`strlen` needs a `symbol` here, this is a `number`",
+        ),
+        (
+            "t(to_string(x)) :- s(x).",
+            (8, 13),
+            "`to_string` needs a `number` here, this is a `symbol`",
+        ),
+        (
+            "t(substr(x, x, 1)) :- s(x).",
+            (8, 13),
+            "`substr` needs a `number` here, this is a `symbol`",
+        ),
+        (
+            "r(x) :- n(x), s(y), contains(x, y).",
+            (8, 30),
+            "`contains` needs a `symbol` here",
+        ),
+        (
+            "r(strlen(x)) :- s(x), t(cat(x, \"a\") + 1).",
+            (8, 25),
+            "`+` needs a `number` here, this is a `symbol`",
+        ),
+        (
+            "r(cat(x, x)) :- s(x).",
+            (8, 3),
+            "this expression is a `symbol` but column 1 of `r`",
+        ),
+        (
+            "t(x) :- s(x), cat(x, x) < x.",
+            (8, 15),
+            "symbols are only compared with `=` and `!=`",
+        ),
+        (
+            "t(x) :- s(x), strlen(x) = cat(x, x).",
+            (8, 27),
+            "comparing a `number` with a `symbol`",
+        ),
+        (
+            "t(x) :- s(x), match(\"a(\", x).",
+            (8, 21),
+            "is not a valid regular expression",
+        ),
+        (
+            "t(x) :- s(x), !match(\"[\", x).",
+            (8, 22),
+            "is not a valid regular expression",
+        ),
+        (
+            "t(x + 1) :- s(x).",
+            (8, 3),
+            "`+` needs a `number` here, this is a `symbol`",
+        ),
+    ] {
+        let (line, col, msg) = error_at(&format!("{NUMS}{rule}\n"));
+        assert_eq!((line, col), at, "{rule}: {msg}");
+        assert!(msg.contains(what), "{rule}: {msg}");
+    }
+}
+
+/// Functors become assignments like arithmetic: `+` on two symbols is `cat`, constraints
+/// are comparisons of their value with 0, and program facts are computed when checked
+/// (one without a value is no fact).
+#[test]
+fn string_functors_check_into_assignments_and_facts() {
+    let mut symbols = Symbols::new();
+    let p = load_program(
+        &SourceFile::new(
+            "p.dl",
+            format!(
+                "{NUMS}t(x + \"!\") :- s(x), contains(\"a\", x), !match(\"b.*\", x).\n\
+                 t(cat(\"a\", \"b\", \"c\")).\nr(strlen(\"é\") + 1).\nr(to_number(\"x\")).\n\
+                 t(y) :- s(x), y = substr(x, 0, strlen(x) - 1), ord(y) != ord(x).\n"
+            )
+            .as_str(),
+        ),
+        &mut symbols,
+    )
+    .expect("checks");
+    assert!(p.has_string_functors());
+    let cat = p.rules[0]
+        .body
+        .iter()
+        .find_map(|l| match l {
+            Literal::Assign {
+                expr: Expr::Str(op, _, table),
+                ..
+            } if *op == ast::ArithOp::Cat => Some(table.clone()),
+            _ => None,
+        })
+        .expect("`x + \"!\"` is a cat");
+    assert_eq!(cat, symbols, "the functor holds the run's table");
+    let compares = p.rules[0]
+        .body
+        .iter()
+        .filter(|l| matches!(l, Literal::Compare { .. }))
+        .count();
+    assert_eq!(compares, 2, "{:?}", p.rules[0].body);
+    let facts: Vec<String> = p
+        .facts
+        .iter()
+        .map(|f| p.fact_to_string(&symbols, f.rel, &f.tuple))
+        .collect();
+    assert_eq!(facts, ["t(\"abc\")", "r(3)"]);
+    let plain = load(&format!("{NUMS}r(x + 1) :- n(x).\n")).expect("checks");
+    assert!(!plain.has_string_functors());
 }

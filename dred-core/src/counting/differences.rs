@@ -34,110 +34,100 @@
 //! Storage: during the batch, the stratum's relations hold every fact that held before or
 //! held at some moment (the joins find an instance over them, and its state decides whether
 //! it counts); afterwards the facts that came and went are applied as events, so that the
-//! strata above see them one fact at a time.
+//! strata above see them one fact at a time. The counts are a column by row id
+//! (`rounds::RoundColumn`), so a fact keeps one row while it has counts: a head not stored
+//! is stored as a tombstone (a row the joins do not see) when its first count comes, and is
+//! revived under that id when it comes to hold, never appended again.
 
 use std::collections::BTreeMap;
 
 use hashbrown::{HashMap, HashSet};
 
-use super::events::{first_position, Database, Pending};
+use super::events::{first_position, stored_row, Database, Pending};
 use super::plans::{ReplayPlans, SeededPlan};
-use super::rounds::{Replayed, RoundCounts};
+use super::rounds::{Replayed, RoundColumn, RoundCounts};
 use crate::exec::{Matcher, Versions};
 use crate::program::{Literal, RelId, Term};
 use crate::storage::RowId;
 use crate::value::{Tuple, Value};
 
-/// A fact of the stratum: its relation's slot in the stratum's relations, and its tuple.
-type Fact = (usize, Tuple);
+/// A fact of the stratum: its relation's slot in the stratum's relations, and its row (a
+/// fact of the stratum keeps one row, live or a tombstone, for as long as it has counts).
+type Fact = (usize, RowId);
 
 /// The state of one stratum's maintenance during a batch.
 struct Maintenance<'c> {
     /// Per slot: every fact's derivation counts per round, changed as instances move.
-    counts: &'c mut [HashMap<Tuple, RoundCounts>],
+    counts: &'c mut [RoundColumn],
     /// Per slot: the current round (`None`: absent) of each fact whose counts or round
     /// changed; the others keep the first round of their counts.
-    current: Vec<HashMap<Tuple, Option<u32>>>,
+    current: Vec<HashMap<RowId, Option<u32>>>,
     /// Per slot: the counts before the batch of each fact whose counts changed.
-    old: Vec<HashMap<Tuple, RoundCounts>>,
+    old: Vec<HashMap<RowId, RoundCounts>>,
+    /// Per slot: a bit per row, set for the rows in `old` (and so in `current`): most
+    /// lookups are of facts the batch has not touched, answered without hashing.
+    remembered: Vec<Vec<u64>>,
     /// The facts to look at in each round still to come, per slot.
-    checks: BTreeMap<u32, Vec<HashSet<Tuple>>>,
+    checks: BTreeMap<u32, Vec<HashSet<RowId>>>,
     /// Set when a count fell below 0 (a broken invariant).
     negative: Option<String>,
 }
 
 impl Maintenance<'_> {
     /// The current round of a fact (`None`: absent).
-    fn round(&self, slot: usize, tuple: &[Value]) -> Option<u32> {
-        match self.current[slot].get(tuple) {
-            Some(&now) => now,
-            None => self.counts[slot].get(tuple).map(|rc| rc[0].0),
+    #[inline]
+    fn round(&self, slot: usize, r: RowId) -> Option<u32> {
+        if self.is_remembered(slot, r) {
+            self.current[slot][&r]
+        } else {
+            self.counts[slot].round(r)
         }
+    }
+
+    /// True when row `r` of slot `slot` is in `old`.
+    #[inline]
+    fn is_remembered(&self, slot: usize, r: RowId) -> bool {
+        let (w, b) = (r as usize / 64, r % 64);
+        self.remembered[slot]
+            .get(w)
+            .is_some_and(|&bits| bits & (1 << b) != 0)
     }
 
     /// Notes the fact's old counts and current round before its counts first change.
-    fn remember(&mut self, slot: usize, tuple: &[Value]) {
-        if self.old[slot].contains_key(tuple) {
+    fn remember(&mut self, slot: usize, r: RowId) {
+        if self.is_remembered(slot, r) {
             return;
         }
-        let before = self.counts[slot].get(tuple).cloned().unwrap_or_default();
-        let round = before.first().map(|&(r, _)| r);
-        self.current[slot].entry(tuple.to_vec()).or_insert(round);
-        self.old[slot].insert(tuple.to_vec(), before);
+        let (w, b) = (r as usize / 64, r % 64);
+        let bits = &mut self.remembered[slot];
+        if bits.len() <= w {
+            bits.resize(w + 1, 0);
+        }
+        bits[w] |= 1 << b;
+        let before = self.counts[slot].get(r);
+        let round = before.first().map(|&(k, _)| k);
+        self.current[slot].insert(r, round);
+        self.old[slot].insert(r, before);
     }
 
-    /// Adds `delta` (±1) derivations of round `round` to a fact, and has it looked at in
-    /// that round.
-    fn adjust(&mut self, slot: usize, head: &[Value], round: u32, delta: i64) {
-        self.remember(slot, head);
-        let counts = self.counts[slot].entry_ref(head).or_default();
-        match counts.binary_search_by_key(&round, |&(r, _)| r) {
-            Ok(i) => {
-                let now = counts[i].1 as i64 + delta;
-                if now > 0 {
-                    counts[i].1 = now as u64;
-                } else if now == 0 {
-                    counts.remove(i);
-                } else {
-                    self.negative
-                        .get_or_insert_with(|| format!("{head:?}'s count of round {round} < 0"));
-                }
-            }
-            Err(i) if delta > 0 => counts.insert(i, (round, delta as u64)),
-            Err(_) => {
-                self.negative
-                    .get_or_insert_with(|| format!("{head:?}'s count of round {round} < 0"));
-            }
+    /// Adds `delta` (±1) derivations of round `round` to fact `head` (at row `r`), and has
+    /// it looked at in that round.
+    fn adjust(&mut self, slot: usize, r: RowId, head: &[Value], round: u32, delta: i64) {
+        self.remember(slot, r);
+        if self.counts[slot].add(r, round, delta).is_err() {
+            self.negative
+                .get_or_insert_with(|| format!("{head:?}'s count of round {round} < 0"));
         }
-        if counts.is_empty() {
-            self.counts[slot].remove(head);
-        }
-        self.check_at(round, slot, head);
+        self.check_at(round, slot, r);
     }
 
     /// Has a fact looked at in round `round`.
-    fn check_at(&mut self, round: u32, slot: usize, tuple: &[Value]) {
+    fn check_at(&mut self, round: u32, slot: usize, r: RowId) {
         let slots = self.current.len();
-        let sets = self
-            .checks
+        self.checks
             .entry(round)
-            .or_insert_with(|| vec![HashSet::new(); slots]);
-        if !sets[slot].contains(tuple) {
-            sets[slot].insert(tuple.to_vec());
-        }
-    }
-
-    /// The fact's count of round `round`, and the first later round with a derivation.
-    fn count_and_next(&self, slot: usize, tuple: &[Value], round: u32) -> (u64, Option<u32>) {
-        let Some(counts) = self.counts[slot].get(tuple) else {
-            return (0, None);
-        };
-        let at = counts
-            .iter()
-            .find(|&&(r, _)| r == round)
-            .map_or(0, |&(_, c)| c);
-        let next = counts.iter().map(|&(r, _)| r).find(|&r| r > round);
-        (at, next)
+            .or_insert_with(|| vec![HashSet::new(); slots])[slot]
+            .insert(r);
     }
 }
 
@@ -150,7 +140,7 @@ impl Database<'_> {
         &mut self,
         s: usize,
         plans: &ReplayPlans,
-        counts: &mut [HashMap<Tuple, RoundCounts>],
+        counts: &mut [RoundColumn],
         changed: Vec<(RelId, Tuple, bool)>,
         pending: &mut Pending,
     ) -> Result<Replayed, String> {
@@ -175,6 +165,7 @@ impl Database<'_> {
             counts,
             current: vec![HashMap::new(); stratum.relations.len()],
             old: vec![HashMap::new(); stratum.relations.len()],
+            remembered: vec![Vec::new(); stratum.relations.len()],
             checks: BTreeMap::new(),
             negative: None,
         };
@@ -226,15 +217,15 @@ impl Database<'_> {
             let mut facts: Vec<Fact> = sets
                 .into_iter()
                 .enumerate()
-                .flat_map(|(slot, set)| set.into_iter().map(move |t| (slot, t)))
+                .flat_map(|(slot, set)| set.into_iter().map(move |r| (slot, r)))
                 .collect();
             facts.sort_unstable();
-            for (slot, t) in facts {
-                let now = state.round(slot, &t);
-                if now.is_some_and(|r| r < k) {
+            for (slot, r) in facts {
+                let now = state.round(slot, r);
+                if now.is_some_and(|n| n < k) {
                     continue; // settled in an earlier step
                 }
-                let (at, next) = state.count_and_next(slot, &t, k);
+                let (at, next) = state.counts[slot].count_and_next(r, k);
                 let mut after = now;
                 if at > 0 {
                     after = Some(k);
@@ -242,11 +233,11 @@ impl Database<'_> {
                     after = None;
                 }
                 if after != now {
-                    self.change_round(s, plans, slot, &t, now, after, &mut state, pending);
+                    self.change_round(s, plans, slot, r, now, after, &mut state, pending);
                 }
                 if after.is_none() {
                     if let Some(next) = next {
-                        state.check_at(next, slot, &t);
+                        state.check_at(next, slot, r);
                     }
                 }
             }
@@ -260,45 +251,51 @@ impl Database<'_> {
             rounds: steps,
             ..Replayed::default()
         };
+        let mut removed: Vec<(RelId, RowId)> = Vec::new();
+        let mut added: Vec<(RelId, RowId)> = Vec::new();
         for (slot, old) in state.old.into_iter().enumerate() {
             let rel = stratum.relations[slot];
-            for (tuple, before) in old {
-                let after = state.counts[slot].get(&tuple);
+            for (r, before) in old {
+                let column = &state.counts[slot];
                 debug_assert_eq!(
-                    after.map(|rc| rc[0].0),
-                    state.current[slot].get(&tuple).copied().flatten(),
+                    column.round(r),
+                    state.current[slot].get(&r).copied().flatten(),
                     "a fact's round is the first of its counts"
                 );
-                if after.is_some_and(|a| *a == before) {
+                if column.equals(r, &before) {
                     continue;
                 }
                 out.counts_changed += 1;
-                match (before.first(), after) {
-                    (Some(b), Some(a)) => out.rounds_moved += u64::from(b.0 != a[0].0),
-                    (Some(_), None) => out.removed.push((rel, tuple)),
+                let relation = &mut self.relations[rel];
+                match (before.first(), column.round(r)) {
+                    (Some(b), Some(a)) => out.rounds_moved += u64::from(b.0 != a),
+                    (Some(_), None) => removed.push((rel, r)),
                     (None, Some(_)) => {
-                        self.relations[rel].remove(&tuple);
-                        out.added.push((rel, tuple));
+                        relation.remove_id(r);
+                        added.push((rel, r));
                     }
                     (None, None) => {
-                        // Came and went within the batch.
-                        self.relations[rel].remove(&tuple);
+                        // Came and went within the batch, or never came.
+                        if relation.is_live(r) {
+                            relation.remove_id(r);
+                        }
                     }
                 }
             }
         }
-        out.removed.sort();
-        out.added.sort();
-        for (rel, t) in &out.removed {
-            self.event(pending, *rel, t, false);
+        // In the order of the rows: fixed by the batch, not by hashing.
+        removed.sort_unstable();
+        added.sort_unstable();
+        for (rel, r) in removed {
+            self.event_at(pending, rel, r, false);
         }
-        for (rel, t) in &out.added {
-            self.event(pending, *rel, t, true);
+        for (rel, r) in added {
+            self.event_at(pending, rel, r, true);
         }
         Ok(out)
     }
 
-    /// Fact `tuple` of slot `slot` moves from round `from` to round `to` (`None`: absent):
+    /// Fact `r` of slot `slot` moves from round `from` to round `to` (`None`: absent):
     /// every instance using it moves with it.
     #[allow(clippy::too_many_arguments)]
     fn change_round(
@@ -306,21 +303,23 @@ impl Database<'_> {
         s: usize,
         plans: &ReplayPlans,
         slot: usize,
-        tuple: &[Value],
+        r: RowId,
         from: Option<u32>,
         to: Option<u32>,
         state: &mut Maintenance<'_>,
         pending: &mut Pending,
     ) {
         let rel = self.program.strata[s].relations[slot];
-        state.remember(slot, tuple);
-        state.current[slot].insert(tuple.to_vec(), to);
-        if to.is_some() {
+        state.remember(slot, r);
+        state.current[slot].insert(r, to);
+        let relation = &mut self.relations[rel];
+        if to.is_some() && !relation.is_live(r) {
             // Stored from the moment it holds; a fact that held before stays stored.
-            self.relations[rel].insert(tuple);
+            relation.revive(r);
         }
-        for (_, seeded) in plans.same_seeded.iter().filter(|(r, _)| *r == rel) {
-            self.move_instances(s, seeded, tuple, Some(from), Some(to), 0, state, pending);
+        let tuple = relation.row(r).to_vec();
+        for (_, seeded) in plans.same_seeded.iter().filter(|(x, _)| *x == rel) {
+            self.move_instances(s, seeded, &tuple, Some(from), Some(to), 0, state, pending);
         }
     }
 
@@ -330,7 +329,7 @@ impl Database<'_> {
     /// instance that holds over the rows as they are gets `sign` derivations at its round.
     #[allow(clippy::too_many_arguments)]
     fn move_instances(
-        &self,
+        &mut self,
         s: usize,
         seeded: &SeededPlan,
         tuple: &[Value],
@@ -349,10 +348,11 @@ impl Database<'_> {
                 unreachable!("a seeded literal is an atom")
             }
         };
+        let head_rel = seeded.plan.head_rel;
         let head_slot = stratum
             .relations
             .iter()
-            .position(|&r| r == seeded.plan.head_rel)
+            .position(|&r| r == head_rel)
             .expect("a head of the stratum");
         // The rule's atoms over the stratum's relations: (slot, atom).
         let same: Vec<(usize, &crate::program::Atom)> = rule
@@ -368,14 +368,16 @@ impl Database<'_> {
             })
             .collect();
         let versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
+        let relations: &[crate::storage::Relation] = self.relations;
         let matcher = Matcher {
-            relations: self.relations,
+            relations,
             versions: &versions,
             work: &pending.work,
         };
         // The instances first, then their moves: the counts change after the join.
         let mut moves: Vec<(Tuple, Option<u32>, Option<u32>)> = Vec::new();
         let mut fact: Vec<Value> = Vec::new();
+        let st: &Maintenance<'_> = state;
         matcher.for_each_seeded(&seeded.plan, tuple, &mut |vars| {
             if !first_position(rule, seeded.literal, tuple, vars) {
                 return;
@@ -396,7 +398,10 @@ impl Database<'_> {
                     uses_seed = true;
                     continue;
                 }
-                match state.round(slot, &fact) {
+                let round = relations[a.rel]
+                    .find_row(&fact)
+                    .and_then(|r| st.round(slot, r));
+                match round {
                     Some(r) => others = others.map(|o| o.max(r)),
                     None => {
                         others = None;
@@ -430,11 +435,14 @@ impl Database<'_> {
         });
         pending.work.probe(moves.len() as u64);
         for (head, before, after) in moves {
-            if let Some(r) = before {
-                state.adjust(head_slot, &head, r, -1);
+            // A head not stored yet becomes a tombstone: a row for its counts, which the
+            // joins do not see until it holds.
+            let r = stored_row(&mut self.relations[head_rel], &head);
+            if let Some(k) = before {
+                state.adjust(head_slot, r, &head, k, -1);
             }
-            if let Some(r) = after {
-                state.adjust(head_slot, &head, r, 1);
+            if let Some(k) = after {
+                state.adjust(head_slot, r, &head, k, 1);
             }
         }
     }

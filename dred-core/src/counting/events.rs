@@ -393,7 +393,7 @@ fn store_absent(relation: &mut Relation, deltas: &mut CountDeltas, rows: &mut Ve
 
 /// The newest row of `relation` with these values, live or a tombstone; when there is none,
 /// a new tombstone (a row the joins do not see) with them.
-fn stored_row(relation: &mut Relation, values: &[Value]) -> RowId {
+pub(crate) fn stored_row(relation: &mut Relation, values: &[Value]) -> RowId {
     if let Some(r) = relation.find_row(values) {
         return r;
     }

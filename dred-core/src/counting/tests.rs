@@ -146,8 +146,8 @@ fn one_count_per_fact_is_unsound_under_recursion_and_counts_per_round_are_not() 
         .iter()
         .map(|t| {
             s(
-                symbols.name(t[0]).expect("a"),
-                symbols.name(t[1]).expect("b"),
+                &symbols.name(t[0]).expect("a"),
+                &symbols.name(t[1]).expect("b"),
             )
         })
         .collect();

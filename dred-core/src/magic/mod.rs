@@ -271,7 +271,7 @@ impl Writer<'_> {
             Term::Wildcard => "_".into(),
             Term::Const(c) => match ty {
                 Type::Number => c.to_string(),
-                Type::Symbol => quote(self.symbols.name(c).unwrap_or_default()),
+                Type::Symbol => quote(&self.symbols.name(c).unwrap_or_default()),
             },
         }
     }

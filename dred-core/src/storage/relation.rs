@@ -668,6 +668,37 @@ impl Relation {
         true
     }
 
+    /// Makes the row live and returns its id: a live row is left as it is, a tombstone
+    /// comes back under its old id ([`Relation::revive`]), and new values are appended
+    /// ([`Relation::insert`]). One probe; unlike `insert`, a fact that leaves and comes back
+    /// keeps its row id, so a column beside the rows (a count per row) stays in place.
+    pub fn make_live(&mut self, row: &[Value]) -> RowId {
+        assert_eq!(row.len(), self.arity, "row of the wrong arity");
+        if self.arity == 0 {
+            match self.find_row(row) {
+                Some(r) if !self.is_live(r) => self.set_dead(r, false),
+                Some(_) => {}
+                None => {
+                    self.insert(row);
+                }
+            }
+            return self.end() - 1;
+        }
+        let place = self.place(row);
+        if let Some(old) = self.stored(&place) {
+            self.set_dead(old, false);
+            return old;
+        }
+        let r = self.len as RowId;
+        self.claim(place, row, r);
+        self.push_values(row);
+        self.len += 1;
+        for ix in &mut self.indexes {
+            Self::index_insert(ix, &self.hasher, row, r);
+        }
+        r
+    }
+
     /// Adds rows in order; returns what became of each. Without `revive`, exactly what
     /// inserting them one by one does, with the same row ids. With `revive`, a row whose
     /// values are a tombstone's makes that tombstone live again under its old id

@@ -231,8 +231,9 @@ pub struct Expr {
     pub span: Span,
 }
 
-/// Soufflé's arithmetic operators and functors over `number`s. Their meaning on values is
-/// [`crate::arith::apply`].
+/// Soufflé's arithmetic operators and functors over `number`s (their meaning on values is
+/// [`crate::arith::apply`]) and its string functors and constraints (typed per
+/// [`ArithOp::signature`], meaning [`crate::strings::apply`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArithOp {
     /// `-x`
@@ -275,6 +276,32 @@ pub enum ArithOp {
     Min,
     /// `max(x, y, ...)`
     Max,
+    /// `cat(s1, s2, ...)`: the concatenation of its symbols (also `s1 + s2` on symbols).
+    Cat,
+    /// `strlen(s)`: the length of s in bytes of UTF-8.
+    Strlen,
+    /// `substr(s, i, n)`: n bytes of s from byte i.
+    Substr,
+    /// `to_number(s)`: the number s writes.
+    ToNumber,
+    /// `to_string(n)`: n in decimal, as a symbol.
+    ToString,
+    /// `ord(s)`: the symbol's index in the run's table (implementation-defined).
+    Ord,
+    /// The constraint `contains(sub, s)`: 1 when s contains sub, else 0.
+    Contains,
+    /// The constraint `match(pattern, s)`: 1 when the regular expression matches the whole
+    /// of s, else 0 (also for an invalid pattern).
+    Match,
+}
+
+/// The operand types a functor or operator takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operands {
+    /// Exactly these types, in order.
+    Fixed(&'static [Type]),
+    /// One or more operands, all of this type.
+    AtLeastOne(Type),
 }
 
 impl ArithOp {
@@ -300,6 +327,71 @@ impl ArithOp {
             ArithOp::LXor => "lxor",
             ArithOp::Min => "min",
             ArithOp::Max => "max",
+            ArithOp::Cat => "cat",
+            ArithOp::Strlen => "strlen",
+            ArithOp::Substr => "substr",
+            ArithOp::ToNumber => "to_number",
+            ArithOp::ToString => "to_string",
+            ArithOp::Ord => "ord",
+            ArithOp::Contains => "contains",
+            ArithOp::Match => "match",
+        }
+    }
+
+    /// The functor written `name(...)`, if `name` is one: `min`, `max` and the string
+    /// functors and constraints.
+    pub fn functor(name: &str) -> Option<ArithOp> {
+        Some(match name {
+            "min" => ArithOp::Min,
+            "max" => ArithOp::Max,
+            "cat" => ArithOp::Cat,
+            "strlen" => ArithOp::Strlen,
+            "substr" => ArithOp::Substr,
+            "to_number" => ArithOp::ToNumber,
+            "to_string" => ArithOp::ToString,
+            "ord" => ArithOp::Ord,
+            "contains" => ArithOp::Contains,
+            "match" => ArithOp::Match,
+            _ => return None,
+        })
+    }
+
+    /// True for the string functors and constraints, which [`crate::strings::apply`]
+    /// evaluates against the run's symbol table.
+    pub fn is_string(self) -> bool {
+        matches!(
+            self,
+            ArithOp::Cat
+                | ArithOp::Strlen
+                | ArithOp::Substr
+                | ArithOp::ToNumber
+                | ArithOp::ToString
+                | ArithOp::Ord
+                | ArithOp::Contains
+                | ArithOp::Match
+        )
+    }
+
+    /// True for `contains` and `match`, which Soufflé writes as body literals (constraints),
+    /// never as values.
+    pub fn is_constraint(self) -> bool {
+        matches!(self, ArithOp::Contains | ArithOp::Match)
+    }
+
+    /// The operand types and the result type. Every arithmetic operator takes and gives
+    /// `number`s; `+` on two `symbol`s is read as `cat` by the checker.
+    pub fn signature(self) -> (Operands, Type) {
+        const S: Type = Type::Symbol;
+        const N: Type = Type::Number;
+        match self {
+            ArithOp::Cat => (Operands::AtLeastOne(S), S),
+            ArithOp::Strlen | ArithOp::ToNumber | ArithOp::Ord => (Operands::Fixed(&[S]), N),
+            ArithOp::Substr => (Operands::Fixed(&[S, N, N]), S),
+            ArithOp::ToString => (Operands::Fixed(&[N]), S),
+            ArithOp::Contains | ArithOp::Match => (Operands::Fixed(&[S, S]), N),
+            ArithOp::Min | ArithOp::Max => (Operands::AtLeastOne(N), N),
+            op if op.is_unary() => (Operands::Fixed(&[N]), N),
+            _ => (Operands::Fixed(&[N, N]), N),
         }
     }
 
@@ -308,8 +400,8 @@ impl ArithOp {
         matches!(self, ArithOp::Neg | ArithOp::BNot | ArithOp::LNot)
     }
 
-    /// True for the functors written `name(x, y, ...)` (`min`, `max`).
+    /// True for the functors written `name(x, y, ...)` (`min`, `max`, the string ones).
     pub fn is_functor(self) -> bool {
-        matches!(self, ArithOp::Min | ArithOp::Max)
+        matches!(self, ArithOp::Min | ArithOp::Max) || self.is_string()
     }
 }

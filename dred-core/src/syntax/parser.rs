@@ -5,8 +5,10 @@
 //! `.symbol_type`) resolve to their base type `symbol` or `number`; a rule with several heads
 //! becomes one rule per head; a body with disjunctions (`;`, parentheses) becomes one rule per
 //! alternative of its disjunctive normal form. Arithmetic is parsed into expression terms
-//! ([`Expr`]) that the checker turns into assignments. Constructs still unsupported (string
-//! functors, records, `unsigned` and `float` columns) are refused with a located error rather
+//! ([`Expr`]) that the checker turns into assignments, string functors among them; the
+//! constraints `contains(sub, s)` and `match(pattern, s)` (and their negations `!contains`,
+//! `!match`) become comparisons of the functor's 0-or-1 value with 0. Constructs still
+//! unsupported (the functor `range`, records, `unsigned` and `float` columns) are refused with a located error rather
 //! than misread; `eqrel` is read into [`Decl::eqrel`] for the checker to rewrite. Components (`.comp`, `.init`) are read here and expanded by
 //! [`components`](super::components) before types are resolved.
 //!
@@ -19,19 +21,6 @@ use super::ast::*;
 use super::components::{self, CompDecl, CompRef, Init, RawDecl, RawItem, TypeDecl, TypeDef};
 use super::lexer::{lex, Tok};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
-
-/// Soufflé's string functors, named in the error that refuses them.
-const STRING_FUNCTORS: [&str; 9] = [
-    "cat",
-    "strlen",
-    "substr",
-    "contains",
-    "match",
-    "to_number",
-    "to_string",
-    "ord",
-    "range",
-];
 
 /// An expression term of `op` over `args`, spanning them.
 fn expr(op: ArithOp, args: Vec<Term>) -> Term {
@@ -816,35 +805,29 @@ impl Parser<'_> {
     fn primary(&mut self) -> PResult<Term> {
         Ok(match self.peek() {
             Some(Tok::Ident(name)) if self.peek_at(1) == Some(&Tok::LParen) => {
-                let op = match name.as_str() {
-                    "min" => ArithOp::Min,
-                    "max" => ArithOp::Max,
-                    other => {
-                        let what = if STRING_FUNCTORS.contains(&other) {
-                            format!("the string functor `{other}` is not supported")
-                        } else {
-                            format!("unknown functor `{other}`")
-                        };
-                        return Err(self.error(
+                let op =
+                    match ArithOp::functor(name) {
+                        Some(op) if op.is_constraint() => return Err(self.error(
                             self.span(),
-                            what,
-                            "arithmetic functors are `min` and `max`",
-                        ));
-                    }
-                };
-                let start = self.bump().1;
-                self.bump();
-                let mut args = vec![self.term()?];
-                while self.peek() == Some(&Tok::Comma) {
-                    self.bump();
-                    args.push(self.term()?);
-                }
-                let close = self.expect(Tok::RParen, "`,` or `)` in the functor's arguments")?;
-                Term::Expr(Box::new(Expr {
-                    op,
-                    args,
-                    span: start.to(close),
-                }))
+                            format!("`{name}` is a constraint, not a value"),
+                            "write it as a body literal: `contains(sub, s)`, `match(pattern, s)`",
+                        )),
+                        Some(op) => op,
+                        None => {
+                            let what = if name == "range" {
+                                "the functor `range` is not supported".to_string()
+                            } else {
+                                format!("unknown functor `{name}`")
+                            };
+                            return Err(self.error(
+                                self.span(),
+                                what,
+                                "functors are `min`, `max`, `cat`, `strlen`, `substr`, \
+                             `to_number`, `to_string` and `ord`",
+                            ));
+                        }
+                    };
+                self.functor_call(op)?
             }
             Some(Tok::Ident(_)) => Term::Var(self.ident("a term")?),
             Some(Tok::Underscore) => Term::Wildcard(self.bump().1),
@@ -870,6 +853,66 @@ impl Parser<'_> {
                 return Err(self.unexpected("a variable, `_`, a string, a number or an expression"))
             }
         })
+    }
+
+    /// `name(args)` of the functor `op`, its name at the cursor; the number of arguments is
+    /// checked against [`ArithOp::signature`] (types are the checker's).
+    fn functor_call(&mut self, op: ArithOp) -> PResult<Term> {
+        let start = self.bump().1;
+        self.bump();
+        let mut args = vec![self.term()?];
+        while self.peek() == Some(&Tok::Comma) {
+            self.bump();
+            args.push(self.term()?);
+        }
+        let close = self.expect(Tok::RParen, "`,` or `)` in the functor's arguments")?;
+        let span = start.to(close);
+        if let (Operands::Fixed(types), n) = (op.signature().0, args.len()) {
+            if types.len() != n {
+                return Err(self.error(
+                    span,
+                    format!(
+                        "`{}` takes {} argument(s), here {n}",
+                        op.symbol(),
+                        types.len()
+                    ),
+                    "wrong number of arguments",
+                ));
+            }
+        }
+        Ok(Term::Expr(Box::new(Expr { op, args, span })))
+    }
+
+    /// True when the constraint `contains(..)` or `match(..)` starts at the cursor.
+    fn at_constraint(&self) -> bool {
+        matches!(self.peek(), Some(Tok::Ident(w)) if ArithOp::functor(w).is_some_and(ArithOp::is_constraint))
+            && self.peek_at(1) == Some(&Tok::LParen)
+    }
+
+    /// True when a functor call (not an atom, not an aggregate) starts at the cursor.
+    fn at_value_functor(&self) -> bool {
+        matches!(self.peek(), Some(Tok::Ident(w))
+            if ArithOp::functor(w).is_some_and(|op| op.is_string() && !op.is_constraint()))
+            && self.peek_at(1) == Some(&Tok::LParen)
+    }
+
+    /// The constraint `contains(sub, s)` or `match(pattern, s)` at the cursor, negated when
+    /// `bang` (the span of a `!` before it) is given: the comparison of the functor's value
+    /// (1 or 0) with 0.
+    fn constraint(&mut self, bang: Option<Span>) -> PResult<Literal> {
+        let Some(Tok::Ident(name)) = self.peek() else {
+            unreachable!("at a constraint")
+        };
+        let op = ArithOp::functor(name).expect("at a constraint");
+        let call = self.functor_call(op)?;
+        let span = bang.unwrap_or(call.span()).to(call.span());
+        let zero = Term::Num(0, call.span());
+        Ok(Literal::Compare(Comparison {
+            span,
+            left: call,
+            op: if bang.is_some() { CmpOp::Eq } else { CmpOp::Ne },
+            right: zero,
+        }))
     }
 
     /// True when a call of `min` or `max` starts at the cursor and is a functor, not an
@@ -911,13 +954,19 @@ impl Parser<'_> {
     }
 
     fn literal(&mut self) -> PResult<Literal> {
+        if self.at_constraint() {
+            return self.constraint(None);
+        }
         if self.peek() == Some(&Tok::Bang) {
             let bang = self.bump().1;
+            if self.at_constraint() {
+                return self.constraint(Some(bang));
+            }
             let atom = self.atom()?;
             let span = bang.to(atom.span);
             return Ok(Literal::Negative(atom, span));
         }
-        if self.at_atom() && !self.at_functor_call() {
+        if self.at_atom() && !self.at_functor_call() && !self.at_value_functor() {
             return Ok(Literal::Positive(self.atom()?));
         }
         if self.peek() == Some(&Tok::LParen) {

@@ -148,7 +148,7 @@ fn syntax_errors_are_located() {
         (".type T", 1, 8),
         (".type number <: symbol", 1, 7),
         ("a(x), b(x).", 1, 5),
-        ("a(x) :- b(cat(x)).", 1, 11),
+        ("a(x) :- b(range(x)).", 1, 11),
         ("\n  a(x) :- .", 2, 11),
         ("a(x) :- b(x), x = count : { (c(x) ; d(x)) }.", 1, 29),
         ("0x", 1, 1),
@@ -309,10 +309,26 @@ fn arithmetic_syntax_errors_are_located() {
     for (src, at, what) in [
         ("r(x +) :- b(x).", 5, "expected a variable"),
         (
-            "r(cat(x, x)) :- b(x).",
+            "r(range(x, x)) :- b(x).",
             2,
-            "string functor `cat` is not supported",
+            "the functor `range` is not supported",
         ),
+        (
+            "r(strlen(x, x)) :- b(x).",
+            2,
+            "`strlen` takes 1 argument(s), here 2",
+        ),
+        (
+            "r(substr(x)) :- b(x).",
+            2,
+            "`substr` takes 3 argument(s), here 1",
+        ),
+        (
+            "r(x) :- b(x), y = contains(x, x).",
+            18,
+            "a constraint, not a value",
+        ),
+        ("r(x) :- b(x), match(x).", 14, "`match` takes 2 argument(s)"),
         ("r(foo(x)) :- b(x).", 2, "unknown functor `foo`"),
         ("r(x) :- b(x), x * < 2.", 18, "expected a variable"),
         ("r(min(x, y) :- b(x).", 12, "`,` or `)`"),
@@ -322,4 +338,41 @@ fn arithmetic_syntax_errors_are_located() {
         assert_eq!(d.span.start, at, "{src}: {}", d.message);
         assert!(d.message.contains(what), "{src}: {}", d.message);
     }
+}
+
+/// String functors parse where arithmetic does, nested in it; `contains` and `match` are
+/// body literals, negated with `!`, read as comparisons of their value with 0.
+#[test]
+fn string_functors_and_constraints_parse() {
+    let p = parse_str(
+        "r(cat(x, \"a\", y), strlen(cat(x, \"a\")) + 1) :- b(x, y), contains(\"a\", x), \
+         !match(\"c.*\", y), z = substr(x, 0, 2), ord(x) < ord(y), to_number(to_string(1)) = 1.",
+    )
+    .expect("parses");
+    let Item::Rule(r) = &p.items[0] else {
+        panic!("rule expected")
+    };
+    let ops: Vec<ArithOp> = r
+        .head
+        .args
+        .iter()
+        .map(|t| match t {
+            Term::Expr(e) => e.op,
+            t => panic!("an expression expected, got {t:?}"),
+        })
+        .collect();
+    assert_eq!(ops, [ArithOp::Cat, ArithOp::Add]);
+    let constraint = |l: &Literal| match l {
+        Literal::Compare(c) => match (&c.left, &c.right) {
+            (Term::Expr(e), Term::Num(0, _)) => Some((e.op, c.op)),
+            _ => None,
+        },
+        _ => None,
+    };
+    assert_eq!(constraint(&r.body[1]), Some((ArithOp::Contains, CmpOp::Ne)));
+    assert_eq!(constraint(&r.body[2]), Some((ArithOp::Match, CmpOp::Eq)));
+    assert!(
+        matches!(&r.body[3], Literal::Compare(c) if matches!(&c.right, Term::Expr(e) if e.op == ArithOp::Substr))
+    );
+    assert_eq!(r.body.len(), 6);
 }

@@ -322,6 +322,11 @@ impl ExternalEngine {
             feature,
         })?;
         self.index = wire::SymbolIndex::of(&self.symbols);
+        if self.program.has_string_functors() {
+            // Answers may hold strings the rules made, which the harness's engines intern
+            // in the same table.
+            self.index = std::mem::take(&mut self.index).interning(&self.symbols);
+        }
         let (program, facts) = self
             .write_inputs(edb)
             .map_err(|e| self.misuse(format!("writing its inputs: {e}")))?;

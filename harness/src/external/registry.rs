@@ -37,6 +37,9 @@ pub enum Feature {
     Aggregates,
     /// Arithmetic expressions and equalities that bind a variable (`y = x + 1`).
     Arithmetic,
+    /// String functors and constraints (`cat`, `strlen`, `substr`, `to_number`,
+    /// `to_string`, `ord`, `contains`, `match`); a program using them uses arithmetic too.
+    Strings,
 }
 
 impl Feature {
@@ -46,6 +49,7 @@ impl Feature {
             Feature::Negation => "negation",
             Feature::Aggregates => "aggregates",
             Feature::Arithmetic => "arithmetic",
+            Feature::Strings => "strings",
         }
     }
 
@@ -68,6 +72,9 @@ impl Feature {
         }
         if program.has_arithmetic() {
             v.push(Feature::Arithmetic);
+        }
+        if program.has_string_functors() {
+            v.push(Feature::Strings);
         }
         v
     }

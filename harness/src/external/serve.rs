@@ -241,7 +241,7 @@ impl State {
                 .zip(&f.tuple)
                 .map(|(ty, &v)| match ty {
                     dred_core::syntax::ast::Type::Symbol => {
-                        format!("{:?}", self.symbols.name(v).unwrap_or("?"))
+                        format!("{:?}", self.symbols.name(v).as_deref().unwrap_or("?"))
                     }
                     dred_core::syntax::ast::Type::Number => v.to_string(),
                 })

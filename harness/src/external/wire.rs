@@ -174,37 +174,58 @@ pub fn push_fact(
             Type::Number => {
                 let _ = write!(out, "{v}");
             }
-            Type::Symbol => out.push_str(symbols.name(v).unwrap_or_default()),
+            Type::Symbol => out.push_str(&symbols.name(v).unwrap_or_default()),
         }
     }
     out.push('\n');
 }
 
-/// The symbols' values by text, for reading answers: hashed with foldhash rather than the
-/// interner's SipHash, since every value of every answer is looked up.
+/// The symbols' values by text, for reading answers: a copy of the table's index taken
+/// once, so that the values of answers are looked up without the table's lock.
 #[derive(Debug, Default)]
-pub struct SymbolIndex(hashbrown::HashMap<Box<str>, Value>);
+pub struct SymbolIndex {
+    known: hashbrown::HashMap<Box<str>, Value>,
+    /// For a program with string functors, whose answers may hold strings its rules made:
+    /// the table such a string is interned in, as an engine of the harness would.
+    table: Option<Symbols>,
+}
 
 impl SymbolIndex {
     /// The index of every symbol of `symbols`.
     pub fn of(symbols: &Symbols) -> Self {
-        SymbolIndex(
-            (0..symbols.len() as Value)
-                .filter_map(|v| symbols.name(v).map(|s| (Box::from(s), v)))
+        SymbolIndex {
+            known: (0..symbols.len() as Value)
+                .filter_map(|v| symbols.name(v).map(|s| (Box::from(&*s), v)))
                 .collect(),
-        )
+            table: None,
+        }
     }
 
-    /// The value of a symbol, if it was interned.
+    /// The same index, interning in `symbols` a string it does not know (for programs with
+    /// string functors).
+    pub fn interning(self, symbols: &Symbols) -> Self {
+        SymbolIndex {
+            table: Some(symbols.clone()),
+            ..self
+        }
+    }
+
+    /// The value of a symbol, if it was interned (or interned now, see
+    /// [`SymbolIndex::interning`]).
     pub fn get(&self, s: &str) -> Option<Value> {
-        self.0.get(s).copied()
+        self.known
+            .get(s)
+            .copied()
+            .or_else(|| self.table.as_ref().map(|t| t.intern_shared(s)))
     }
 }
 
 /// One fact line parsed against the program: its sign (`+` or `-`) and relation, its values
 /// written into `tuple` (cleared first; a buffer reused from line to line, so that removing a
 /// fact allocates nothing). Symbols are looked up, never added: a symbol the harness never
-/// saw cannot be in the right model, and the line is refused naming it.
+/// saw cannot be in the right model, and the line is refused naming it; but in a program
+/// with string functors, whose rules make strings, `symbols` interns what it does not know
+/// ([`SymbolIndex::interning`]).
 pub fn parse_fact(
     line: &str,
     program: &Program,
@@ -276,7 +297,7 @@ pub fn check_representable(symbols: &Symbols) -> Result<(), String> {
             return Err(format!(
                 "the symbol {} holds a tab, newline or carriage return, which protocol \
                  version {VERSION} cannot carry",
-                dred_core::value::quote(s)
+                dred_core::value::quote(&s)
             ));
         }
     }

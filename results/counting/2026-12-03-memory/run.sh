@@ -7,12 +7,15 @@
 set -e
 B=${B:-target/release/dredbench}
 HERE=${HERE:-results/counting/2026-12-03-memory}
-for line in \
-  "nll_liveness_init rust-nll:memchr function-edit -" \
-  "polonius_naive rust-nll:memchr function-edit -" \
-  "andersen rust-mir:memchr function-edit -" \
-  "two_hop debian-deps delete -" \
-  "tc_linear go-bp delete -"; do
+# CASES="PROGRAM DATASET KIND -;..." replaces the cases below (a later run's choice).
+CASES=${CASES:-"nll_liveness_init rust-nll:memchr function-edit -;\
+polonius_naive rust-nll:memchr function-edit -;\
+andersen rust-mir:memchr function-edit -;\
+two_hop debian-deps delete -;\
+tc_linear go-bp delete -"}
+IFS=';'
+for line in $CASES; do
+  IFS=' '
   set -- $line
   P=datasets/programs/$1.dl
   F=$($B datasets path $2)

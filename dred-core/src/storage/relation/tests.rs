@@ -427,3 +427,26 @@ fn compaction_equals_inserting_the_live_rows_one_by_one() {
         );
     }
 }
+
+#[test]
+fn make_live_keeps_a_row_id_through_tombstones() {
+    for arity in [0, 1, 2] {
+        let mut r = Relation::new(arity);
+        let ix = r.ensure_index(&[]);
+        let row: Vec<Value> = (0..arity as Value).map(|v| v + 7).collect();
+        let id = r.make_live(&row);
+        assert_eq!(r.make_live(&row), id, "a live row is left as it is");
+        r.remove_id(id);
+        assert!(!r.contains(&row));
+        assert_eq!(r.make_live(&row), id, "a tombstone comes back under its id");
+        assert!(r.is_live(id) && r.contains(&row));
+        assert_eq!((r.end(), r.dead_count()), (1, 0), "no copy appended");
+        assert_eq!(r.lookup(ix, &[]), &[id]);
+        if arity > 0 {
+            let other: Vec<Value> = vec![1; arity];
+            assert_eq!(r.make_live(&other), id + 1, "new values are appended");
+            assert_eq!(r.find_row(&other), Some(id + 1));
+        }
+        r.check_invariants();
+    }
+}
