@@ -426,7 +426,7 @@ impl<'s, R: Record> Outer<'_, 's, R> {
     fn aggregate(&mut self, k: usize) {
         let def = self.program.aggregates[k].clone();
         debug_assert!(!R::ENCODED, "aggregate programs run on general rows");
-        let (group, target, func) = (def.group, def.target, def.func);
+        let (group, target, func, value_type) = (def.group, def.target, def.func, def.value_type);
         let name = format!("aggregate {}", self.program.relations[def.input].name);
         let result = self
             .rel(def.input)
@@ -441,9 +441,14 @@ impl<'s, R: Record> Outer<'_, 's, R> {
                     // `vals`: the group's distinct target values, ascending, with multiplicities.
                     let value = match func {
                         AggFunc::Count => vals.iter().map(|(_, m)| *m as Value).sum(),
-                        AggFunc::Sum => vals.iter().fold(0 as Value, |s, (v, m)| {
-                            s.wrapping_add(v.word(0).wrapping_mul(*m as Value))
-                        }),
+                        // Each value as many times as it occurs, for a `float` sum
+                        // must add the same terms in the same order as the other engines.
+                        AggFunc::Sum => dred_core::arith::sum(
+                            value_type,
+                            vals.iter().flat_map(|(v, m)| {
+                                std::iter::repeat_n(v.word(0), usize::try_from(*m).unwrap_or(0))
+                            }),
+                        ),
                         AggFunc::Min => vals[0].0.word(0),
                         AggFunc::Max => vals[vals.len() - 1].0.word(0),
                     };

@@ -17,8 +17,8 @@
 //!   (a division by zero), 0 otherwise;
 //! - the logical operators read 0 as false and anything else as true, and give 0 or 1.
 
-use crate::syntax::ast::ArithOp;
-use crate::value::Value;
+use crate::syntax::ast::{ArithOp, Type};
+use crate::value::{decode_float, decode_unsigned, encode_float, encode_unsigned, Value};
 
 /// The value of `op` applied to `args`, or `None` where it has none (a division or modulo
 /// by zero, a negative power of zero). `args` has one value for a prefix operator, two for
@@ -67,6 +67,124 @@ pub fn apply(op: ArithOp, args: &[Value]) -> Option<Value> {
     })
 }
 
+/// The value of `op` on operands of the numeric type `ty` (the words of
+/// [`crate::value::encode_unsigned`] or [`crate::value::encode_float`], or plain `number`s
+/// for a conversion from `number`), or `None` where it has none. The arithmetic operators
+/// give a value of `ty`; `to_number`, `to_unsigned` and `to_float` convert to their type.
+/// Choices where Soufflé's meaning is undefined or differs (README, "Numeric types"):
+/// - `unsigned` is 64-bit: `+ - * ^` and the shifts wrap modulo 2^64, `/` and `%` by 0
+///   have no value, a shift amount is taken modulo 64;
+/// - `float` is IEEE 754 double precision (Soufflé's default `float` is 32-bit): `x / 0.0`
+///   is an infinity or NaN, as IEEE says, and `^` is `powf`;
+/// - a conversion to an integer type truncates towards zero and saturates (NaN gives 0),
+///   as Rust's `as` does (C leaves an out-of-range conversion undefined); `number` to
+///   `unsigned` and back reinterpret the 64 bits (two's complement), as C's casts do.
+pub fn apply_typed(ty: Type, op: ArithOp, args: &[Value]) -> Option<Value> {
+    match op {
+        ArithOp::ToNumber | ArithOp::ToUnsigned | ArithOp::ToFloat => {
+            return Some(convert(ty, op, args[0]))
+        }
+        _ => {}
+    }
+    match ty {
+        Type::Unsigned => unsigned(op, args),
+        Type::Float => float(op, args),
+        Type::Number => apply(op, args),
+        Type::Symbol => unreachable!("the checker keeps symbols out of arithmetic"),
+    }
+}
+
+/// `to_number`, `to_unsigned` or `to_float` (`op`) of `x`, a value of `from`.
+fn convert(from: Type, op: ArithOp, x: Value) -> Value {
+    match (from, op) {
+        (Type::Number, ArithOp::ToUnsigned) => encode_unsigned(x as u64),
+        (Type::Number, ArithOp::ToFloat) => encode_float(x as f64),
+        (Type::Unsigned, ArithOp::ToNumber) => decode_unsigned(x) as Value,
+        (Type::Unsigned, ArithOp::ToFloat) => encode_float(decode_unsigned(x) as f64),
+        (Type::Float, ArithOp::ToNumber) => decode_float(x) as Value,
+        (Type::Float, ArithOp::ToUnsigned) => encode_unsigned(decode_float(x) as u64),
+        _ => x,
+    }
+}
+
+/// An arithmetic operator on `unsigned` words.
+fn unsigned(op: ArithOp, args: &[Value]) -> Option<Value> {
+    let x = decode_unsigned(args[0]);
+    let y = || decode_unsigned(args[1]);
+    let truth = |b: bool| u64::from(b);
+    let r = match op {
+        ArithOp::BNot => !x,
+        ArithOp::LNot => truth(x == 0),
+        ArithOp::Add => x.wrapping_add(y()),
+        ArithOp::Sub => x.wrapping_sub(y()),
+        ArithOp::Mul => x.wrapping_mul(y()),
+        ArithOp::Div => x.checked_div(y())?,
+        ArithOp::Mod => x.checked_rem(y())?,
+        ArithOp::Pow => {
+            let (mut result, mut base, mut exp) = (1u64, x, y());
+            while exp > 0 {
+                if exp & 1 == 1 {
+                    result = result.wrapping_mul(base);
+                }
+                base = base.wrapping_mul(base);
+                exp >>= 1;
+            }
+            result
+        }
+        ArithOp::BAnd => x & y(),
+        ArithOp::BOr => x | y(),
+        ArithOp::BXor => x ^ y(),
+        ArithOp::BShl => x.wrapping_shl(y() as u32),
+        ArithOp::BShr | ArithOp::BShrU => x.wrapping_shr(y() as u32),
+        ArithOp::LAnd => truth(x != 0 && y() != 0),
+        ArithOp::LOr => truth(x != 0 || y() != 0),
+        ArithOp::LXor => truth((x != 0) != (y() != 0)),
+        // The encoding keeps order: the extreme word is the extreme value.
+        ArithOp::Min => return args.iter().min().copied(),
+        ArithOp::Max => return args.iter().max().copied(),
+        op => unreachable!("`{}` on `unsigned` is refused by the checker", op.symbol()),
+    };
+    Some(encode_unsigned(r))
+}
+
+/// An arithmetic operator on `float` words.
+fn float(op: ArithOp, args: &[Value]) -> Option<Value> {
+    let x = decode_float(args[0]);
+    let y = || decode_float(args[1]);
+    let r = match op {
+        ArithOp::Neg => -x,
+        ArithOp::Add => x + y(),
+        ArithOp::Sub => x - y(),
+        ArithOp::Mul => x * y(),
+        ArithOp::Div => x / y(),
+        ArithOp::Pow => x.powf(y()),
+        ArithOp::Min => return args.iter().min().copied(),
+        ArithOp::Max => return args.iter().max().copied(),
+        op => unreachable!("`{}` on `float` is refused by the checker", op.symbol()),
+    };
+    Some(encode_float(r))
+}
+
+/// The sum of `values` of the numeric type `ty`, as every engine's `sum` aggregate computes
+/// it: wrapping for the integer types; for `float`, added in ascending order, so that a
+/// group's sum is one value whatever order an engine meets its rows in (floating-point
+/// addition is not associative). Repeated values are added once each time they occur.
+pub fn sum(ty: Type, values: impl Iterator<Item = Value>) -> Value {
+    match ty {
+        Type::Float => {
+            let mut words: Vec<Value> = values.collect();
+            words.sort_unstable();
+            encode_float(words.into_iter().map(decode_float).fold(0.0, |s, f| s + f))
+        }
+        Type::Unsigned => encode_unsigned(
+            values
+                .map(decode_unsigned)
+                .fold(0u64, |s, u| s.wrapping_add(u)),
+        ),
+        _ => values.fold(0, |s: Value, v| s.wrapping_add(v)),
+    }
+}
+
 /// `base ^ exp` by repeated squaring, wrapping; see the module's header for `exp < 0`.
 fn power(base: Value, exp: Value) -> Option<Value> {
     if exp < 0 {
@@ -95,6 +213,76 @@ mod tests {
 
     fn ap(op: ArithOp, args: &[Value]) -> Option<Value> {
         apply(op, args)
+    }
+
+    fn un(x: u64) -> Value {
+        encode_unsigned(x)
+    }
+
+    fn fl(x: f64) -> Value {
+        encode_float(x)
+    }
+
+    #[test]
+    fn unsigned_operators_wrap_and_compare_unsigned() {
+        let u = |op, a: &[u64]| {
+            let words: Vec<Value> = a.iter().map(|&x| un(x)).collect();
+            apply_typed(Type::Unsigned, op, &words).map(decode_unsigned)
+        };
+        assert_eq!(u(Add, &[u64::MAX, 2]), Some(1));
+        assert_eq!(u(Sub, &[0, 1]), Some(u64::MAX));
+        assert_eq!(u(Div, &[u64::MAX, 2]), Some(u64::MAX / 2));
+        assert_eq!(u(Div, &[7, 0]), None);
+        assert_eq!(u(Mod, &[7, 0]), None);
+        assert_eq!(u(BShr, &[1 << 63, 63]), Some(1));
+        assert_eq!(u(Pow, &[2, 64]), Some(0));
+        assert_eq!(u(Max, &[1, u64::MAX, 3]), Some(u64::MAX));
+        assert_eq!(u(Min, &[1 << 63, 5]), Some(5));
+        assert_eq!(u(LNot, &[0]), Some(1));
+    }
+
+    #[test]
+    fn float_operators_follow_ieee() {
+        let f = |op, a: &[f64]| {
+            let words: Vec<Value> = a.iter().map(|&x| fl(x)).collect();
+            apply_typed(Type::Float, op, &words).map(decode_float)
+        };
+        assert_eq!(f(Add, &[0.5, 0.25]), Some(0.75));
+        assert_eq!(f(Div, &[1.0, 0.0]), Some(f64::INFINITY));
+        assert!(f(Div, &[0.0, 0.0]).is_some_and(f64::is_nan));
+        assert_eq!(f(Neg, &[0.0]), Some(0.0));
+        assert_eq!(f(Pow, &[2.0, 0.5]), Some(2f64.sqrt()));
+        assert_eq!(f(Min, &[-1.5, 2.0, -3.0]), Some(-3.0));
+        assert_eq!(f(Max, &[-1.5, 2.0, -3.0]), Some(2.0));
+    }
+
+    #[test]
+    fn conversions_truncate_saturate_and_reinterpret() {
+        let c = |from, op, x| apply_typed(from, op, &[x]).expect("a conversion has a value");
+        assert_eq!(c(Type::Float, ToNumber, fl(-2.7)), -2);
+        assert_eq!(c(Type::Float, ToNumber, fl(1e30)), i64::MAX);
+        assert_eq!(c(Type::Float, ToNumber, fl(f64::NAN)), 0);
+        assert_eq!(c(Type::Float, ToUnsigned, fl(-1.0)), un(0));
+        assert_eq!(c(Type::Number, ToUnsigned, -1), un(u64::MAX));
+        assert_eq!(c(Type::Unsigned, ToNumber, un(u64::MAX)), -1);
+        assert_eq!(c(Type::Number, ToFloat, 3), fl(3.0));
+        assert_eq!(
+            c(Type::Unsigned, ToFloat, un(1 << 63)),
+            fl(9223372036854775808.0)
+        );
+    }
+
+    #[test]
+    fn float_sums_do_not_depend_on_row_order() {
+        let vals = [fl(1e16), fl(1.0), fl(-1e16), fl(1.0)];
+        let forward = sum(Type::Float, vals.iter().copied());
+        let backward = sum(Type::Float, vals.iter().rev().copied());
+        assert_eq!(forward, backward);
+        assert_eq!(
+            sum(Type::Unsigned, [un(u64::MAX), un(2)].into_iter()),
+            un(1)
+        );
+        assert_eq!(sum(Type::Number, [i64::MAX, 1].into_iter()), i64::MIN);
     }
 
     #[test]

@@ -184,13 +184,7 @@ fn aggregate(agg: &AggregateDef, input: &BTreeSet<Tuple>) -> BTreeSet<Tuple> {
         let values = group.iter().map(|t| t[agg.target.unwrap_or(0)]);
         let value = match agg.func {
             AggFunc::Count => group.len() as Value,
-            AggFunc::Sum => {
-                let mut sum: Value = 0;
-                for v in values {
-                    sum = sum.wrapping_add(v);
-                }
-                sum
-            }
+            AggFunc::Sum => crate::arith::sum(agg.value_type, values),
             AggFunc::Min => values.min().expect("a key comes from a row"),
             AggFunc::Max => values.max().expect("a key comes from a row"),
         };

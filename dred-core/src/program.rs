@@ -104,8 +104,13 @@ pub enum Literal {
 pub enum Expr {
     /// A variable or constant (of any type when the expression is nothing else).
     Term(Term),
-    /// An arithmetic operator or functor applied to its operands ([`crate::arith::apply`]).
+    /// An arithmetic operator or functor applied to its `number` operands
+    /// ([`crate::arith::apply`]).
     Op(ArithOp, Vec<Expr>),
+    /// An arithmetic operator or functor applied to operands of the numeric type given
+    /// (`unsigned` or `float`), or a conversion from it to another numeric type
+    /// (`to_number`, `to_unsigned`, `to_float`; [`crate::arith::apply_typed`]).
+    Typed(Type, ArithOp, Vec<Expr>),
     /// A string functor or constraint applied to its operands ([`crate::strings::apply`]),
     /// with a handle on the run's symbol table, where it reads its operands' strings and
     /// interns the strings it makes: the checker puts it there, so only programs with
@@ -122,6 +127,9 @@ impl Expr {
             Expr::Term(Term::Var(v)) => Some(var(*v)),
             Expr::Term(Term::Wildcard) => unreachable!("the checker keeps `_` out of expressions"),
             Expr::Op(op, args) => Self::with_operands(args, var, |v| crate::arith::apply(*op, v)),
+            Expr::Typed(ty, op, args) => {
+                Self::with_operands(args, var, |v| crate::arith::apply_typed(*ty, *op, v))
+            }
             Expr::Str(op, args, symbols) => {
                 Self::with_operands(args, var, |v| crate::strings::apply(*op, v, symbols))
             }
@@ -154,7 +162,7 @@ impl Expr {
     pub fn operands(&self) -> &[Expr] {
         match self {
             Expr::Term(_) => &[],
-            Expr::Op(_, args) | Expr::Str(_, args, _) => args,
+            Expr::Op(_, args) | Expr::Typed(_, _, args) | Expr::Str(_, args, _) => args,
         }
     }
 
@@ -162,7 +170,7 @@ impl Expr {
     pub fn operands_mut(&mut self) -> &mut [Expr] {
         match self {
             Expr::Term(_) => &mut [],
-            Expr::Op(_, args) | Expr::Str(_, args, _) => args,
+            Expr::Op(_, args) | Expr::Typed(_, _, args) | Expr::Str(_, args, _) => args,
         }
     }
 
@@ -176,7 +184,7 @@ impl Expr {
         match self {
             Expr::Term(Term::Var(v)) => f(*v),
             Expr::Term(_) => {}
-            Expr::Op(_, args) | Expr::Str(_, args, _) => {
+            Expr::Op(_, args) | Expr::Typed(_, _, args) | Expr::Str(_, args, _) => {
                 args.iter().for_each(|a| a.for_each_var(f))
             }
         }
@@ -193,15 +201,17 @@ impl Expr {
     pub fn display(&self, name: &impl Fn(Term) -> String) -> String {
         match self {
             Expr::Term(t) => name(*t),
-            Expr::Op(op, args) | Expr::Str(op, args, _) if op.is_functor() => {
+            Expr::Op(op, args) | Expr::Typed(_, op, args) | Expr::Str(op, args, _)
+                if op.is_functor() =>
+            {
                 let args: Vec<String> = args.iter().map(|a| a.display(name)).collect();
                 format!("{}({})", op.symbol(), args.join(", "))
             }
-            Expr::Op(op, args) if op.is_unary() => {
+            Expr::Op(op, args) | Expr::Typed(_, op, args) if op.is_unary() => {
                 let sep = if *op == ArithOp::Neg { "" } else { " " };
                 format!("{}{sep}{}", op.symbol(), args[0].display(name))
             }
-            Expr::Op(op, args) | Expr::Str(op, args, _) => format!(
+            Expr::Op(op, args) | Expr::Typed(_, op, args) | Expr::Str(op, args, _) => format!(
                 "({} {} {})",
                 args[0].display(name),
                 op.symbol(),
@@ -262,7 +272,7 @@ pub struct ProgramFact {
 /// An aggregate relation (the checker makes one per aggregate of the source, see
 /// `check::aggregates`): `rel(g_1, .., g_k, v)` holds for each group of `input`'s rows that
 /// agree on their first k columns, with v the number of rows of the group (`count`) or the
-/// sum (wrapping on overflow), minimum or maximum of its column `target`. An empty group has
+/// sum ([`crate::arith::sum`]), minimum or maximum of its column `target`. An empty group has
 /// no row. It has no rules; its stratum holds it alone, above `input`'s.
 #[derive(Clone, Debug)]
 pub struct AggregateDef {
@@ -276,6 +286,9 @@ pub struct AggregateDef {
     pub func: AggFunc,
     /// The column of `input` aggregated by `sum`, `min` and `max`; `None` for `count`.
     pub target: Option<usize>,
+    /// The type of the aggregate's value (its relation's last column): the target's for
+    /// `sum`, `min` and `max`, `number` for `count`.
+    pub value_type: Type,
     /// The aggregate in the source.
     pub span: Span,
 }
@@ -288,7 +301,7 @@ impl AggregateDef {
         let t = self.target.unwrap_or(0);
         Some(match self.func {
             AggFunc::Count => rows.count() as Value,
-            AggFunc::Sum => rows.fold(0 as Value, |s, r| s.wrapping_add(r[t])),
+            AggFunc::Sum => crate::arith::sum(self.value_type, rows.map(|r| r[t])),
             AggFunc::Min => rows.map(|r| r[t]).min().expect("non-empty"),
             AggFunc::Max => rows.map(|r| r[t]).max().expect("non-empty"),
         })
@@ -408,6 +421,14 @@ impl Program {
         self.rules
             .iter()
             .any(|r| r.body.iter().any(|l| matches!(l, Literal::Assign { .. })))
+    }
+
+    /// True when some relation has an `unsigned` or `float` column.
+    pub fn has_numeric_types(&self) -> bool {
+        self.relations
+            .iter()
+            .flat_map(|r| &r.types)
+            .any(|t| matches!(t, Type::Unsigned | Type::Float))
     }
 
     /// True when some rule uses a string functor or constraint ([`Expr::Str`]).

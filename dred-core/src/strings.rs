@@ -32,7 +32,7 @@
 //!   invalid pattern matches nothing (Soufflé warns and answers false), so `!match` holds;
 //!   a constant invalid pattern is refused by the checker.
 
-use crate::syntax::ast::ArithOp;
+use crate::syntax::ast::{ArithOp, Type};
 use crate::value::{Symbols, Value};
 
 /// The value of the string functor or constraint `op` on `args`, making and interning a
@@ -53,6 +53,21 @@ pub fn apply(op: ArithOp, args: &[Value], symbols: &Symbols) -> Option<Value> {
         ArithOp::Substr => symbols.intern_shared(&substr(&text(0)?, args[1], args[2])),
         ArithOp::ToNumber => to_number(&text(0)?)?,
         ArithOp::ToString => symbols.intern_shared(&args[0].to_string()),
+        ArithOp::UnsignedToString | ArithOp::FloatToString => {
+            let ty = op.signature().0;
+            let crate::syntax::ast::Operands::Fixed(&[ty]) = ty else {
+                unreachable!("one operand")
+            };
+            symbols.intern_shared(&crate::value::format_numeric(ty, args[0]))
+        }
+        ArithOp::ToUnsigned => {
+            let n = text(0)?;
+            crate::value::parse_numeric(leading_number(&n, false)?, Type::Unsigned).ok()?
+        }
+        ArithOp::ToFloat => {
+            let n = text(0)?;
+            crate::value::parse_numeric(leading_number(&n, true)?, Type::Float).ok()?
+        }
         ArithOp::Ord => args[0],
         ArithOp::Contains => Value::from(text(1)?.contains(&*text(0)?)),
         ArithOp::Match => {
@@ -77,6 +92,36 @@ pub fn substr(s: &str, i: Value, n: Value) -> String {
     let rest = bytes.len() - start;
     let len = usize::try_from(n).map_or(rest, |n| n.min(rest));
     String::from_utf8_lossy(&bytes[start..start + len]).into_owned()
+}
+
+/// The number at the start of `s` as `strtoull` (`float`: `strtod`) finds it: after white
+/// space, digits (`float`: with an optional sign, fraction and exponent; `unsigned`: no
+/// sign); `None` without digits there. What follows is ignored, as for `to_number`.
+fn leading_number(s: &str, float: bool) -> Option<&str> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let b = t.as_bytes();
+    let mut i = usize::from(float && matches!(b.first(), Some(b'-' | b'+')));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > start
+    };
+    let mut any = digits(&mut i);
+    if float {
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            any |= digits(&mut i);
+        }
+        if any && matches!(b.get(i), Some(b'e' | b'E')) {
+            let mut j = i + 1 + usize::from(matches!(b.get(i + 1), Some(b'-' | b'+')));
+            if digits(&mut j) {
+                i = j;
+            }
+        }
+    }
+    any.then(|| &t[..i])
 }
 
 /// `s` read as `strtoll` reads a base-10 number (see the module header); `None` without

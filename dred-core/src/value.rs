@@ -34,6 +34,90 @@ pub type Value = i64;
 /// A tuple of values, as many as the relation's arity.
 pub type Tuple = Vec<Value>;
 
+/// The sign bit of a word: flipping it maps the unsigned order of 64-bit words onto the
+/// signed order of [`Value`]s.
+const SIGN: u64 = 1 << 63;
+
+/// An `unsigned` value as a word. The encoding keeps order: `a < b` as unsigned numbers
+/// exactly when `encode_unsigned(a) < encode_unsigned(b)` as [`Value`]s, so every engine
+/// compares, sorts, indexes and takes `min`/`max` of `unsigned` columns on the words alone,
+/// as it does for `number` columns; only arithmetic, files and printing decode.
+pub fn encode_unsigned(u: u64) -> Value {
+    (u ^ SIGN) as Value
+}
+
+/// The `unsigned` value a word encodes ([`encode_unsigned`]'s inverse).
+pub fn decode_unsigned(v: Value) -> u64 {
+    v as u64 ^ SIGN
+}
+
+/// A `float` value as a word, in an encoding that keeps order the way
+/// [`encode_unsigned`]'s does: `a < b` exactly when their words are, for every pair of
+/// floats but NaN. Before encoding, `-0.0` becomes `0.0` (they compare equal, so they are one
+/// value) and every NaN the one NaN `f64::NAN`, which orders above `+inf` (Soufflé's NaN
+/// compares false with everything; README, "Numeric types"). Positive floats keep their bit
+/// pattern, so `0.0` is the word 0.
+pub fn encode_float(f: f64) -> Value {
+    let f = if f.is_nan() {
+        f64::NAN
+    } else if f == 0.0 {
+        0.0
+    } else {
+        f
+    };
+    let bits = f.to_bits();
+    let key = if bits & SIGN != 0 { !bits } else { bits | SIGN };
+    encode_unsigned(key)
+}
+
+/// The `float` value a word encodes ([`encode_float`]'s inverse on canonical floats).
+pub fn decode_float(v: Value) -> f64 {
+    let key = decode_unsigned(v);
+    f64::from_bits(if key & SIGN != 0 { key & !SIGN } else { !key })
+}
+
+/// A numeric value of type `ty` as text: decimal digits for `number` and `unsigned`; for
+/// `float` the shortest decimal that reads back as the same float (Rust's `{}`), with an
+/// exponent outside [1e-5, 1e16), `inf`, `-inf` and `nan`. Soufflé prints floats with six
+/// significant digits; we print them so that an output file reads back unchanged.
+pub fn format_numeric(ty: Type, v: Value) -> String {
+    match ty {
+        Type::Unsigned => decode_unsigned(v).to_string(),
+        Type::Float => {
+            let f = decode_float(v);
+            let a = f.abs();
+            if f.is_finite() && a != 0.0 && !(1e-5..1e16).contains(&a) {
+                format!("{f:e}")
+            } else {
+                f.to_string()
+            }
+        }
+        Type::Number | Type::Symbol => v.to_string(),
+    }
+}
+
+/// Reads a numeric value of type `ty` from a `.facts` field or an update (surrounding white
+/// space ignored): a decimal `i64` for `number`, a decimal `u64` for `unsigned`, and for
+/// `float` what Rust's `f64` parser reads (digits with an optional fraction and exponent,
+/// `inf`, `nan`). The error says what was expected.
+pub fn parse_numeric(field: &str, ty: Type) -> Result<Value, String> {
+    let t = field.trim();
+    match ty {
+        Type::Number => t
+            .parse::<i64>()
+            .map_err(|_| format!("`{field}` is not a number (signed 64-bit integer)")),
+        Type::Unsigned => t
+            .parse::<u64>()
+            .map(encode_unsigned)
+            .map_err(|_| format!("`{field}` is not an unsigned (64-bit integer, 0 or more)")),
+        Type::Float => t
+            .parse::<f64>()
+            .map(encode_float)
+            .map_err(|_| format!("`{field}` is not a float")),
+        Type::Symbol => unreachable!("symbols are interned, not parsed"),
+    }
+}
+
 /// A handle on a run's interned strings (see the module header: clones share one table).
 /// Indices are dense, start at 0 and never change once given, so a model computed by one
 /// engine can be compared word for word with another's.
@@ -183,23 +267,25 @@ impl Symbols {
         Some(f(re.as_ref()))
     }
 
-    /// A value as a program would write it: `"text"` for symbols, digits for numbers.
+    /// A value as a program would write it: `"text"` for symbols, [`format_numeric`] for
+    /// the numeric types.
     pub fn display(&self, ty: Type, v: Value) -> String {
         match ty {
-            Type::Number => v.to_string(),
             Type::Symbol => quote(self.name(v).as_deref().unwrap_or("<unknown symbol>")),
+            numeric => format_numeric(numeric, v),
         }
     }
 
-    /// A value as a `.facts` or `.csv` file holds it: the bare string, or digits.
+    /// A value as a `.facts` or `.csv` file holds it: the bare string, or
+    /// [`format_numeric`].
     pub fn raw(&self, ty: Type, v: Value) -> String {
         match ty {
-            Type::Number => v.to_string(),
             Type::Symbol => self
                 .name(v)
                 .as_deref()
                 .unwrap_or("<unknown symbol>")
                 .to_string(),
+            numeric => format_numeric(numeric, v),
         }
     }
 }
@@ -225,6 +311,70 @@ pub fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numeric_encodings_keep_order_and_round_trip() {
+        let us = [
+            0,
+            1,
+            2,
+            1 << 31,
+            i64::MAX as u64,
+            1 << 63,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for w in us.windows(2) {
+            assert!(encode_unsigned(w[0]) < encode_unsigned(w[1]), "{w:?}");
+        }
+        for &u in &us {
+            assert_eq!(decode_unsigned(encode_unsigned(u)), u);
+        }
+        let fs = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -f64::MIN_POSITIVE,
+            0.0,
+            5e-324,
+            0.1,
+            1.0,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for w in fs.windows(2) {
+            assert!(encode_float(w[0]) < encode_float(w[1]), "{w:?}");
+        }
+        for &f in &fs[..fs.len() - 1] {
+            assert_eq!(decode_float(encode_float(f)), f);
+        }
+        assert!(decode_float(encode_float(f64::NAN)).is_nan());
+        assert_eq!(encode_float(-0.0), encode_float(0.0));
+        assert_eq!(encode_float(0.0), 0);
+        assert_eq!(encode_float(-f64::NAN), encode_float(f64::NAN));
+    }
+
+    #[test]
+    fn numeric_text_reads_back() {
+        for (ty, text) in [
+            (Type::Unsigned, "18446744073709551615"),
+            (Type::Unsigned, "0"),
+            (Type::Float, "1.5"),
+            (Type::Float, "-0.1"),
+            (Type::Float, "1e300"),
+            (Type::Float, "2.5e-7"),
+            (Type::Float, "inf"),
+            (Type::Number, "-9"),
+        ] {
+            let v = parse_numeric(text, ty).expect("valid");
+            assert_eq!(format_numeric(ty, v), text);
+        }
+        assert_eq!(format_numeric(Type::Float, encode_float(3.0)), "3");
+        assert!(parse_numeric("-1", Type::Unsigned).is_err());
+        assert!(parse_numeric("1.5", Type::Number).is_err());
+        assert!(parse_numeric("x", Type::Float).is_err());
+    }
 
     #[test]
     fn interning_is_stable() {

@@ -297,8 +297,9 @@ pub fn generate_stream(
         }
         let mut v: Vec<Value> = vals.into_iter().collect();
         match ty {
-            Type::Number => v.sort_unstable(),
             Type::Symbol => v.sort_by_key(|a| symbols.name(*a)),
+            // The numeric encodings keep order (`dred_core::value::encode_float`).
+            _ => v.sort_unstable(),
         }
         domains.insert(ty, v);
     }

@@ -518,7 +518,9 @@ fn split(
         .iter()
         .map(|g| (g.clone(), type_of(&g.name)))
         .collect();
-    agg_columns.push((ident("@value"), Type::Number));
+    // `count` gives a `number`; `sum`, `min` and `max` a value of their target's type.
+    let value_type = target.map_or(Type::Number, |t| type_of(&columns[t].name));
+    agg_columns.push((ident("@value"), value_type));
     decls.push(ast::Decl {
         name: ident(&name),
         columns: agg_columns,

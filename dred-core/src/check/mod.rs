@@ -15,6 +15,7 @@
 
 mod aggregates;
 mod eqrel;
+mod exprs;
 mod strata;
 
 use std::collections::HashMap;
@@ -173,13 +174,33 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             // A fact's arguments are constants; an expression among them is computed here,
             // and a fact whose expression has no value (a division by zero) is no fact.
             let mut args = Vec::with_capacity(rule.head.args.len());
-            for t in &rule.head.args {
+            // Numeric values computed here, put in place of the `0` standing for them once
+            // the head is checked (an `unsigned` beyond i64 has no literal to stand for it).
+            let mut computed = Vec::new();
+            let columns = &relations[head_rel].types;
+            for (i, t) in rule.head.args.iter().enumerate() {
                 match t {
-                    ast::Term::Expr(_) => match rc.constant_expr(t)? {
-                        Some((v, Type::Number)) => args.push(ast::Term::Num(v, t.span())),
+                    ast::Term::Expr(_) => match rc.constant_expr(t, columns.get(i).copied())? {
                         Some((v, Type::Symbol)) => {
                             let name = rc.symbols.name(v).expect("interned by the functor");
                             args.push(ast::Term::Str(name.to_string(), t.span()));
+                        }
+                        Some((v, ty)) => {
+                            if let Some(&column) = columns.get(i).filter(|&&c| c != ty) {
+                                return Err(err(
+                                    t.span(),
+                                    format!(
+                                        "type mismatch: this expression is a `{}` but column {} of `{}` has type `{}`",
+                                        ty.keyword(),
+                                        i + 1,
+                                        relations[head_rel].name,
+                                        column.keyword()
+                                    ),
+                                    "wrong type",
+                                ));
+                            }
+                            computed.push((i, v));
+                            args.push(ast::Term::Num(0, t.span()));
                         }
                         None => break,
                     },
@@ -194,7 +215,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 ..rule.head.clone()
             };
             let head = rc.head(head_rel, &head, true)?;
-            let tuple = head
+            let mut tuple: Vec<Value> = head
                 .args
                 .iter()
                 .map(|t| match t {
@@ -202,6 +223,9 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                     _ => unreachable!("facts are checked ground"),
                 })
                 .collect();
+            for (i, v) in computed {
+                tuple[i] = v;
+            }
             facts.push(ProgramFact {
                 rel: head_rel,
                 tuple,
@@ -212,18 +236,18 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         // Every expression of an atom becomes a fresh variable `$eN`, computed by an
         // assignment once the variables it reads are bound; comparisons wait for the same.
         let mut pending = Vec::new();
-        let head_atom = rc.lower_atom(&rule.head, "the rule head", &mut pending);
+        let head_atom = rc.lower_atom(head_rel, &rule.head, "the rule head", &mut pending);
         // Positive atoms first: they bind variables and fix their types.
         for lit in &rule.body {
             match lit {
                 ast::Literal::Positive(a) => {
                     let rel = resolve(&a.relation)?;
-                    let a = rc.lower_atom(a, "a body atom", &mut pending);
+                    let a = rc.lower_atom(rel, a, "a body atom", &mut pending);
                     body.push(Slot::Done(Literal::Positive(rc.atom(rel, &a, true)?)));
                 }
                 ast::Literal::Negative(a, _) => {
                     let rel = resolve(&a.relation)?;
-                    let a = rc.lower_atom(a, "a negated atom", &mut pending);
+                    let a = rc.lower_atom(rel, a, "a negated atom", &mut pending);
                     body.push(Slot::Negative(rel, a));
                 }
                 ast::Literal::Compare(c) => {
@@ -294,6 +318,10 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             group: s.group,
             func: s.func,
             target: s.target,
+            value_type: *relations[by_name[&s.name]]
+                .types
+                .last()
+                .expect("an aggregate relation has its value column"),
             span: s.span,
         })
         .collect();
@@ -327,6 +355,8 @@ enum Pending {
         var: ast::Ident,
         expr: ast::Term,
         context: &'static str,
+        /// The column's type, which an integer literal of the expression takes.
+        column: Option<Type>,
     },
     /// A comparison as written; an equality may bind a variable.
     Compare(ast::Comparison),
@@ -349,23 +379,6 @@ struct RuleChecker<'a> {
 impl RuleChecker<'_> {
     fn err(&self, span: Span, msg: String, label: &str) -> Diagnostic {
         Diagnostic::new(self.file, span, msg, label)
-    }
-
-    fn constant(&mut self, t: &ast::Term, expected: Type, what: &str) -> Result<Term, Diagnostic> {
-        match (t, expected) {
-            (ast::Term::Str(s, _), Type::Symbol) => Ok(Term::Const(self.symbols.intern(s))),
-            (ast::Term::Num(n, _), Type::Number) => Ok(Term::Const(*n)),
-            (ast::Term::Str(..), Type::Number) | (ast::Term::Num(..), Type::Symbol) => Err(self
-                .err(
-                    t.span(),
-                    format!(
-                        "type mismatch: {what} has type `{}`, this constant does not",
-                        expected.keyword()
-                    ),
-                    "wrong constant type",
-                )),
-            _ => unreachable!("only constants reach here"),
-        }
     }
 
     fn atom(&mut self, rel: RelId, a: &ast::Atom, binds: bool) -> Result<Atom, Diagnostic> {
@@ -444,12 +457,13 @@ impl RuleChecker<'_> {
     /// added to `pending`.
     fn lower_atom(
         &mut self,
+        rel: RelId,
         a: &ast::Atom,
         context: &'static str,
         pending: &mut Vec<Pending>,
     ) -> ast::Atom {
         let mut a = a.clone();
-        for t in &mut a.args {
+        for (i, t) in a.args.iter_mut().enumerate() {
             if let ast::Term::Expr(e) = t {
                 let var = ast::Ident {
                     name: format!("{FRESH}{}", self.fresh),
@@ -457,7 +471,13 @@ impl RuleChecker<'_> {
                 };
                 self.fresh += 1;
                 let expr = std::mem::replace(t, ast::Term::Var(var.clone()));
-                pending.push(Pending::Assign { var, expr, context });
+                let column = self.relations[rel].types.get(i).copied();
+                pending.push(Pending::Assign {
+                    var,
+                    expr,
+                    context,
+                    column,
+                });
             }
         }
         a
@@ -495,9 +515,11 @@ impl RuleChecker<'_> {
                     continue;
                 }
                 match p {
-                    Pending::Assign { var, expr, .. } => {
+                    Pending::Assign {
+                        var, expr, column, ..
+                    } => {
                         if self.first_unbound(expr).is_none() {
-                            assigns.push(self.assign(var, expr)?);
+                            assigns.push(self.assign(var, expr, *column)?);
                             done[i] = true;
                         }
                     }
@@ -510,7 +532,7 @@ impl RuleChecker<'_> {
                                 && !matches!(value, ast::Term::Wildcard(_))
                                 && self.first_unbound(value).is_none()
                             {
-                                assigns.push(self.assign(v, value)?);
+                                assigns.push(self.assign(v, value, None)?);
                                 done[i] = true;
                                 break;
                             }
@@ -546,26 +568,20 @@ impl RuleChecker<'_> {
 
     /// `var = expr` with every variable of `expr` bound: binds `var` when it is not, else
     /// checks that the types agree.
-    fn assign(&mut self, var: &ast::Ident, expr: &ast::Term) -> Result<Literal, Diagnostic> {
-        let (checked, ty) = self.expr(expr)?;
-        let v = match self.vars.iter().position(|(n, _)| *n == var.name) {
+    fn assign(
+        &mut self,
+        var: &ast::Ident,
+        expr: &ast::Term,
+        column: Option<Type>,
+    ) -> Result<Literal, Diagnostic> {
+        let bound = self.vars.iter().position(|(n, _)| *n == var.name);
+        let hint = bound.map(|v| self.vars[v].1).or(column);
+        let (checked, ty) = self.expr(expr, hint)?;
+        let v = match bound {
             Some(v) => {
                 let vty = self.vars[v].1;
                 if vty != ty {
-                    let msg = if var.name.starts_with(FRESH) {
-                        format!(
-                            "type mismatch: this expression is a `{}` but its column has type `{}`",
-                            ty.keyword(),
-                            vty.keyword()
-                        )
-                    } else {
-                        format!(
-                            "type mismatch: `{}` is a `{}` but is equated with a `{}`",
-                            var.name,
-                            vty.keyword(),
-                            ty.keyword()
-                        )
-                    };
+                    let msg = Self::mismatch_message(&var.name, ty, vty);
                     return Err(self.err(expr.span(), msg, "wrong type"));
                 }
                 v
@@ -579,107 +595,6 @@ impl RuleChecker<'_> {
             var: v,
             expr: checked,
         })
-    }
-
-    /// A term whose variables are all bound, as an expression with its type: a lone
-    /// variable or constant has its own, an operator needs `number` operands and gives a
-    /// `number`.
-    fn expr(&mut self, t: &ast::Term) -> Result<(Expr, Type), Diagnostic> {
-        Ok(match t {
-            ast::Term::Var(id) => {
-                let (term, ty) = self.bound_var(id, "an expression")?;
-                (Expr::Term(term), ty)
-            }
-            ast::Term::Num(n, _) => (Expr::Term(Term::Const(*n)), Type::Number),
-            ast::Term::Str(s, _) => (
-                Expr::Term(Term::Const(self.symbols.intern(s))),
-                Type::Symbol,
-            ),
-            ast::Term::Wildcard(s) => {
-                return Err(self.err(
-                    *s,
-                    "`_` cannot be used in an expression or equated".into(),
-                    "use a variable bound by a body atom",
-                ))
-            }
-            ast::Term::Expr(e) => {
-                let mut args = Vec::with_capacity(e.args.len());
-                let mut types = Vec::with_capacity(e.args.len());
-                for a in &e.args {
-                    let (arg, ty) = self.expr(a)?;
-                    args.push(arg);
-                    types.push(ty);
-                }
-                // Soufflé reads `+` on two symbols as their concatenation.
-                let op = match e.op {
-                    ast::ArithOp::Add if types.iter().all(|&t| t == Type::Symbol) => {
-                        ast::ArithOp::Cat
-                    }
-                    op => op,
-                };
-                let (operands, result) = op.signature();
-                for (i, (a, &ty)) in e.args.iter().zip(&types).enumerate() {
-                    let wanted = match operands {
-                        ast::Operands::Fixed(ts) => ts[i],
-                        ast::Operands::AtLeastOne(t) => t,
-                    };
-                    if ty != wanted {
-                        let label = if wanted == Type::Number {
-                            "arithmetic on a symbol"
-                        } else {
-                            "a number where a symbol is needed"
-                        };
-                        return Err(self.err(
-                            a.span(),
-                            format!(
-                                "type mismatch: `{}` needs a `{}` here, this is a `{}`",
-                                e.op.symbol(),
-                                wanted.keyword(),
-                                ty.keyword()
-                            ),
-                            label,
-                        ));
-                    }
-                }
-                if op == ast::ArithOp::Match {
-                    if let ast::Term::Str(pattern, span) = &e.args[0] {
-                        if crate::strings::compile(pattern).is_none() {
-                            return Err(self.err(
-                                *span,
-                                format!(
-                                    "`{}` is not a valid regular expression",
-                                    crate::value::quote(pattern)
-                                ),
-                                "invalid pattern (the `regex` crate's syntax)",
-                            ));
-                        }
-                    }
-                }
-                let checked = if op.is_string() {
-                    Expr::Str(op, args, self.symbols.clone())
-                } else {
-                    Expr::Op(op, args)
-                };
-                (checked, result)
-            }
-        })
-    }
-
-    /// The value of an expression without variables (a fact's argument), or `None` when it
-    /// has none (a division by zero).
-    fn constant_expr(&mut self, t: &ast::Term) -> Result<Option<(Value, Type)>, Diagnostic> {
-        if let Some(v) = self.first_unbound(t) {
-            return Err(self.err(
-                v.span,
-                format!("variable `{}` in a fact", v.name),
-                "a fact's arguments are constants",
-            ));
-        }
-        let (e, ty) = self.expr(t)?;
-        Ok(
-            e.eval(&|_| unreachable!("a fact's expression has no variable"))
-                .map(|v| (v, ty)),
-        )
     }
 
     /// A comparison once every variable that can be bound is: each side that is an
@@ -713,14 +628,18 @@ impl RuleChecker<'_> {
         if c.op == CmpOp::Eq {
             for (target, value) in [(&c.left, &c.right), (&c.right, &c.left)] {
                 if let (ast::Term::Var(v), true) = (target, is_expr(value)) {
-                    return self.assign(v, value);
+                    return self.assign(v, value, None);
                 }
             }
         }
         let mut terms = Vec::with_capacity(2);
         let mut first = None;
+        // An integer literal on either side takes the type the other side has.
+        let hint = [&c.left, &c.right]
+            .into_iter()
+            .find_map(|t| self.natural_type(t));
         for side in [&c.left, &c.right] {
-            let (e, ty) = self.expr(side)?;
+            let (e, ty) = self.expr(side, hint)?;
             let expected = *first.get_or_insert(ty);
             if ty != expected {
                 return Err(self.err(
@@ -766,7 +685,7 @@ impl RuleChecker<'_> {
         let side = |t: &ast::Term| -> Option<Type> {
             match t {
                 ast::Term::Str(..) => Some(Type::Symbol),
-                ast::Term::Num(..) => Some(Type::Number),
+                ast::Term::Float(..) => Some(Type::Float),
                 _ => None,
             }
         };
@@ -790,6 +709,7 @@ impl RuleChecker<'_> {
             .map(|(_, ty)| *ty)
             .next()
             .or_else(|| side(&c.left))
+            .or_else(|| side(&c.right))
             .unwrap_or(Type::Number);
         let mut terms = Vec::new();
         for (t, tv) in [&c.left, &c.right].into_iter().zip(typed) {

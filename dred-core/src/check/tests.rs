@@ -404,7 +404,7 @@ fn string_functor_type_errors_are_located() {
         (
             "t(to_string(x)) :- s(x).",
             (8, 13),
-            "`to_string` needs a `number` here, this is a `symbol`",
+            "`to_string` needs a `number`, `unsigned` or `float` here, this is a `symbol`",
         ),
         (
             "t(substr(x, x, 1)) :- s(x).",
@@ -504,4 +504,145 @@ fn string_functors_check_into_assignments_and_facts() {
     assert_eq!(facts, ["t(\"abc\")", "r(3)"]);
     let plain = load(&format!("{NUMS}r(x + 1) :- n(x).\n")).expect("checks");
     assert!(!plain.has_string_functors());
+}
+
+const TYPED: &str = ".decl f(x: float)\n.decl u(x: unsigned)\n.decl n(x: number)\n\
+                     .decl s(x: symbol)\n.input f\n.input u\n.input n\n.input s\n";
+
+/// Derived relations of each numeric type, declared on lines 9 to 11 after [`TYPED`].
+const TYPED_OUT: &str = ".decl df(x: float)\n.decl du(x: unsigned)\n.decl dn(x: number)\n";
+
+#[test]
+fn integer_literals_take_the_type_of_their_context() {
+    use crate::value::{encode_float, encode_unsigned};
+    let src = format!(
+        "{TYPED}.decl g(x: float, y: unsigned)\ng(1 / 4, 3 * 2).\ng(x + 1, 7) :- f(x), x > 2.\n\
+         .decl h(y: unsigned)\nh(y) :- u(y), y = 5.\n"
+    );
+    let p = load(&src).expect("checks");
+    assert_eq!(
+        p.facts[0].tuple,
+        vec![encode_float(0.25), encode_unsigned(6)]
+    );
+    let var = |_| encode_float(2.5);
+    let Literal::Assign { expr, .. } = p.rules[0].body.last().expect("an assignment") else {
+        panic!("the head's expression is assigned last")
+    };
+    assert_eq!(expr.eval(&var), Some(encode_float(3.5)));
+    let Literal::Compare { right, .. } = &p.rules[0].body[1] else {
+        panic!("a comparison")
+    };
+    assert_eq!(*right, Term::Const(encode_float(2.0)));
+    let Literal::Compare { right, .. } = &p.rules[1].body[1] else {
+        panic!("a comparison")
+    };
+    assert_eq!(*right, Term::Const(encode_unsigned(5)));
+}
+
+#[test]
+fn conversions_resolve_by_their_operand_type() {
+    let src = format!(
+        "{TYPED}.decl c(a: number, b: unsigned, c: float, d: symbol)\n\
+         c(to_number(x), to_unsigned(x), to_float(x), to_string(x)) :- f(x).\n\
+         c(to_number(y), to_unsigned(y), to_float(y), to_string(y)) :- u(y).\n\
+         c(to_number(z), to_unsigned(z), to_float(z), z) :- s(z).\n"
+    );
+    let p = load(&src).expect("checks");
+    let kinds: Vec<Vec<String>> = p
+        .rules
+        .iter()
+        .map(|r| {
+            r.body
+                .iter()
+                .filter_map(|l| match l {
+                    Literal::Assign { expr, .. } => Some(match expr {
+                        Expr::Term(_) => "same".to_string(),
+                        Expr::Typed(ty, op, _) => format!("{}:{}", ty.keyword(), op.symbol()),
+                        Expr::Str(op, ..) => format!("str:{op:?}"),
+                        Expr::Op(op, _) => format!("number:{}", op.symbol()),
+                    }),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            vec![
+                "float:to_number",
+                "float:to_unsigned",
+                "same",
+                "str:FloatToString"
+            ],
+            vec![
+                "unsigned:to_number",
+                "same",
+                "unsigned:to_float",
+                "str:UnsignedToString"
+            ],
+            vec!["str:ToNumber", "str:ToUnsigned", "str:ToFloat"],
+        ]
+    );
+}
+
+#[test]
+fn numeric_type_errors_are_located() {
+    for (rule, at, what) in [
+        ("dn(x) :- f(x).", (12, 4), "`x` is a `float` in the body"),
+        (
+            "du(x + 1) :- n(x).",
+            (12, 4),
+            "this expression is a `number`",
+        ),
+        (
+            "df(x) :- f(x), n(y), x < y.",
+            (12, 22),
+            "comparing a `float` with a `number`",
+        ),
+        (
+            "df(x + y) :- f(x), n(y).",
+            (12, 8),
+            "`+` needs a `float` here, this is a `number`",
+        ),
+        ("du(-1).", (12, 4), "the constant -1 is negative"),
+        ("dn(1.5).", (12, 4), "column 1 of `dn` has type `number`"),
+        (
+            "df(x % 2) :- f(x).",
+            (12, 4),
+            "`%` is not defined on `float`s",
+        ),
+        (
+            "du(-x) :- u(x).",
+            (12, 4),
+            "`-` is not defined on `unsigned`s",
+        ),
+        (
+            "df(x band x) :- f(x).",
+            (12, 4),
+            "`band` is not defined on `float`s",
+        ),
+    ] {
+        let (line, col, msg) = error_at(&format!("{TYPED}{TYPED_OUT}{rule}\n"));
+        assert_eq!((line, col), at, "{rule}: {msg}");
+        assert!(msg.contains(what), "{rule}: {msg}");
+    }
+}
+
+#[test]
+fn typed_aggregates_give_their_target_type() {
+    let src = format!(
+        "{TYPED}.decl t(a: float, b: unsigned, c: number)\n\
+         t(s, m, k) :- s = sum x : {{ f(x) }}, m = max y : {{ u(y) }}, k = count : {{ f(_) }}.\n"
+    );
+    let p = load(&src).expect("checks");
+    assert!(!p.aggregates.is_empty());
+    for a in &p.aggregates {
+        let want = match a.func {
+            ast::AggFunc::Sum => Type::Float,
+            ast::AggFunc::Max => Type::Unsigned,
+            _ => Type::Number,
+        };
+        assert_eq!(a.value_type, want, "{:?}", a.func);
+    }
 }

@@ -119,13 +119,11 @@ pub(crate) fn parse_row(
     Ok(tuple)
 }
 
-/// Reads one value of a column type: a `symbol` is the text itself, a `number` a decimal i64.
+/// Reads one value of a column type: a `symbol` is the text itself, a numeric type's value
+/// what [`crate::value::parse_numeric`] reads.
 pub fn parse_value(field: &str, ty: Type, symbols: &mut Symbols) -> Result<Value, String> {
     match ty {
         Type::Symbol => Ok(symbols.intern(field)),
-        Type::Number => field
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| format!("`{field}` is not a number (signed 64-bit integer)")),
+        numeric => crate::value::parse_numeric(field, numeric),
     }
 }

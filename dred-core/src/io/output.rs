@@ -43,7 +43,7 @@ pub fn format_tuple_raw(types: &[Type], tuple: &[Value], symbols: &Symbols) -> S
     fields.join("\t")
 }
 
-/// The tuples in output order: column by column, numbers numerically and symbols by text.
+/// The tuples in output order: column by column, numeric values by value and symbols by text.
 pub fn sorted_for_output<'a>(
     types: &[Type],
     tuples: impl IntoIterator<Item = &'a Tuple>,
@@ -53,8 +53,9 @@ pub fn sorted_for_output<'a>(
     v.sort_by(|a, b| {
         for ((&ty, x), y) in types.iter().zip(a.iter()).zip(b.iter()) {
             let o = match ty {
-                Type::Number => x.cmp(y),
                 Type::Symbol => symbols.name(*x).cmp(&symbols.name(*y)),
+                // The numeric encodings keep order (`crate::value::encode_float`).
+                _ => x.cmp(y),
             };
             if o != Ordering::Equal {
                 return o;

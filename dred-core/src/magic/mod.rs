@@ -26,7 +26,7 @@ use crate::diagnostic::{Diagnostic, SourceFile, Span};
 use crate::engine::Model;
 use crate::program::{Literal, Program, RelId, Rule, Term};
 use crate::syntax::ast::{self, CmpOp, Type};
-use crate::value::{quote, Symbols, Tuple, Value};
+use crate::value::{Symbols, Tuple, Value};
 
 /// One argument of a query.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,6 +183,15 @@ pub(crate) fn parse_atom_arg(
             (ast::Term::Wildcard(_), _) => QueryArg::Wildcard,
             (ast::Term::Str(s, _), Type::Symbol) => QueryArg::Const(symbols.intern(s)),
             (ast::Term::Num(n, _), Type::Number) => QueryArg::Const(*n),
+            (ast::Term::Num(n, _), Type::Unsigned) if *n >= 0 => {
+                QueryArg::Const(crate::value::encode_unsigned(*n as u64))
+            }
+            (ast::Term::Num(n, _), Type::Float) => {
+                QueryArg::Const(crate::value::encode_float(*n as f64))
+            }
+            (ast::Term::Float(bits, _), Type::Float) => {
+                QueryArg::Const(crate::value::encode_float(f64::from_bits(*bits)))
+            }
             (c, _) => {
                 return Err(err(
                     c.span(),
@@ -269,10 +278,7 @@ impl Writer<'_> {
         match t {
             Term::Var(v) => rule.map_or_else(|| format!("v{v}"), |r| r.var_names[v].clone()),
             Term::Wildcard => "_".into(),
-            Term::Const(c) => match ty {
-                Type::Number => c.to_string(),
-                Type::Symbol => quote(&self.symbols.name(c).unwrap_or_default()),
-            },
+            Term::Const(c) => self.symbols.display(ty, c),
         }
     }
 

@@ -46,6 +46,12 @@ pub enum Type {
     Symbol,
     /// Signed 64-bit integers.
     Number,
+    /// Unsigned 64-bit integers (stored in the order-preserving encoding of
+    /// [`crate::value::encode_unsigned`]).
+    Unsigned,
+    /// 64-bit floating-point numbers (stored in the order-preserving encoding of
+    /// [`crate::value::encode_float`]).
+    Float,
 }
 
 impl Type {
@@ -54,7 +60,14 @@ impl Type {
         match self {
             Type::Symbol => "symbol",
             Type::Number => "number",
+            Type::Unsigned => "unsigned",
+            Type::Float => "float",
         }
+    }
+
+    /// True for the three numeric types, on which arithmetic and order comparisons apply.
+    pub fn is_numeric(self) -> bool {
+        self != Type::Symbol
     }
 }
 
@@ -193,8 +206,11 @@ pub enum Term {
     Wildcard(Span),
     /// `"text"`
     Str(String, Span),
-    /// An integer literal.
+    /// An integer literal: of any numeric type, as the context decides (`number` when
+    /// nothing does), as in Soufflé.
     Num(i64, Span),
+    /// A float literal (`1.5`), as its bits: always a `float`.
+    Float(u64, Span),
     /// An arithmetic expression: an operator or functor applied to terms.
     Expr(Box<Expr>),
 }
@@ -204,7 +220,7 @@ impl Term {
     pub fn span(&self) -> Span {
         match self {
             Term::Var(id) => id.span,
-            Term::Wildcard(s) | Term::Str(_, s) | Term::Num(_, s) => *s,
+            Term::Wildcard(s) | Term::Str(_, s) | Term::Num(_, s) | Term::Float(_, s) => *s,
             Term::Expr(e) => e.span,
         }
     }
@@ -214,7 +230,7 @@ impl Term {
         match self {
             Term::Var(id) => f(id),
             Term::Expr(e) => e.args.iter().for_each(|a| a.for_each_var(f)),
-            Term::Wildcard(_) | Term::Str(..) | Term::Num(..) => {}
+            Term::Wildcard(_) | Term::Str(..) | Term::Num(..) | Term::Float(..) => {}
         }
     }
 }
@@ -282,10 +298,21 @@ pub enum ArithOp {
     Strlen,
     /// `substr(s, i, n)`: n bytes of s from byte i.
     Substr,
-    /// `to_number(s)`: the number s writes.
+    /// `to_number(x)`: the number a symbol writes, or an `unsigned` or `float` converted
+    /// (also `ftoi`, `utoi`).
     ToNumber,
     /// `to_string(n)`: n in decimal, as a symbol.
     ToString,
+    /// `to_unsigned(x)`: the unsigned a symbol writes, or a `number` or `float` converted
+    /// (also `itou`, `ftou`).
+    ToUnsigned,
+    /// `to_float(x)`: the float a symbol writes, or a `number` or `unsigned` converted
+    /// (also `itof`, `utof`).
+    ToFloat,
+    /// `to_string(u)` of an `unsigned` (the checker's choice of `to_string`, never parsed).
+    UnsignedToString,
+    /// `to_string(f)` of a `float` (the checker's choice of `to_string`, never parsed).
+    FloatToString,
     /// `ord(s)`: the symbol's index in the run's table (implementation-defined).
     Ord,
     /// The constraint `contains(sub, s)`: 1 when s contains sub, else 0.
@@ -331,7 +358,9 @@ impl ArithOp {
             ArithOp::Strlen => "strlen",
             ArithOp::Substr => "substr",
             ArithOp::ToNumber => "to_number",
-            ArithOp::ToString => "to_string",
+            ArithOp::ToString | ArithOp::UnsignedToString | ArithOp::FloatToString => "to_string",
+            ArithOp::ToUnsigned => "to_unsigned",
+            ArithOp::ToFloat => "to_float",
             ArithOp::Ord => "ord",
             ArithOp::Contains => "contains",
             ArithOp::Match => "match",
@@ -347,8 +376,10 @@ impl ArithOp {
             "cat" => ArithOp::Cat,
             "strlen" => ArithOp::Strlen,
             "substr" => ArithOp::Substr,
-            "to_number" => ArithOp::ToNumber,
+            "to_number" | "ftoi" | "utoi" => ArithOp::ToNumber,
             "to_string" => ArithOp::ToString,
+            "to_unsigned" | "itou" | "ftou" => ArithOp::ToUnsigned,
+            "to_float" | "itof" | "utof" => ArithOp::ToFloat,
             "ord" => ArithOp::Ord,
             "contains" => ArithOp::Contains,
             "match" => ArithOp::Match,
@@ -356,8 +387,10 @@ impl ArithOp {
         })
     }
 
-    /// True for the string functors and constraints, which [`crate::strings::apply`]
-    /// evaluates against the run's symbol table.
+    /// True for the string functors and constraints and the conversions, which
+    /// [`crate::strings::apply`] evaluates against the run's symbol table when a symbol is
+    /// their operand or result (a conversion between numeric types is
+    /// [`crate::arith::apply_typed`]'s).
     pub fn is_string(self) -> bool {
         matches!(
             self,
@@ -366,10 +399,37 @@ impl ArithOp {
                 | ArithOp::Substr
                 | ArithOp::ToNumber
                 | ArithOp::ToString
+                | ArithOp::ToUnsigned
+                | ArithOp::ToFloat
+                | ArithOp::UnsignedToString
+                | ArithOp::FloatToString
                 | ArithOp::Ord
                 | ArithOp::Contains
                 | ArithOp::Match
         )
+    }
+
+    /// True when the arithmetic operator applies to operands of the numeric type `ty`
+    /// (Soufflé's overloads): `+ - * / ^`, `min` and `max` to all three, unary `-` to
+    /// `number` and `float`, `%` and the bitwise and logical operators to `number` and
+    /// `unsigned`. Never for `symbol` (the checker makes `+` on symbols a `cat`).
+    pub fn applies_to(self, ty: Type) -> bool {
+        match ty {
+            Type::Symbol => false,
+            Type::Number => true,
+            Type::Unsigned => self != ArithOp::Neg,
+            Type::Float => matches!(
+                self,
+                ArithOp::Neg
+                    | ArithOp::Add
+                    | ArithOp::Sub
+                    | ArithOp::Mul
+                    | ArithOp::Div
+                    | ArithOp::Pow
+                    | ArithOp::Min
+                    | ArithOp::Max
+            ),
+        }
     }
 
     /// True for `contains` and `match`, which Soufflé writes as body literals (constraints),
@@ -378,8 +438,10 @@ impl ArithOp {
         matches!(self, ArithOp::Contains | ArithOp::Match)
     }
 
-    /// The operand types and the result type. Every arithmetic operator takes and gives
-    /// `number`s; `+` on two `symbol`s is read as `cat` by the checker.
+    /// The operand types and the result type, as written for `number` operands: an
+    /// arithmetic operator on `unsigned` or `float` operands gives their type
+    /// ([`ArithOp::applies_to`]), and the conversions take any type (the checker resolves
+    /// them by their operand's); `+` on two `symbol`s is read as `cat` by the checker.
     pub fn signature(self) -> (Operands, Type) {
         const S: Type = Type::Symbol;
         const N: Type = Type::Number;
@@ -388,6 +450,10 @@ impl ArithOp {
             ArithOp::Strlen | ArithOp::ToNumber | ArithOp::Ord => (Operands::Fixed(&[S]), N),
             ArithOp::Substr => (Operands::Fixed(&[S, N, N]), S),
             ArithOp::ToString => (Operands::Fixed(&[N]), S),
+            ArithOp::UnsignedToString => (Operands::Fixed(&[Type::Unsigned]), S),
+            ArithOp::FloatToString => (Operands::Fixed(&[Type::Float]), S),
+            ArithOp::ToUnsigned => (Operands::Fixed(&[S]), Type::Unsigned),
+            ArithOp::ToFloat => (Operands::Fixed(&[S]), Type::Float),
             ArithOp::Contains | ArithOp::Match => (Operands::Fixed(&[S, S]), N),
             ArithOp::Min | ArithOp::Max => (Operands::AtLeastOne(N), N),
             op if op.is_unary() => (Operands::Fixed(&[N]), N),

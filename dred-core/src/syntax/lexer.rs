@@ -7,6 +7,8 @@ pub(crate) enum Tok {
     Ident(String),
     Str(String),
     Num(i64),
+    /// A float literal (`1.5`, `2.0e-3`), as its bits.
+    Float(u64),
     LParen,
     RParen,
     LBrace,
@@ -34,6 +36,7 @@ impl Tok {
             Tok::Ident(s) => format!("name `{s}`"),
             Tok::Str(s) => format!("string \"{s}\""),
             Tok::Num(n) => format!("number {n}"),
+            Tok::Float(b) => format!("float {}", f64::from_bits(*b)),
             Tok::LParen => "`(`".into(),
             Tok::RParen => "`)`".into(),
             Tok::LBrace => "`{`".into(),
@@ -172,6 +175,25 @@ pub(crate) fn lex(file: &SourceFile) -> Result<Vec<(Tok, Span)>, Diagnostic> {
             b'0'..=b'9' => {
                 while i < bytes.len() && bytes[i].is_ascii_digit() {
                     i += 1;
+                }
+                // `1.5`: a dot between digits (a rule's final dot is followed by no digit).
+                if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                    while i < bytes.len() && bytes[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+                        let sign = usize::from(matches!(bytes.get(i + 1), Some(b'+' | b'-')));
+                        if bytes.get(i + 1 + sign).is_some_and(u8::is_ascii_digit) {
+                            i += 1 + sign;
+                            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                                i += 1;
+                            }
+                        }
+                    }
+                    let f: f64 = text[start..i].parse().expect("digits, a dot, digits");
+                    out.push((Tok::Float(f.to_bits()), Span::new(start, i)));
+                    continue;
                 }
                 let n = text[start..i].parse::<i64>().map_err(|_| {
                     Diagnostic::new(

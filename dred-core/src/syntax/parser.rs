@@ -8,7 +8,7 @@
 //! ([`Expr`]) that the checker turns into assignments, string functors among them; the
 //! constraints `contains(sub, s)` and `match(pattern, s)` (and their negations `!contains`,
 //! `!match`) become comparisons of the functor's 0-or-1 value with 0. Constructs still
-//! unsupported (the functor `range`, records, `unsigned` and `float` columns) are refused with a located error rather
+//! unsupported (the functor `range`, records, ADTs) are refused with a located error rather
 //! than misread; `eqrel` is read into [`Decl::eqrel`] for the checker to rewrite. Components (`.comp`, `.init`) are read here and expanded by
 //! [`components`](super::components) before types are resolved.
 //!
@@ -219,27 +219,22 @@ impl Parser<'_> {
         match name.name.as_str() {
             "symbol" => return Ok(Type::Symbol),
             "number" => return Ok(Type::Number),
-            "unsigned" | "float" => {
-                return Err(self.error(
-                    name.span,
-                    format!("`{}` columns are not supported", name.name),
-                    "columns are `symbol` or `number`, or types declared from them",
-                ))
-            }
+            "unsigned" => return Ok(Type::Unsigned),
+            "float" => return Ok(Type::Float),
             _ => {}
         }
         let Some((def, decl)) = self.types.get(&name.name) else {
             return Err(self.error(
                 name.span,
                 format!("unknown type `{}`", name.name),
-                "declare it with `.type`, or use `symbol` or `number`",
+                "declare it with `.type`, or use `symbol`, `number`, `unsigned` or `float`",
             ));
         };
         if seen.contains(&name.name) {
             return Err(self.error(
                 *decl,
                 format!("type `{}` is defined in terms of itself", name.name),
-                "a type must resolve to `symbol` or `number`",
+                "a type must resolve to `symbol`, `number`, `unsigned` or `float`",
             ));
         }
         seen.push(name.name.clone());
@@ -249,12 +244,14 @@ impl Parser<'_> {
                 let mut base = None;
                 for m in members {
                     let b = self.base_type(m, seen)?;
-                    if base.is_some_and(|first| first != b) {
+                    if base.is_some_and(|first: Type| first != b) {
                         return Err(self.error(
                             m.span,
                             format!(
-                                "union type `{}` mixes `symbol` and `number` types",
-                                name.name
+                                "union type `{}` mixes `{}` and `{}` types",
+                                name.name,
+                                base.expect("set").keyword(),
+                                b.keyword()
                             ),
                             format!("`{}` is a `{}` type", m.name, b.keyword()),
                         ));
@@ -317,7 +314,7 @@ impl Parser<'_> {
                     return Err(self.error(
                         self.span(),
                         "record types are not supported",
-                        "columns are `symbol` or `number`, or types declared from them",
+                        "columns are `symbol`, `number`, `unsigned` or `float`, or types declared from them",
                     ));
                 }
                 let mut members = vec![self.qualified_name("a type")?];
@@ -756,7 +753,14 @@ impl Parser<'_> {
     fn operand_follows(&self) -> bool {
         matches!(
             self.peek_at(1),
-            Some(Tok::Ident(_) | Tok::Num(_) | Tok::Str(_) | Tok::LParen | Tok::Minus)
+            Some(
+                Tok::Ident(_)
+                    | Tok::Num(_)
+                    | Tok::Float(_)
+                    | Tok::Str(_)
+                    | Tok::LParen
+                    | Tok::Minus
+            )
         )
     }
 
@@ -773,6 +777,15 @@ impl Parser<'_> {
                         unreachable!("peeked a number")
                     };
                     return Ok(Term::Num(n.wrapping_neg(), minus.to(span)));
+                }
+                if let (Some(Tok::Float(_)), false) =
+                    (self.peek_at(1), self.peek_at(2) == Some(&Tok::Other('^')))
+                {
+                    let minus = self.bump().1;
+                    let (Tok::Float(b), span) = self.bump() else {
+                        unreachable!("peeked a float")
+                    };
+                    return Ok(Term::Float((-f64::from_bits(b)).to_bits(), minus.to(span)));
                 }
                 ArithOp::Neg
             }
@@ -823,7 +836,7 @@ impl Parser<'_> {
                                 self.span(),
                                 what,
                                 "functors are `min`, `max`, `cat`, `strlen`, `substr`, \
-                             `to_number`, `to_string` and `ord`",
+                             `to_number`, `to_string`, `to_float`, `to_unsigned` and `ord`",
                             ));
                         }
                     };
@@ -842,6 +855,12 @@ impl Parser<'_> {
                     unreachable!("peeked a number")
                 };
                 Term::Num(n, span)
+            }
+            Some(Tok::Float(_)) => {
+                let (Tok::Float(b), span) = self.bump() else {
+                    unreachable!("peeked a float")
+                };
+                Term::Float(b, span)
             }
             Some(Tok::LParen) => {
                 self.bump();

@@ -133,8 +133,11 @@ fn syntax_errors_are_located() {
         ("a(x) :- b(x)", 1, 13),
         ("a(x) :- b(x);c(x)", 1, 18),
         ("a(x) :- (b(x);c(x).", 1, 19),
-        (".decl a(x: float)", 1, 12),
-        (".decl a(x: unsigned)", 1, 12),
+        (
+            ".type T = A | B\n.type A <: float\n.type B <: unsigned",
+            1,
+            15,
+        ),
         (".decl a(x: T)", 1, 12),
         (".type T <: symbol\n.type T <: number", 2, 7),
         (
@@ -164,6 +167,7 @@ fn shape(t: &Term) -> String {
     match t {
         Term::Var(id) => id.name.clone(),
         Term::Num(n, _) => n.to_string(),
+        Term::Float(b, _) => format!("{:?}", f64::from_bits(*b)),
         Term::Str(s, _) => format!("{s:?}"),
         Term::Wildcard(_) => "_".into(),
         Term::Expr(e) if e.op.is_functor() => {
@@ -375,4 +379,15 @@ fn string_functors_and_constraints_parse() {
         matches!(&r.body[3], Literal::Compare(c) if matches!(&c.right, Term::Expr(e) if e.op == ArithOp::Substr))
     );
     assert_eq!(r.body.len(), 6);
+}
+
+#[test]
+fn float_literals_are_read_apart_from_a_rule_s_final_dot() {
+    assert_eq!(head_shape("-1.5 + 2.25e1"), "(-1.5 + 22.5)");
+    assert_eq!(head_shape("x - 0.5e-1"), "(x - 0.05)");
+    assert_eq!(head_shape("-0.5 ^ 2"), "(- (0.5 ^ 2))");
+    assert_eq!(head_shape("to_float(x) * 2"), "(to_float(x) * 2)");
+    // `1.` ends the rule: the dot is no fraction.
+    let p = parse_str(".decl r(x: float)\nr(1).").expect("parses");
+    assert!(matches!(&p.items[1], Item::Rule(r) if matches!(r.head.args[0], Term::Num(1, _))));
 }

@@ -40,6 +40,10 @@ pub enum Feature {
     /// String functors and constraints (`cat`, `strlen`, `substr`, `to_number`,
     /// `to_string`, `ord`, `contains`, `match`); a program using them uses arithmetic too.
     Strings,
+    /// `unsigned` and `float` columns (values on the wire as `dredbench` writes them:
+    /// decimal digits, and floats as the shortest decimal that reads back the same).
+    #[serde(rename = "numeric-types")]
+    NumericTypes,
 }
 
 impl Feature {
@@ -50,6 +54,7 @@ impl Feature {
             Feature::Aggregates => "aggregates",
             Feature::Arithmetic => "arithmetic",
             Feature::Strings => "strings",
+            Feature::NumericTypes => "numeric-types",
         }
     }
 
@@ -75,6 +80,9 @@ impl Feature {
         }
         if program.has_string_functors() {
             v.push(Feature::Strings);
+        }
+        if program.has_numeric_types() {
+            v.push(Feature::NumericTypes);
         }
         v
     }

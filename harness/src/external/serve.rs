@@ -239,11 +239,11 @@ impl State {
                 .types
                 .iter()
                 .zip(&f.tuple)
-                .map(|(ty, &v)| match ty {
+                .map(|(&ty, &v)| match ty {
                     dred_core::syntax::ast::Type::Symbol => {
                         format!("{:?}", self.symbols.name(v).as_deref().unwrap_or("?"))
                     }
-                    dred_core::syntax::ast::Type::Number => v.to_string(),
+                    numeric => dred_core::value::format_numeric(numeric, v),
                 })
                 .collect();
             format!("{}({})", decl.facts_name(), values.join(", "))

@@ -7,8 +7,6 @@
 //! a carriage return cannot travel; the harness refuses such a program or EDB
 //! ([`check_representable`]) rather than send a value the engine would read back wrong.
 
-use std::fmt::Write as _;
-
 use dred_core::io::format_tuple_raw;
 use dred_core::syntax::ast::Type;
 use dred_core::{Program, RelId, Symbols, Tuple, Value};
@@ -171,10 +169,8 @@ pub fn push_fact(
     for (&ty, &v) in decl.types.iter().zip(tuple) {
         out.push('\t');
         match ty {
-            Type::Number => {
-                let _ = write!(out, "{v}");
-            }
             Type::Symbol => out.push_str(&symbols.name(v).unwrap_or_default()),
+            numeric => out.push_str(&dred_core::value::format_numeric(numeric, v)),
         }
     }
     out.push('\n');
@@ -269,6 +265,10 @@ pub fn parse_fact(
             Type::Number => field.parse::<i64>().map_err(|_| {
                 format!("{line:?}: `{field}` is not a number (signed 64-bit decimal)")
             })?,
+            numeric @ (Type::Unsigned | Type::Float) => {
+                dred_core::value::parse_numeric(field, numeric)
+                    .map_err(|e| format!("{line:?}: {e}"))?
+            }
             Type::Symbol => symbols.get(field).ok_or_else(|| {
                 format!(
                     "{line:?}: the symbol {field:?} occurs in no program constant, fact or \

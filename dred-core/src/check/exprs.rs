@@ -1,0 +1,333 @@
+//! Types of constants and expressions: what each literal is under its context, which
+//! operators apply to which of the four types, and which conversions `to_number`,
+//! `to_unsigned`, `to_float` and `to_string` are.
+//!
+//! As in Soufflé, an integer literal has the numeric type its context gives it: the
+//! column it fills, the variable it is compared with or assigned to, the other operands of
+//! its operator (`x + 1` with `x` a `float` adds 1.0); alone, it is a `number`. A float
+//! literal (`1.5`) is always a `float`. An operator takes operands of one type and gives
+//! that type: `+ - * / ^`, `min` and `max` on all three numeric types, unary `-` on `number`
+//! and `float`, `%`, the bitwise and the logical operators on `number` and `unsigned`.
+//! Mixing types needs a conversion, written as Soufflé writes it (`to_float(x)`), which
+//! the checker resolves by its operand's type: between two numeric types it is an
+//! [`Expr::Typed`], from or to `symbol` a string functor ([`Expr::Str`]), and to the
+//! operand's own type nothing at all.
+
+use super::{RuleChecker, FRESH};
+use crate::diagnostic::Diagnostic;
+use crate::program::{Expr, Term};
+use crate::syntax::ast::{self, ArithOp, Type};
+use crate::value::{encode_float, encode_unsigned, Value};
+
+impl RuleChecker<'_> {
+    /// The constant `t` as a value of the column type `expected` (`what` names the column
+    /// for the message).
+    pub(super) fn constant(
+        &mut self,
+        t: &ast::Term,
+        expected: Type,
+        what: &str,
+    ) -> Result<Term, Diagnostic> {
+        let mismatch = |this: &Self| {
+            this.err(
+                t.span(),
+                format!(
+                    "type mismatch: {what} has type `{}`, this constant does not",
+                    expected.keyword()
+                ),
+                "wrong constant type",
+            )
+        };
+        match (t, expected) {
+            (ast::Term::Str(s, _), Type::Symbol) => Ok(Term::Const(self.symbols.intern(s))),
+            (ast::Term::Num(n, _), ty) if ty.is_numeric() => {
+                Ok(Term::Const(self.integer_literal(t, *n, ty)?))
+            }
+            (ast::Term::Float(bits, _), Type::Float) => {
+                Ok(Term::Const(encode_float(f64::from_bits(*bits))))
+            }
+            (ast::Term::Str(..) | ast::Term::Num(..) | ast::Term::Float(..), _) => {
+                Err(mismatch(self))
+            }
+            _ => unreachable!("only constants reach here"),
+        }
+    }
+
+    /// The integer literal `n` (written at `t`) as a value of the numeric type `ty`.
+    fn integer_literal(&self, t: &ast::Term, n: i64, ty: Type) -> Result<Value, Diagnostic> {
+        Ok(match ty {
+            Type::Unsigned => {
+                let Ok(u) = u64::try_from(n) else {
+                    return Err(self.err(
+                        t.span(),
+                        format!("the constant {n} is negative but has type `unsigned` here"),
+                        "an `unsigned` is 0 or more",
+                    ));
+                };
+                encode_unsigned(u)
+            }
+            Type::Float => encode_float(n as f64),
+            _ => n,
+        })
+    }
+
+    /// The type `t` has before its context is known: a bound variable's, a string's, a
+    /// float literal's, an operator's from its operands or its result; `None` for an
+    /// integer literal, an unbound variable, and an operator over nothing else.
+    pub(super) fn natural_type(&self, t: &ast::Term) -> Option<Type> {
+        match t {
+            ast::Term::Var(id) => self
+                .vars
+                .iter()
+                .find(|(n, _)| *n == id.name)
+                .map(|(_, ty)| *ty),
+            ast::Term::Num(..) | ast::Term::Wildcard(_) => None,
+            ast::Term::Float(..) => Some(Type::Float),
+            ast::Term::Str(..) => Some(Type::Symbol),
+            ast::Term::Expr(e) => match e.op {
+                ArithOp::ToNumber => Some(Type::Number),
+                ArithOp::ToUnsigned => Some(Type::Unsigned),
+                ArithOp::ToFloat => Some(Type::Float),
+                op if op.is_string() => Some(op.signature().1),
+                _ => e.args.iter().find_map(|a| self.natural_type(a)),
+            },
+        }
+    }
+
+    /// A term whose variables are all bound, as an expression with its type; an integer
+    /// literal (also inside an operator with no operand of a known type) takes the numeric
+    /// type `hint`, or `number` without one.
+    pub(super) fn expr(
+        &mut self,
+        t: &ast::Term,
+        hint: Option<Type>,
+    ) -> Result<(Expr, Type), Diagnostic> {
+        Ok(match t {
+            ast::Term::Var(id) => {
+                let (term, ty) = self.bound_var(id, "an expression")?;
+                (Expr::Term(term), ty)
+            }
+            ast::Term::Num(n, _) => {
+                let ty = hint.filter(|h| h.is_numeric()).unwrap_or(Type::Number);
+                (
+                    Expr::Term(Term::Const(self.integer_literal(t, *n, ty)?)),
+                    ty,
+                )
+            }
+            ast::Term::Float(bits, _) => (
+                Expr::Term(Term::Const(encode_float(f64::from_bits(*bits)))),
+                Type::Float,
+            ),
+            ast::Term::Str(s, _) => (
+                Expr::Term(Term::Const(self.symbols.intern(s))),
+                Type::Symbol,
+            ),
+            ast::Term::Wildcard(s) => {
+                return Err(self.err(
+                    *s,
+                    "`_` cannot be used in an expression or equated".into(),
+                    "use a variable bound by a body atom",
+                ))
+            }
+            ast::Term::Expr(e) => match e.op {
+                ArithOp::ToNumber | ArithOp::ToUnsigned | ArithOp::ToFloat | ArithOp::ToString => {
+                    self.conversion(e)?
+                }
+                op if op.is_string() => self.string_functor(e)?,
+                _ => self.arithmetic(e, hint)?,
+            },
+        })
+    }
+
+    /// An operator over numbers (or `+` over symbols: `cat`), its operands of one type: the
+    /// first numeric type an operand has of itself, else the context's.
+    fn arithmetic(
+        &mut self,
+        e: &ast::Expr,
+        hint: Option<Type>,
+    ) -> Result<(Expr, Type), Diagnostic> {
+        let natural: Vec<Option<Type>> = e.args.iter().map(|a| self.natural_type(a)).collect();
+        // Soufflé reads `+` on two symbols as their concatenation.
+        if e.op == ArithOp::Add && natural.iter().all(|&t| t == Some(Type::Symbol)) {
+            return self.string_functor(&ast::Expr {
+                op: ArithOp::Cat,
+                ..e.clone()
+            });
+        }
+        let ty = natural
+            .iter()
+            .flatten()
+            .copied()
+            .find(|t| t.is_numeric())
+            .or(hint.filter(|h| h.is_numeric()))
+            .unwrap_or(Type::Number);
+        let mut args = Vec::with_capacity(e.args.len());
+        for a in &e.args {
+            let (arg, aty) = self.expr(a, Some(ty))?;
+            if aty != ty {
+                let label = if aty == Type::Symbol {
+                    "arithmetic on a symbol"
+                } else {
+                    "convert with `to_number`, `to_unsigned` or `to_float`"
+                };
+                return Err(self.err(
+                    a.span(),
+                    format!(
+                        "type mismatch: `{}` needs a `{}` here, this is a `{}`",
+                        e.op.symbol(),
+                        ty.keyword(),
+                        aty.keyword()
+                    ),
+                    label,
+                ));
+            }
+            args.push(arg);
+        }
+        if !e.op.applies_to(ty) {
+            let on = match ty {
+                Type::Symbol => "symbols (only `+` is: it concatenates them)",
+                Type::Float => "`float`s (`+ - * / ^`, `min`, `max` and unary `-` are)",
+                _ => "`unsigned`s (all but unary `-` are)",
+            };
+            return Err(self.err(
+                e.span,
+                format!("`{}` is not defined on {on}", e.op.symbol()),
+                if ty == Type::Symbol {
+                    "arithmetic on a symbol"
+                } else {
+                    "operator and type do not fit"
+                },
+            ));
+        }
+        let checked = match ty {
+            Type::Number => Expr::Op(e.op, args),
+            ty => Expr::Typed(ty, e.op, args),
+        };
+        Ok((checked, ty))
+    }
+
+    /// `to_number`, `to_unsigned`, `to_float` or `to_string` of one operand, resolved by
+    /// the operand's type (the module header).
+    fn conversion(&mut self, e: &ast::Expr) -> Result<(Expr, Type), Diagnostic> {
+        let (arg, from) = self.expr(&e.args[0], None)?;
+        if e.op == ArithOp::ToString && from == Type::Symbol {
+            return Err(self.err(
+                e.args[0].span(),
+                "type mismatch: `to_string` needs a `number`, `unsigned` or `float` here, this is a `symbol`".into(),
+                "a number where a symbol is needed",
+            ));
+        }
+        let to = match e.op {
+            ArithOp::ToNumber => Type::Number,
+            ArithOp::ToUnsigned => Type::Unsigned,
+            ArithOp::ToFloat => Type::Float,
+            _ => Type::Symbol,
+        };
+        if from == to {
+            return Ok((arg, to));
+        }
+        let checked = match (from, to) {
+            (Type::Symbol, _) => Expr::Str(e.op, vec![arg], self.symbols.clone()),
+            (Type::Number, Type::Symbol) => {
+                Expr::Str(ArithOp::ToString, vec![arg], self.symbols.clone())
+            }
+            (Type::Unsigned, Type::Symbol) => {
+                Expr::Str(ArithOp::UnsignedToString, vec![arg], self.symbols.clone())
+            }
+            (Type::Float, Type::Symbol) => {
+                Expr::Str(ArithOp::FloatToString, vec![arg], self.symbols.clone())
+            }
+            (from, _) => Expr::Typed(from, e.op, vec![arg]),
+        };
+        Ok((checked, to))
+    }
+
+    /// A string functor or constraint of fixed operand types ([`ArithOp::signature`]).
+    fn string_functor(&mut self, e: &ast::Expr) -> Result<(Expr, Type), Diagnostic> {
+        let (operands, result) = e.op.signature();
+        let mut args = Vec::with_capacity(e.args.len());
+        for (i, a) in e.args.iter().enumerate() {
+            let wanted = match operands {
+                ast::Operands::Fixed(ts) => ts[i],
+                ast::Operands::AtLeastOne(t) => t,
+            };
+            let (arg, ty) = self.expr(a, Some(wanted))?;
+            if ty != wanted {
+                let label = if wanted == Type::Symbol {
+                    "a number where a symbol is needed"
+                } else {
+                    "arithmetic on a symbol"
+                };
+                let op = if e.op == ArithOp::Cat && e.args.len() == 2 {
+                    "+` or `cat"
+                } else {
+                    e.op.symbol()
+                };
+                return Err(self.err(
+                    a.span(),
+                    format!(
+                        "type mismatch: `{op}` needs a `{}` here, this is a `{}`",
+                        wanted.keyword(),
+                        ty.keyword()
+                    ),
+                    label,
+                ));
+            }
+            args.push(arg);
+        }
+        if e.op == ArithOp::Match {
+            if let ast::Term::Str(pattern, span) = &e.args[0] {
+                if crate::strings::compile(pattern).is_none() {
+                    return Err(self.err(
+                        *span,
+                        format!(
+                            "`{}` is not a valid regular expression",
+                            crate::value::quote(pattern)
+                        ),
+                        "invalid pattern (the `regex` crate's syntax)",
+                    ));
+                }
+            }
+        }
+        Ok((Expr::Str(e.op, args, self.symbols.clone()), result))
+    }
+
+    /// The value of an expression without variables (a fact's argument) of the column type
+    /// `hint`, with its type, or `None` when it has none (a division by zero).
+    pub(super) fn constant_expr(
+        &mut self,
+        t: &ast::Term,
+        hint: Option<Type>,
+    ) -> Result<Option<(Value, Type)>, Diagnostic> {
+        if let Some(v) = self.first_unbound(t) {
+            return Err(self.err(
+                v.span,
+                format!("variable `{}` in a fact", v.name),
+                "a fact's arguments are constants",
+            ));
+        }
+        let (e, ty) = self.expr(t, hint)?;
+        Ok(
+            e.eval(&|_| unreachable!("a fact's expression has no variable"))
+                .map(|v| (v, ty)),
+        )
+    }
+
+    /// The message for an expression of type `ty` in a place of type `wanted`: the fresh
+    /// variable of an atom's expression names the column, a user's variable itself.
+    pub(super) fn mismatch_message(var: &str, ty: Type, wanted: Type) -> String {
+        if var.starts_with(FRESH) {
+            format!(
+                "type mismatch: this expression is a `{}` but its column has type `{}`",
+                ty.keyword(),
+                wanted.keyword()
+            )
+        } else {
+            format!(
+                "type mismatch: `{var}` is a `{}` but is equated with a `{}`",
+                wanted.keyword(),
+                ty.keyword()
+            )
+        }
+    }
+}
