@@ -73,6 +73,33 @@ pub const FRESH: usize = 3;
 pub const NUMBERS: [i64; CONSTANTS] = [0, 1, 2, -3, 4, 1 << 31, 6];
 /// The fresh number constants, one of them beyond 32 bits and one negative.
 pub const FRESH_NUMBERS: [i64; FRESH] = [100, -101, 9_000_000_000];
+/// The `unsigned` constants: those of [`NUMBERS`] but with 2^63 - 1 for the negative one,
+/// so that the sign bit of the stored word is met; then the fresh ones.
+pub const UNSIGNEDS: [&str; CONSTANTS + FRESH] = [
+    "0",
+    "1",
+    "2",
+    "9223372036854775807",
+    "4",
+    "2147483648",
+    "6",
+    "100",
+    "101",
+    "9000000000",
+];
+/// The `float` constants, fractions and negatives among them; then the fresh ones.
+pub const FLOATS: [&str; CONSTANTS + FRESH] = [
+    "0",
+    "1.5",
+    "2",
+    "-3.25",
+    "4",
+    "2147483648.5",
+    "6",
+    "100",
+    "-101.5",
+    "9000000000.25",
+];
 /// Rule variables.
 const VARS: &[&str] = &["x", "y", "z", "w"];
 /// Levels of derived relations under negation (a rule negates only lower levels).
@@ -85,6 +112,10 @@ pub enum ColumnType {
     Number,
     /// `symbol` columns: constants `c0`..`c6`, fresh `fresh0`..`fresh2`.
     Symbol,
+    /// `unsigned` columns: constants and fresh ones [`UNSIGNEDS`].
+    Unsigned,
+    /// `float` columns: constants and fresh ones [`FLOATS`].
+    Float,
 }
 
 impl ColumnType {
@@ -95,14 +126,16 @@ impl ColumnType {
             (ColumnType::Number, false) => FRESH_NUMBERS[k - CONSTANTS].to_string(),
             (ColumnType::Symbol, true) => format!("c{k}"),
             (ColumnType::Symbol, false) => format!("fresh{}", k - CONSTANTS),
+            (ColumnType::Unsigned, _) => UNSIGNEDS[k].to_string(),
+            (ColumnType::Float, _) => FLOATS[k].to_string(),
         }
     }
 
     /// Constant `k` as a program writes it.
     pub fn literal(self, k: usize) -> String {
         match self {
-            ColumnType::Number => self.field(k),
             ColumnType::Symbol => format!("\"{}\"", self.field(k)),
+            _ => self.field(k),
         }
     }
 
@@ -110,6 +143,8 @@ impl ColumnType {
         match self {
             ColumnType::Number => "number",
             ColumnType::Symbol => "symbol",
+            ColumnType::Unsigned => "unsigned",
+            ColumnType::Float => "float",
         }
     }
 }
@@ -541,6 +576,10 @@ pub struct Features {
     pub fresh_constant: bool,
     /// The case's columns are `symbol`s.
     pub symbol: bool,
+    /// The case's columns are `unsigned`s.
+    pub unsigned: bool,
+    /// The case's columns are `float`s.
+    pub float: bool,
     /// An empty batch.
     pub empty_batch: bool,
 }
@@ -566,6 +605,8 @@ impl Features {
             },
             empty_batch: case.batches.iter().any(Vec::is_empty),
             symbol: case.ty == ColumnType::Symbol,
+            unsigned: case.ty == ColumnType::Unsigned,
+            float: case.ty == ColumnType::Float,
             ..Features::default()
         };
         let repeated = |args: &[Term]| {
@@ -631,8 +672,8 @@ impl Features {
             .any(|r| with_strings(r) && p.aggregates.iter().any(|a| a.input == r.head.rel));
         let model = Oracle::least_model(p, &loaded.edb);
         f.derived_facts = model.len();
-        // The facts that need the rules `which` picks: those missing from the model of the
-        // same program with each such rule made false (`0 != 0`; rule indices and strata
+        // The facts that need the rules `which` picks: those of the model missing from the
+        // model of the same program with each such rule made false (`0 != 0`; rule indices and strata
         // stay as they are).
         let needing = |which: &dyn Fn(&crate::program::Rule) -> bool| {
             let mut without = (**p).clone();
@@ -643,7 +684,13 @@ impl Features {
                     right: Term::Const(0),
                 });
             }
-            f.derived_facts - Oracle::least_model(&without, &loaded.edb).len()
+            // Not a difference of sizes: under negation or an aggregate, a rule made false
+            // can add facts elsewhere.
+            model
+                .minus(&Oracle::least_model(&without, &loaded.edb))
+                .values()
+                .map(Vec::len)
+                .sum()
         };
         if f.arithmetic_rules > 0 {
             f.arithmetic_facts = needing(&with_arith);
@@ -738,6 +785,8 @@ impl NonTriviality {
             ("nested aggregate", features.nested_aggregate),
             ("fresh constant in updates", features.fresh_constant),
             ("empty batch", features.empty_batch),
+            ("unsigned columns", features.unsigned),
+            ("float columns", features.float),
         ];
         if self.features.is_empty() {
             self.features = named.iter().map(|&(n, _)| (n, 0)).collect();
@@ -1205,6 +1254,9 @@ struct ArithCode {
     pos: u8,
 }
 
+/// The binary operators drawn on `float`s (the others do not apply to them).
+const FLOAT_BINARY: [&str; 5] = ["+", "-", "*", "/", "^"];
+
 /// The binary operators drawn.
 const BINARY: [&str; 15] = [
     "+", "-", "*", "/", "%", "^", "band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor",
@@ -1448,7 +1500,7 @@ pub fn random_case_of(draw: Draw) -> impl Strategy<Value = RandomCase> {
         1 => (0..TEMPLATES.len()).prop_map(RuleChoice::Template),
     ];
     (
-        any::<bool>(),
+        (any::<bool>(), 0u8..5),
         prop::collection::vec(0..LEVELS, IDB.len()),
         prop::collection::vec(rule, 2..=10),
         prop::collection::vec((any::<u8>(), constants::<3>()), 0..=3),
@@ -1456,10 +1508,13 @@ pub fn random_case_of(draw: Draw) -> impl Strategy<Value = RandomCase> {
         prop::collection::vec(prop::collection::vec(update_code(), 0..=6), 1..=5),
     )
         .prop_map(move |(symbols, levels, rules, facts, edb, batches)| {
-            let ty = if symbols {
-                ColumnType::Symbol
-            } else {
-                ColumnType::Number
+            // Half the cases `symbol`; of the others three in five `number`, one `unsigned`,
+            // one `float`.
+            let ty = match symbols {
+                (true, _) => ColumnType::Symbol,
+                (false, 3) => ColumnType::Unsigned,
+                (false, 4) => ColumnType::Float,
+                _ => ColumnType::Number,
             };
             build_case(ty, draw, &levels, &rules, &facts, &edb, &batches)
         })
@@ -1569,8 +1624,8 @@ fn render_rule(
     if let Some((op, l, rt)) = r.compare {
         if !bound.is_empty() {
             let ops: &[&str] = match ty {
-                ColumnType::Number => &["=", "!=", "<", "<=", ">", ">="],
                 ColumnType::Symbol => &["=", "!="],
+                _ => &["=", "!=", "<", "<=", ">", ">="],
             };
             let l = match l {
                 TermCode::Const(_) => VARS[bound[0] as usize].to_string(),
@@ -1623,9 +1678,15 @@ fn render_rule(
         let outer: &[u8] = if lower_body { &bound } else { &[] };
         let target = render_agg_extra(ty, agg, outer, &locals, target, arithmetic, &mut braces);
         let func = match (ty, agg.func % 4, target) {
-            (ColumnType::Number, 1, Some(t)) => format!("sum {t}"),
-            (ColumnType::Number, 2, Some(t)) => format!("min {t}"),
-            (ColumnType::Number, 3, Some(t)) => format!("max {t}"),
+            (ColumnType::Number | ColumnType::Unsigned | ColumnType::Float, 1, Some(t)) => {
+                format!("sum {t}")
+            }
+            (ColumnType::Number | ColumnType::Unsigned | ColumnType::Float, 2, Some(t)) => {
+                format!("min {t}")
+            }
+            (ColumnType::Number | ColumnType::Unsigned | ColumnType::Float, 3, Some(t)) => {
+                format!("max {t}")
+            }
             // Symbol cases with string functors aggregate a number computed from a symbol.
             (ColumnType::Symbol, 1, Some(t)) if arithmetic => format!("sum strlen({t})"),
             (ColumnType::Symbol, 2, Some(t)) if arithmetic => {
@@ -1637,16 +1698,18 @@ fn render_rule(
             _ => "count".to_string(),
         };
         lits.push(format!("n = {func} : {{ {} }}", braces.join(", ")));
-        result_in_head = agg.in_head && ty == ColumnType::Number;
+        // `count` gives a `number`; `sum`, `min` and `max` their target's type.
+        result_in_head = agg.in_head
+            && (ty == ColumnType::Number || (ty != ColumnType::Symbol && func != "count"));
     }
     let (name, arity) = IDB[head];
     let mut head_args: Vec<String> = r.head_terms[..arity]
         .iter()
         .map(|&t| bound_term(t))
         .collect();
-    if let (Some(a), ColumnType::Number, true) = (&r.arith, ty, arithmetic) {
-        let expr = |e: &ExprCode| render_expr(e, &bound_term);
-        render_arith(a, &expr, &bound, negation, &mut lits, &mut head_args);
+    if let (Some(a), true) = (&r.arith, ty != ColumnType::Symbol && arithmetic) {
+        let expr = |e: &ExprCode| render_expr(ty, e, &bound_term);
+        render_arith(ty, a, &expr, &bound, negation, &mut lits, &mut head_args);
     }
     if let (Some(a), ColumnType::Symbol, true) = (&r.arith, ty, arithmetic) {
         render_strings(a, &bound_term, &bound, negation, &mut lits, &mut head_args);
@@ -1680,7 +1743,7 @@ fn render_agg_extra(
             || ty.literal(agg.var as usize % CONSTANTS),
             |l| l.to_string(),
         );
-    let numbers = ty == ColumnType::Number;
+    let numbers = ty != ColumnType::Symbol;
     if agg.extra == 2 && !locals.is_empty() {
         braces.push(format!("m = count : {{ g({local}) }}"));
         braces.push(format!(
@@ -1713,6 +1776,8 @@ fn render_agg_extra(
         (4, _) if numbers => target.map(|t| match agg.var % 3 {
             0 => format!("{t} + 1"),
             1 => format!("{t} * 2"),
+            // No unary minus on `unsigned`.
+            _ if ty == ColumnType::Unsigned => format!("{t} bxor 1"),
             _ => format!("-{t}"),
         }),
         (5, outer) if numbers => {
@@ -1727,19 +1792,30 @@ fn render_agg_extra(
     }
 }
 
-/// An expression over the rule's bound variables and constants (`term` writes each).
-fn render_expr(e: &ExprCode, term: &impl Fn(TermCode) -> String) -> String {
+/// An expression of type `ty` over the rule's bound variables and constants (`term` writes
+/// each), with the operators that apply to `ty` ([`crate::syntax::ast::ArithOp::applies_to`]).
+fn render_expr(ty: ColumnType, e: &ExprCode, term: &impl Fn(TermCode) -> String) -> String {
     let [a, b, c] = e.terms.map(term);
-    let base = match e.ops[0] as usize % (BINARY.len() + 5) {
-        i if i < BINARY.len() => format!("{a} {} {b}", BINARY[i]),
-        15 => format!("-({a})"),
-        16 => format!("bnot {a}"),
-        17 => format!("lnot {a}"),
-        18 => format!("min({a}, {b})"),
+    let binary: &[&str] = if ty == ColumnType::Float {
+        &FLOAT_BINARY
+    } else {
+        &BINARY
+    };
+    let base = match e.ops[0] as usize % (binary.len() + 5) {
+        i if i < binary.len() => format!("{a} {} {b}", binary[i]),
+        i if i == binary.len() && ty == ColumnType::Unsigned => format!("{b} bxor bnot {a}"),
+        i if i == binary.len() => format!("-({a})"),
+        i if i == binary.len() + 1 && ty == ColumnType::Float => format!("-{a} * {b}"),
+        i if i == binary.len() + 1 => format!("bnot {a}"),
+        i if i == binary.len() + 2 && ty == ColumnType::Float => {
+            format!("to_float(to_number({a}) bxor 1)")
+        }
+        i if i == binary.len() + 2 => format!("lnot {a}"),
+        i if i == binary.len() + 3 => format!("min({a}, {b})"),
         _ => format!("max({a}, {b}, {c})"),
     };
     if e.nested {
-        format!("({base}) {} {c}", BINARY[e.ops[1] as usize % BINARY.len()])
+        format!("({base}) {} {c}", binary[e.ops[1] as usize % binary.len()])
     } else {
         base
     }
@@ -1752,6 +1828,7 @@ fn render_expr(e: &ExprCode, term: &impl Fn(TermCode) -> String) -> String {
 /// over an expression (with negation). Every value a head receives from arithmetic is taken
 /// modulo [`BOUND`], so that recursion through it terminates.
 fn render_arith(
+    ty: ColumnType,
     a: &ArithCode,
     expr: &impl Fn(&ExprCode) -> String,
     bound: &[u8],
@@ -1759,7 +1836,11 @@ fn render_arith(
     lits: &mut Vec<String>,
     head_args: &mut [String],
 ) {
-    let bounded = |e: &ExprCode| format!("({}) % {BOUND}", expr(e));
+    // `%` does not apply to `float`s: a float is bounded through its truncation.
+    let bounded = |e: &ExprCode| match ty {
+        ColumnType::Float => format!("to_float(to_number({}) % {BOUND})", expr(e)),
+        _ => format!("({}) % {BOUND}", expr(e)),
+    };
     let pos = a.pos as usize;
     let kind = match a.kind {
         0 | 1 if head_args.is_empty() => 2,

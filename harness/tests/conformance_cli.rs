@@ -4,6 +4,8 @@
 //! `expect.py`), arithmetic (`datasets/conformance/arithmetic/`: every operator,
 //! precedence, binding, recursion), string functors (`strings/`: every functor and
 //! constraint in every place arithmetic takes, and in recursion; expected outputs by
+//! `expect.py`), `unsigned` and `float` columns (`numeric/`: literals typed by context,
+//! each type's operators, conversions, aggregates, recursion; expected outputs by
 //! `expect.py`) and aggregates beyond plain grouping (`aggregates/`:
 //! arithmetic inside the braces and in the target, correlated and nested aggregates, its
 //! expected outputs computed by its `expect.py` in plain Python), one conformance case each
@@ -17,7 +19,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 13] = [
+const CASES: [&str; 14] = [
     "types",
     "disjunction",
     "ground",
@@ -28,6 +30,7 @@ const CASES: [&str; 13] = [
     "arithmetic/recursion",
     "strings/functors",
     "strings/recursion",
+    "numeric",
     "aggregates",
     "include",
     "eqrel",

@@ -626,8 +626,7 @@ fn bound_vars(
                         .iter()
                         .find(|(b, _)| b.name == u.name)
                         .and_then(|p| p.1),
-                    Term::Str(..) => Some(Type::Symbol),
-                    _ => Some(Type::Number),
+                    t => Some(static_type(t, &bound).unwrap_or(Type::Number)),
                 };
                 bound.push((v.clone(), ty));
                 progress = true;
@@ -689,5 +688,27 @@ fn substitute(lit: &mut Literal, var: &str, by: &Term) {
                 substitute_term(t, var, by);
             }
         }
+    }
+}
+
+/// The type of `t` from its own parts, the variables' types in `bound` (the checker's
+/// `natural_type` before variables have ids): `None` for an integer literal or an operator
+/// over nothing more.
+fn static_type(t: &Term, bound: &[(Ident, Option<Type>)]) -> Option<Type> {
+    match t {
+        Term::Var(u) => bound
+            .iter()
+            .find(|(b, _)| b.name == u.name)
+            .and_then(|p| p.1),
+        Term::Str(..) => Some(Type::Symbol),
+        Term::Float(..) => Some(Type::Float),
+        Term::Num(..) | Term::Wildcard(_) => None,
+        Term::Expr(e) => match e.op {
+            ast::ArithOp::ToNumber => Some(Type::Number),
+            ast::ArithOp::ToUnsigned => Some(Type::Unsigned),
+            ast::ArithOp::ToFloat => Some(Type::Float),
+            op if op.is_string() => Some(op.signature().1),
+            _ => e.args.iter().find_map(|a| static_type(a, bound)),
+        },
     }
 }

@@ -147,12 +147,30 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 "input relations get their facts from `.facts` files and update streams",
             ));
         }
+        // The column type of each variable written directly in an atom of the rule: what
+        // an integer literal assigned to it takes (`v = 1 + 2` for a `float` column).
+        let mut uses = Vec::new();
+        let atoms = rule.body.iter().filter_map(|l| match l {
+            ast::Literal::Positive(a) | ast::Literal::Negative(a, _) => Some(a),
+            _ => None,
+        });
+        for a in std::iter::once(&rule.head).chain(atoms) {
+            let Some(&rel) = by_name.get(&a.relation.name) else {
+                continue;
+            };
+            for (t, &ty) in a.args.iter().zip(&relations[rel].types) {
+                if let ast::Term::Var(id) = t {
+                    uses.push((id.name.clone(), ty));
+                }
+            }
+        }
         let mut rc = RuleChecker {
             file,
             relations: &relations,
             symbols,
             vars: Vec::new(),
             fresh: 0,
+            uses,
         };
         let mut body = Vec::new();
         let truth_atom = match truth {
@@ -374,6 +392,9 @@ struct RuleChecker<'a> {
     vars: Vec<(String, Type)>,
     /// Fresh variables made so far.
     fresh: usize,
+    /// Variables of the rule's atoms with their columns' types, for integer literals
+    /// assigned to them.
+    uses: Vec<(String, Type)>,
 }
 
 impl RuleChecker<'_> {
@@ -532,7 +553,12 @@ impl RuleChecker<'_> {
                                 && !matches!(value, ast::Term::Wildcard(_))
                                 && self.first_unbound(value).is_none()
                             {
-                                assigns.push(self.assign(v, value, None)?);
+                                let hint = self
+                                    .uses
+                                    .iter()
+                                    .find(|(n, _)| *n == v.name)
+                                    .map(|&(_, ty)| ty);
+                                assigns.push(self.assign(v, value, hint)?);
                                 done[i] = true;
                                 break;
                             }
