@@ -43,7 +43,7 @@ use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::Hashable;
 use differential_dataflow::{AsCollection, VecCollection};
 use dred_core::program::Stratum;
-use dred_core::syntax::ast::AggFunc;
+use dred_core::syntax::ast::{AggFunc, Type};
 use dred_core::{Program, RelId, Value};
 use timely::dataflow::channels::pact::Exchange;
 use timely::dataflow::channels::pact::Pipeline;
@@ -441,12 +441,19 @@ impl<'s, R: Record> Outer<'_, 's, R> {
                     // `vals`: the group's distinct target values, ascending, with multiplicities.
                     let value = match func {
                         AggFunc::Count => vals.iter().map(|(_, m)| *m as Value).sum(),
-                        // Each value as many times as it occurs, for a `float` sum
-                        // must add the same terms in the same order as the other engines.
-                        AggFunc::Sum => dred_core::arith::sum(
+                        // A `float` sum must add the same terms in the same order as the
+                        // other engines: each value as many times as it occurs. An integer
+                        // sum adds each value times its multiplicity (modular arithmetic).
+                        AggFunc::Sum if value_type == Type::Float => dred_core::arith::sum(
                             value_type,
                             vals.iter().flat_map(|(v, m)| {
                                 std::iter::repeat_n(v.word(0), usize::try_from(*m).unwrap_or(0))
+                            }),
+                        ),
+                        AggFunc::Sum => dred_core::arith::sum(
+                            value_type,
+                            vals.iter().map(|(v, m)| {
+                                dred_core::arith::times(value_type, v.word(0), *m as Value)
                             }),
                         ),
                         AggFunc::Min => vals[0].0.word(0),

@@ -185,6 +185,15 @@ pub fn sum(ty: Type, values: impl Iterator<Item = Value>) -> Value {
     }
 }
 
+/// `v`, a value of the integer type `ty` (`number` or `unsigned`), added to itself `m`
+/// times, wrapping: what [`sum`] gives for `m` copies of `v`.
+pub fn times(ty: Type, v: Value, m: Value) -> Value {
+    match ty {
+        Type::Unsigned => encode_unsigned(decode_unsigned(v).wrapping_mul(m as u64)),
+        _ => v.wrapping_mul(m),
+    }
+}
+
 /// `base ^ exp` by repeated squaring, wrapping; see the module's header for `exp < 0`.
 fn power(base: Value, exp: Value) -> Option<Value> {
     if exp < 0 {
@@ -283,6 +292,12 @@ mod tests {
             un(1)
         );
         assert_eq!(sum(Type::Number, [i64::MAX, 1].into_iter()), i64::MIN);
+        let u = un(u64::MAX - 1);
+        assert_eq!(
+            times(Type::Unsigned, u, 3),
+            sum(Type::Unsigned, [u, u, u].into_iter())
+        );
+        assert_eq!(times(Type::Number, -7, 3), -21);
     }
 
     #[test]

@@ -21,7 +21,12 @@
 //!   anything after the digits ignored (`to_number("12ab")` is 12). A string without digits
 //!   there, or a number beyond 64 bits, has no value: the rule instance derives nothing, as
 //!   for a division by zero (Soufflé stops with an error);
-//! - `to_string(n)` is n in decimal; `cat` concatenates any number (one or more) of symbols;
+//! - `to_string(n)` is n in decimal (an `unsigned` too; a `float` as
+//!   [`crate::value::format_numeric`] writes it, not `std::to_string`'s `1.500000`); `cat`
+//!   concatenates any number (one or more) of symbols;
+//! - `to_float(s)` and `to_unsigned(s)` read the start of s as `strtod` and `strtoull` do
+//!   (white space, then digits, for a float with a sign, fraction and exponent; for an
+//!   unsigned no sign); nothing readable, or an unsigned beyond 64 bits, has no value;
 //! - `ord(s)` is s's index in the run's table: implementation-defined, as in Soufflé (where
 //!   it is the order of first appearance); equal for equal strings within a run, not across
 //!   runs;
