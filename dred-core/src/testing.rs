@@ -1842,12 +1842,7 @@ fn render_arith(
         _ => format!("({}) % {BOUND}", expr(e)),
     };
     let pos = a.pos as usize;
-    let kind = match a.kind {
-        0 | 1 if head_args.is_empty() => 2,
-        3 if bound.is_empty() => 2,
-        5 if !negation => 2,
-        k => k,
-    };
+    let kind = arith_kind(a, bound, negation, head_args);
     match kind {
         0 => head_args[pos % head_args.len()] = bounded(&a.exprs[0]),
         1 => {
@@ -1863,19 +1858,7 @@ fn render_arith(
                 expr(&a.exprs[1])
             ));
         }
-        3 => {
-            let v = VARS[bound[pos % bound.len()] as usize];
-            lits.push(format!("{v} = {}", bounded(&a.exprs[0])));
-        }
-        4 => {
-            lits.push(format!("v = {}", bounded(&a.exprs[0])));
-            lits.push(if pos.is_multiple_of(2) {
-                "e(v, _)".to_string()
-            } else {
-                "g(v)".to_string()
-            });
-        }
-        _ => lits.push(format!("!g({})", bounded(&a.exprs[0]))),
+        k => render_binding(k, a, bound, &bounded, lits),
     }
 }
 
@@ -1937,12 +1920,7 @@ fn render_strings(
 ) {
     let bounded = |e: &ExprCode| format!("substr({}, 0, {STR_BOUND})", render_str_expr(e, term));
     let pos = a.pos as usize;
-    let kind = match a.kind {
-        0 | 1 if head_args.is_empty() => 2,
-        3 if bound.is_empty() => 2,
-        5 if !negation => 2,
-        k => k,
-    };
+    let kind = arith_kind(a, bound, negation, head_args);
     let [s, t] = [&a.exprs[0], &a.exprs[1]].map(|e| {
         if e.nested {
             render_str_expr(e, term)
@@ -1986,6 +1964,33 @@ fn render_strings(
                 ),
             });
         }
+        k => render_binding(k, a, bound, &bounded, lits),
+    }
+}
+
+/// The kind of [`ArithCode`] `a` as the rule allows it: a computed head argument needs a head
+/// argument, an equality filter a bound variable, a negated atom negation; else a comparison.
+fn arith_kind(a: &ArithCode, bound: &[u8], negation: bool, head_args: &[String]) -> u8 {
+    match a.kind {
+        0 | 1 if head_args.is_empty() => 2,
+        3 if bound.is_empty() => 2,
+        5 if !negation => 2,
+        k => k,
+    }
+}
+
+/// Kinds 3 to 5 of [`ArithCode`], alike for every column type (`bounded` writes the value):
+/// an equality of a bound variable and a value (a filter), an assignment whose variable is a
+/// lookup key of an atom after it, a negated atom over a value.
+fn render_binding(
+    kind: u8,
+    a: &ArithCode,
+    bound: &[u8],
+    bounded: &impl Fn(&ExprCode) -> String,
+    lits: &mut Vec<String>,
+) {
+    let pos = a.pos as usize;
+    match kind {
         3 => {
             let v = VARS[bound[pos % bound.len()] as usize];
             lits.push(format!("{v} = {}", bounded(&a.exprs[0])));

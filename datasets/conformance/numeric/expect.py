@@ -6,8 +6,11 @@ a fraction when it is whole, with an exponent outside [1e-5, 1e16)."""
 import math
 import os
 import re
+import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, ".."))
+import expected_csv  # noqa: E402
 U = 2**64
 
 
@@ -121,12 +124,4 @@ out["unreached"] = [(i,) for i, _, _ in item if i not in reached]
 out["consts"] = [(7, F(2.5)), (6, F(0.25)), (U - 1, F(-1.5e-3))]
 
 
-def key(row):
-    return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, v) for v in row)
-
-
-os.makedirs(os.path.join(here, "expected"), exist_ok=True)
-for name, rs in out.items():
-    with open(os.path.join(here, "expected", name + ".csv"), "w", encoding="utf-8") as f:
-        for r in sorted(set(rs), key=key):
-            f.write("\t".join(fmt(v) for v in r) + "\n")
+expected_csv.write(here, out, fmt)

@@ -4,9 +4,12 @@ them: lengths and positions in bytes of UTF-8, substr as std::string::substr (ou
 ""), to_number as strtoll in base 10 (no digits, or beyond 64 bits: no value), match as a
 whole-string match (an invalid pattern matches nothing)."""
 import os
+import sys
 import re
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", ".."))
+import expected_csv  # noqa: E402
 
 
 def rows(name):
@@ -74,9 +77,4 @@ out["total_len"] = [(sum(strlen(w) for w in word),)]
 out["count_c"] = [(sum(1 for w in word if "c" in w),)]
 out["longest"] = [(max(strlen(w + w) for w in word) + 1,)]
 
-os.makedirs(os.path.join(here, "expected"), exist_ok=True)
-for name, rs in out.items():
-    key = lambda r: tuple((0, v, "") if isinstance(v, int) else (1, 0, v) for v in r)
-    with open(os.path.join(here, "expected", name + ".csv"), "w", encoding="utf-8") as f:
-        for r in sorted(set(rs), key=key):
-            f.write("\t".join(str(v) for v in r) + "\n")
+expected_csv.write(here, out)
