@@ -73,13 +73,13 @@ pub const FRESH: usize = 3;
 pub const NUMBERS: [i64; CONSTANTS] = [0, 1, 2, -3, 4, 1 << 31, 6];
 /// The fresh number constants, one of them beyond 32 bits and one negative.
 pub const FRESH_NUMBERS: [i64; FRESH] = [100, -101, 9_000_000_000];
-/// The `unsigned` constants: those of [`NUMBERS`] but with 2^63 - 1 for the negative one,
-/// so that the sign bit of the stored word is met; then the fresh ones.
+/// The `unsigned` constants: those of [`NUMBERS`] but with 2^64 - 1 for the negative one,
+/// the largest `unsigned` (whose stored word is the largest `Value`); then the fresh ones.
 pub const UNSIGNEDS: [&str; CONSTANTS + FRESH] = [
     "0",
     "1",
     "2",
-    "9223372036854775807",
+    "18446744073709551615",
     "4",
     "2147483648",
     "6",
@@ -139,7 +139,8 @@ impl ColumnType {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The type's keyword, as the case's declarations write it.
+    pub fn name(self) -> &'static str {
         match self {
             ColumnType::Number => "number",
             ColumnType::Symbol => "symbol",

@@ -32,11 +32,7 @@ fn closure(r: &str) -> [String; 3] {
 
 /// `case` with `e` and `p` declared `eqrel`.
 fn with_eqrel(case: &RandomCase) -> RandomCase {
-    let ty = if case.header.contains(": number") {
-        "number"
-    } else {
-        "symbol"
-    };
+    let ty = case.ty.name();
     let mut header = case.header.clone();
     for r in ["e", "p"] {
         let decl = format!(".decl {r}(a0: {ty}, a1: {ty})");
@@ -51,11 +47,7 @@ fn with_eqrel(case: &RandomCase) -> RandomCase {
 
 /// `case` with the closure written plainly: `e`'s facts and updates in `e_edb`.
 fn plain(case: &RandomCase) -> RandomCase {
-    let ty = if case.header.contains(": number") {
-        "number"
-    } else {
-        "symbol"
-    };
+    let ty = case.ty.name();
     let header = case.header.replace(".input e\n", ".input e_edb\n")
         + &format!(".decl e_edb(a0: {ty}, a1: {ty})\n");
     let mut rules = case.rules.clone();

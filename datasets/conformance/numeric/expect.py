@@ -121,7 +121,7 @@ while True:
 out["dist"] = list(dist)
 reached = {b for b, _ in dist}
 out["unreached"] = [(i,) for i, _, _ in item if i not in reached]
-out["consts"] = [(7, F(2.5)), (6, F(0.25)), (U - 1, F(-1.5e-3))]
+out["consts"] = [(7, F(2.5)), (6, F(0.25)), (U - 1, F(-1.5e-3)), (U - 2, F(16.0))]
 
 
 expected_csv.write(here, out, fmt)

@@ -702,7 +702,7 @@ fn static_type(t: &Term, bound: &[(Ident, Option<Type>)]) -> Option<Type> {
             .and_then(|p| p.1),
         Term::Str(..) => Some(Type::Symbol),
         Term::Float(..) => Some(Type::Float),
-        Term::Num(..) | Term::Wildcard(_) => None,
+        Term::Num(..) | Term::BigNum(..) | Term::Wildcard(_) => None,
         Term::Expr(e) => match e.op {
             ast::ArithOp::ToNumber => Some(Type::Number),
             ast::ArithOp::ToUnsigned => Some(Type::Unsigned),

@@ -19,6 +19,23 @@ use crate::program::{Expr, Term};
 use crate::syntax::ast::{self, ArithOp, Type};
 use crate::value::{encode_float, encode_unsigned, Value};
 
+/// The type of integer literals with nothing else to type them: `unsigned` when one of
+/// `terms` holds a literal beyond `i64::MAX`, else `number`.
+pub(super) fn literal_type<'t>(terms: impl IntoIterator<Item = &'t ast::Term>) -> Type {
+    fn big(t: &ast::Term) -> bool {
+        match t {
+            ast::Term::BigNum(..) => true,
+            ast::Term::Expr(e) => e.args.iter().any(big),
+            _ => false,
+        }
+    }
+    if terms.into_iter().any(big) {
+        Type::Unsigned
+    } else {
+        Type::Number
+    }
+}
+
 impl RuleChecker<'_> {
     /// The constant `t` as a value of the column type `expected` (`what` names the column
     /// for the message).
@@ -46,9 +63,20 @@ impl RuleChecker<'_> {
             (ast::Term::Float(bits, _), Type::Float) => {
                 Ok(Term::Const(encode_float(f64::from_bits(*bits))))
             }
-            (ast::Term::Str(..) | ast::Term::Num(..) | ast::Term::Float(..), _) => {
-                Err(mismatch(self))
-            }
+            (ast::Term::BigNum(n, _), Type::Unsigned) => Ok(Term::Const(encode_unsigned(*n))),
+            (ast::Term::BigNum(n, _), Type::Float) => Ok(Term::Const(encode_float(*n as f64))),
+            (ast::Term::BigNum(n, _), Type::Number) => Err(self.err(
+                t.span(),
+                format!("the constant {n} is beyond the largest `number`, 2^63 - 1"),
+                "an `unsigned` or `float` column takes it",
+            )),
+            (
+                ast::Term::Str(..)
+                | ast::Term::Num(..)
+                | ast::Term::Float(..)
+                | ast::Term::BigNum(..),
+                _,
+            ) => Err(mismatch(self)),
             _ => unreachable!("only constants reach here"),
         }
     }
@@ -81,7 +109,7 @@ impl RuleChecker<'_> {
                 .iter()
                 .find(|(n, _)| *n == id.name)
                 .map(|(_, ty)| *ty),
-            ast::Term::Num(..) | ast::Term::Wildcard(_) => None,
+            ast::Term::Num(..) | ast::Term::BigNum(..) | ast::Term::Wildcard(_) => None,
             ast::Term::Float(..) => Some(Type::Float),
             ast::Term::Str(..) => Some(Type::Symbol),
             ast::Term::Expr(e) => match e.op {
@@ -118,6 +146,14 @@ impl RuleChecker<'_> {
                 Expr::Term(Term::Const(encode_float(f64::from_bits(*bits)))),
                 Type::Float,
             ),
+            ast::Term::BigNum(..) => {
+                let ty = match hint {
+                    Some(Type::Float) => Type::Float,
+                    Some(Type::Number) => Type::Number,
+                    _ => Type::Unsigned,
+                };
+                (Expr::Term(self.constant(t, ty, "this constant")?), ty)
+            }
             ast::Term::Str(s, _) => (
                 Expr::Term(Term::Const(self.symbols.intern(s))),
                 Type::Symbol,
@@ -160,7 +196,7 @@ impl RuleChecker<'_> {
             .copied()
             .find(|t| t.is_numeric())
             .or(hint.filter(|h| h.is_numeric()))
-            .unwrap_or(Type::Number);
+            .unwrap_or_else(|| literal_type(&e.args));
         let mut args = Vec::with_capacity(e.args.len());
         for a in &e.args {
             let (arg, aty) = self.expr(a, Some(ty))?;

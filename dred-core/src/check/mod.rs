@@ -663,7 +663,8 @@ impl RuleChecker<'_> {
         // An integer literal on either side takes the type the other side has.
         let hint = [&c.left, &c.right]
             .into_iter()
-            .find_map(|t| self.natural_type(t));
+            .find_map(|t| self.natural_type(t))
+            .or_else(|| Some(exprs::literal_type([&c.left, &c.right])));
         for side in [&c.left, &c.right] {
             let (e, ty) = self.expr(side, hint)?;
             let expected = *first.get_or_insert(ty);
@@ -712,6 +713,7 @@ impl RuleChecker<'_> {
             match t {
                 ast::Term::Str(..) => Some(Type::Symbol),
                 ast::Term::Float(..) => Some(Type::Float),
+                ast::Term::BigNum(..) => Some(Type::Unsigned),
                 _ => None,
             }
         };

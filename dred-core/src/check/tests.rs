@@ -517,9 +517,13 @@ fn integer_literals_take_the_type_of_their_context() {
     use crate::value::{encode_float, encode_unsigned};
     let src = format!(
         "{TYPED}.decl g(x: float, y: unsigned)\ng(1 / 4, 3 * 2).\ng(x + 1, 7) :- f(x), x > 2.\n\
-         .decl h(y: unsigned)\nh(y) :- u(y), y = 5.\n"
+         .decl h(y: unsigned)\nh(y) :- u(y), y = 5.\ng(0x10, 18446744073709551615).\n"
     );
     let p = load(&src).expect("checks");
+    assert_eq!(
+        p.facts[1].tuple,
+        vec![encode_float(16.0), encode_unsigned(u64::MAX)]
+    );
     assert_eq!(
         p.facts[0].tuple,
         vec![encode_float(0.25), encode_unsigned(6)]
@@ -606,6 +610,11 @@ fn numeric_type_errors_are_located() {
             "`+` needs a `float` here, this is a `number`",
         ),
         ("du(-1).", (12, 4), "the constant -1 is negative"),
+        (
+            "dn(9223372036854775808).",
+            (12, 4),
+            "beyond the largest `number`",
+        ),
         ("dn(1.5).", (12, 4), "column 1 of `dn` has type `number`"),
         (
             "df(x % 2) :- f(x).",

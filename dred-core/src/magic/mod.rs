@@ -189,6 +189,9 @@ pub(crate) fn parse_atom_arg(
             (ast::Term::Num(n, _), Type::Float) => {
                 QueryArg::Const(crate::value::encode_float(*n as f64))
             }
+            (ast::Term::BigNum(n, _), Type::Unsigned) => {
+                QueryArg::Const(crate::value::encode_unsigned(*n))
+            }
             (ast::Term::Float(bits, _), Type::Float) => {
                 QueryArg::Const(crate::value::encode_float(f64::from_bits(*bits)))
             }

@@ -225,7 +225,11 @@ impl Index {
         let Some(max) = self.hashed_max else {
             return;
         };
-        let len = usize::try_from(max + 1).unwrap_or(0);
+        // The largest value (`i64::MAX`, the word of the largest `unsigned`) has no dense
+        // array: it stays hashed.
+        let Some(len) = max.checked_add(1).and_then(|l| usize::try_from(l).ok()) else {
+            return;
+        };
         if len.saturating_mul(DenseGroups::PER_GROUP) > DenseGroups::bound(groups) {
             return;
         }

@@ -211,6 +211,8 @@ pub enum Term {
     Num(i64, Span),
     /// A float literal (`1.5`), as its bits: always a `float`.
     Float(u64, Span),
+    /// An integer literal beyond `i64::MAX`: an `unsigned` or a `float` as the context decides.
+    BigNum(u64, Span),
     /// An arithmetic expression: an operator or functor applied to terms.
     Expr(Box<Expr>),
 }
@@ -220,7 +222,11 @@ impl Term {
     pub fn span(&self) -> Span {
         match self {
             Term::Var(id) => id.span,
-            Term::Wildcard(s) | Term::Str(_, s) | Term::Num(_, s) | Term::Float(_, s) => *s,
+            Term::Wildcard(s)
+            | Term::Str(_, s)
+            | Term::Num(_, s)
+            | Term::Float(_, s)
+            | Term::BigNum(_, s) => *s,
             Term::Expr(e) => e.span,
         }
     }
@@ -230,7 +236,11 @@ impl Term {
         match self {
             Term::Var(id) => f(id),
             Term::Expr(e) => e.args.iter().for_each(|a| a.for_each_var(f)),
-            Term::Wildcard(_) | Term::Str(..) | Term::Num(..) | Term::Float(..) => {}
+            Term::Wildcard(_)
+            | Term::Str(..)
+            | Term::Num(..)
+            | Term::Float(..)
+            | Term::BigNum(..) => {}
         }
     }
 }

@@ -9,6 +9,8 @@ pub(crate) enum Tok {
     Num(i64),
     /// A float literal (`1.5`, `2.0e-3`), as its bits.
     Float(u64),
+    /// An integer literal beyond `i64::MAX`, up to `u64::MAX` (an `unsigned` or a `float`).
+    BigNum(u64),
     LParen,
     RParen,
     LBrace,
@@ -37,6 +39,7 @@ impl Tok {
             Tok::Str(s) => format!("string \"{s}\""),
             Tok::Num(n) => format!("number {n}"),
             Tok::Float(b) => format!("float {}", f64::from_bits(*b)),
+            Tok::BigNum(n) => format!("number {n}"),
             Tok::LParen => "`(`".into(),
             Tok::RParen => "`)`".into(),
             Tok::LBrace => "`{`".into(),
@@ -159,17 +162,18 @@ pub(crate) fn lex(file: &SourceFile) -> Result<Vec<(Tok, Span)>, Diagnostic> {
                 while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
                     i += 1;
                 }
-                let n = i64::from_str_radix(&text[start + 2..i], radix).map_err(|e| {
+                let n = u64::from_str_radix(&text[start + 2..i], radix).map_err(|e| {
                     let why = match e.kind() {
                         std::num::IntErrorKind::PosOverflow => {
-                            "numbers are signed 64-bit integers".to_string()
+                            "integer literals are at most 64 bits".to_string()
                         }
                         _ if radix == 16 => "expected hexadecimal digits after `0x`".into(),
                         _ => "expected binary digits after `0b`".into(),
                     };
                     Diagnostic::new(file, Span::new(start, i), "malformed number", why)
                 })?;
-                out.push((Tok::Num(n), Span::new(start, i)));
+                let tok = i64::try_from(n).map_or(Tok::BigNum(n), Tok::Num);
+                out.push((tok, Span::new(start, i)));
                 continue;
             }
             b'0'..=b'9' => {
@@ -195,15 +199,16 @@ pub(crate) fn lex(file: &SourceFile) -> Result<Vec<(Tok, Span)>, Diagnostic> {
                     out.push((Tok::Float(f.to_bits()), Span::new(start, i)));
                     continue;
                 }
-                let n = text[start..i].parse::<i64>().map_err(|_| {
+                let n = text[start..i].parse::<u64>().map_err(|_| {
                     Diagnostic::new(
                         file,
                         Span::new(start, i),
                         "number out of range",
-                        "numbers are signed 64-bit integers",
+                        "integer literals are at most 2^64 - 1 (an `unsigned`), 2^63 - 1 for a `number`",
                     )
                 })?;
-                out.push((Tok::Num(n), Span::new(start, i)));
+                let tok = i64::try_from(n).map_or(Tok::BigNum(n), Tok::Num);
+                out.push((tok, Span::new(start, i)));
                 continue;
             }
             c if c.is_ascii_alphabetic() || c == b'_' => {
@@ -297,14 +302,18 @@ mod tests {
             toks("0x1F 0b101 0XfF 0"),
             vec![Tok::Num(31), Tok::Num(5), Tok::Num(255), Tok::Num(0)]
         );
-        for s in ["0x", "0b102", "0xG", "0x8000000000000000"] {
+        assert_eq!(
+            toks("0x8000000000000000 18446744073709551615"),
+            vec![Tok::BigNum(1 << 63), Tok::BigNum(u64::MAX)]
+        );
+        for s in ["0x", "0b102", "0xG", "0x10000000000000000"] {
             assert!(lex(&SourceFile::new("t", s)).is_err(), "{s}");
         }
     }
 
     #[test]
     fn unterminated_things_are_errors() {
-        for s in ["a(\"x", "/* x", "99999999999999999999"] {
+        for s in ["a(\"x", "/* x", "18446744073709551616"] {
             assert!(lex(&SourceFile::new("t", s)).is_err(), "{s}");
         }
     }

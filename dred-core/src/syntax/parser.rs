@@ -757,6 +757,7 @@ impl Parser<'_> {
                 Tok::Ident(_)
                     | Tok::Num(_)
                     | Tok::Float(_)
+                    | Tok::BigNum(_)
                     | Tok::Str(_)
                     | Tok::LParen
                     | Tok::Minus
@@ -861,6 +862,12 @@ impl Parser<'_> {
                     unreachable!("peeked a float")
                 };
                 Term::Float(b, span)
+            }
+            Some(Tok::BigNum(_)) => {
+                let (Tok::BigNum(n), span) = self.bump() else {
+                    unreachable!("peeked a number")
+                };
+                Term::BigNum(n, span)
             }
             Some(Tok::LParen) => {
                 self.bump();

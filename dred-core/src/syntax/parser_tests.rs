@@ -168,6 +168,7 @@ fn shape(t: &Term) -> String {
         Term::Var(id) => id.name.clone(),
         Term::Num(n, _) => n.to_string(),
         Term::Float(b, _) => format!("{:?}", f64::from_bits(*b)),
+        Term::BigNum(n, _) => n.to_string(),
         Term::Str(s, _) => format!("{s:?}"),
         Term::Wildcard(_) => "_".into(),
         Term::Expr(e) if e.op.is_functor() => {
