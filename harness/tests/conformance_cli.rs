@@ -189,7 +189,14 @@ fn refused_constructs_are_located_errors() {
     let facts = tmp.path().join("facts");
     std::fs::create_dir(&facts).expect("mkdir");
     for (src, at) in [
-        (".decl r(x: float)\n", "p.dl:1:12"),
+        // Numeric types: mixing them without a conversion, an operator a type lacks, a
+        // negative `unsigned`.
+        (
+            ".decl r(x: float)\n.decl n(x: number)\nr(x + y) :- r(x), n(y).\n",
+            "p.dl:3:7",
+        ),
+        (".decl r(x: float)\nr(x % 2) :- r(x).\n", "p.dl:2:3"),
+        (".decl r(x: unsigned)\nr(-1).\n", "p.dl:2:3"),
         (
             ".type T = A | B\n.type A <: symbol\n.type B <: number\n.decl r(x: T)\n",
             "p.dl:1:15",
