@@ -1191,7 +1191,9 @@ pub fn render(
                 if !figures.contains(name) {
                     return Err(unknown());
                 }
-                let _ = write!(out, "[![{name}]({plots}/{name}.png)]({plots}/{name}.svg)");
+                // The PNG only: the SVGs `findings` writes beside them are not kept in
+                // `results/` (one is over a megabyte), see `.gitignore`.
+                let _ = write!(out, "![{name}]({plots}/{name}.png)");
             }
             _ => {
                 return Err(anyhow::anyhow!(

@@ -117,7 +117,7 @@ fn render_fills_placeholders_and_refuses_unknown_ones() {
     .expect("render");
     assert_eq!(
         out,
-        "n = 12; [![overdeletion_real](findings/plots/overdeletion_real.png)](findings/plots/overdeletion_real.svg)"
+        "n = 12; ![overdeletion_real](findings/plots/overdeletion_real.png)"
     );
     for bad in [
         "{{value:nope}}",
