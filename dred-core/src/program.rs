@@ -231,6 +231,9 @@ pub struct Rule {
     pub body: Vec<Literal>,
     /// Variable names, indexed by [`VarId`].
     pub var_names: Vec<String>,
+    /// Variable types, indexed by [`VarId`] (to print a constant compared with or assigned
+    /// to a variable as its type writes it).
+    pub var_types: Vec<Type>,
     /// The rule in the source.
     pub span: Span,
 }
@@ -359,10 +362,12 @@ impl Program {
         for rule in &mut named.rules {
             for lit in &mut rule.body {
                 if let Literal::Positive(atom) = lit {
-                    for t in &mut atom.args {
+                    let types = &self.relations[atom.rel].types;
+                    for (t, &ty) in atom.args.iter_mut().zip(types) {
                         if *t == Term::Wildcard {
                             *t = Term::Var(rule.var_names.len());
                             rule.var_names.push(format!("_{}", rule.var_names.len()));
+                            rule.var_types.push(ty);
                         }
                     }
                 }

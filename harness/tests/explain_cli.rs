@@ -188,3 +188,36 @@ fn bad_fact_or_batch_is_a_located_error() {
         assert!(stderr(&o).contains("has 1 batch(es)"), "{}", stderr(&o));
     }
 }
+
+/// Floats are printed as floats in facts and in the rules that derive them: the constant
+/// of `d + c < 10` (a `float` comparison) reads 10, not its stored word.
+#[test]
+fn float_facts_and_rules_are_printed_as_written() {
+    let case = "datasets/conformance/numeric";
+    let o = dredbench(&[
+        "explain",
+        "--program",
+        &format!("{case}/program.dl"),
+        "--facts",
+        &format!("{case}/facts"),
+        "--updates",
+        &format!("{case}/churn.updates"),
+        "--batch",
+        "4",
+        "--fact",
+        "dist(2, 0.25)",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "round 2  dist(2, 0.25)  by  dist(b, $e0) :- dist(a, d), edge(a, b, c), $e1 < 10, \
+             $e0 = (d + c), $e1 = (d + c)."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("edge(1, 2, 0.25)  inserted by the batch (A+)"),
+        "{out}"
+    );
+}

@@ -311,11 +311,12 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 "nothing here binds the rule's variables",
             ));
         }
-        let var_names = rc.vars.into_iter().map(|(n, _)| n).collect();
+        let (var_names, var_types) = rc.vars.into_iter().unzip();
         rules.push(Rule {
             head,
             body: checked_body,
             var_names,
+            var_types,
             span: rule.span,
         });
     }

@@ -343,7 +343,13 @@ impl Show<'_> {
                 Literal::Positive(a) => self.atom(rule, a),
                 Literal::Negative(a) => format!("!{}", self.atom(rule, a)),
                 Literal::Compare { left, op, right } => {
-                    let ty = dred_core::syntax::ast::Type::Number;
+                    let ty = [left, right]
+                        .into_iter()
+                        .find_map(|t| match t {
+                            Term::Var(v) => rule.var_types.get(*v).copied(),
+                            _ => None,
+                        })
+                        .unwrap_or(dred_core::syntax::ast::Type::Number);
                     format!(
                         "{} {} {}",
                         self.term(rule, left, ty),
@@ -352,15 +358,9 @@ impl Show<'_> {
                     )
                 }
                 Literal::Assign { var, expr } => {
-                    // A lone constant is assigned to a variable of its own type: the type of
-                    // a column the variable stands in, if any (arithmetic is on numbers).
-                    let ty = std::iter::once(&rule.head)
-                        .chain(rule.positive_atoms())
-                        .find_map(|a| {
-                            let col = a.args.iter().position(|t| *t == Term::Var(*var))?;
-                            Some(self.program.relations[a.rel].types[col])
-                        })
-                        .unwrap_or(dred_core::syntax::ast::Type::Number);
+                    // The constants of an expression have its variable's type (but those
+                    // under a conversion, which have the operand's).
+                    let ty = rule.var_types[*var];
                     format!(
                         "{} = {}",
                         self.term(rule, &Term::Var(*var), ty),

@@ -128,11 +128,13 @@ pub fn name_wildcards(program: &Program) -> Program {
         let mut fresh = 0;
         for lit in &mut rule.body {
             if let Literal::Positive(atom) = lit {
-                for t in &mut atom.args {
+                let types = &program.relations[atom.rel].types;
+                for (t, &ty) in atom.args.iter_mut().zip(types) {
                     if *t == Term::Wildcard {
                         fresh += 1;
                         *t = Term::Var(rule.var_names.len());
                         rule.var_names.push(format!("_{fresh}"));
+                        rule.var_types.push(ty);
                     }
                 }
             }
