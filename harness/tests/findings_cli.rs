@@ -74,7 +74,7 @@ fn findings_fill_a_template_from_a_report() {
     assert!(doc.contains("| layered | tc_linear |"), "{doc}");
     assert!(doc.contains("| layered | reach |"), "{doc}");
     assert!(
-        doc.contains("[![overdeletion_generated](study/plots/overdeletion_generated.png)]"),
+        doc.contains("![overdeletion_generated](study/plots/overdeletion_generated.png)"),
         "{doc}"
     );
     for f in [
