@@ -789,7 +789,7 @@ fn remap(expr: &mut Expr, layout: &[VarId]) {
                 .expect("an assignment's variables are bound before it");
         }
         Expr::Term(_) => {}
-        Expr::Op(..) | Expr::Typed(..) | Expr::Str(..) => expr
+        Expr::Op(..) | Expr::Typed(..) | Expr::Str(..) | Expr::Record(..) => expr
             .operands_mut()
             .iter_mut()
             .for_each(|a| remap(a, layout)),

@@ -90,7 +90,9 @@ pub fn apply_typed(ty: Type, op: ArithOp, args: &[Value]) -> Option<Value> {
         Type::Unsigned => unsigned(op, args),
         Type::Float => float(op, args),
         Type::Number => apply(op, args),
-        Type::Symbol => unreachable!("the checker keeps symbols out of arithmetic"),
+        Type::Symbol | Type::Record(_) => {
+            unreachable!("the checker keeps symbols and records out of arithmetic")
+        }
     }
 }
 

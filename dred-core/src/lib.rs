@@ -39,6 +39,7 @@ pub mod per_batch;
 pub mod plan;
 pub mod program;
 pub mod record;
+pub mod records;
 pub mod rounds;
 #[cfg(test)]
 mod seed;

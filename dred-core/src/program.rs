@@ -116,6 +116,20 @@ pub enum Expr {
     /// interns the strings it makes: the checker puts it there, so only programs with
     /// string functors reach the table while they are evaluated.
     Str(ArithOp, Vec<Expr>, Symbols),
+    /// A record built from its fields' values, or a field taken from a record
+    /// ([`RecordOp`]), with a handle on the run's record table ([`crate::records`]).
+    Record(RecordOp, Vec<Expr>, Symbols),
+}
+
+/// What an [`Expr::Record`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordOp {
+    /// `[e1, ..., en]`: the record of the operands' values (interned, so equal fields give
+    /// an equal word).
+    Pack,
+    /// Field `i` of the one operand, a record; no value for `nil`, so that a pattern
+    /// `[x, y]` in a body atom does not match `nil`.
+    Field(usize),
 }
 
 impl Expr {
@@ -132,6 +146,12 @@ impl Expr {
             }
             Expr::Str(op, args, symbols) => {
                 Self::with_operands(args, var, |v| crate::strings::apply(*op, v, symbols))
+            }
+            Expr::Record(RecordOp::Pack, args, symbols) => {
+                Self::with_operands(args, var, |v| Some(symbols.record(v)))
+            }
+            Expr::Record(RecordOp::Field(i), args, symbols) => {
+                symbols.record_field(args[0].eval(var)?, *i)
             }
         }
     }
@@ -162,7 +182,10 @@ impl Expr {
     pub fn operands(&self) -> &[Expr] {
         match self {
             Expr::Term(_) => &[],
-            Expr::Op(_, args) | Expr::Typed(_, _, args) | Expr::Str(_, args, _) => args,
+            Expr::Op(_, args)
+            | Expr::Typed(_, _, args)
+            | Expr::Str(_, args, _)
+            | Expr::Record(_, args, _) => args,
         }
     }
 
@@ -170,8 +193,16 @@ impl Expr {
     pub fn operands_mut(&mut self) -> &mut [Expr] {
         match self {
             Expr::Term(_) => &mut [],
-            Expr::Op(_, args) | Expr::Typed(_, _, args) | Expr::Str(_, args, _) => args,
+            Expr::Op(_, args)
+            | Expr::Typed(_, _, args)
+            | Expr::Str(_, args, _)
+            | Expr::Record(_, args, _) => args,
         }
+    }
+
+    /// True when a record is built or taken apart in the expression.
+    pub fn has_record(&self) -> bool {
+        matches!(self, Expr::Record(..)) || self.operands().iter().any(Expr::has_record)
     }
 
     /// True when a string functor occurs in the expression.
@@ -184,9 +215,10 @@ impl Expr {
         match self {
             Expr::Term(Term::Var(v)) => f(*v),
             Expr::Term(_) => {}
-            Expr::Op(_, args) | Expr::Typed(_, _, args) | Expr::Str(_, args, _) => {
-                args.iter().for_each(|a| a.for_each_var(f))
-            }
+            Expr::Op(_, args)
+            | Expr::Typed(_, _, args)
+            | Expr::Str(_, args, _)
+            | Expr::Record(_, args, _) => args.iter().for_each(|a| a.for_each_var(f)),
         }
     }
 
@@ -201,6 +233,13 @@ impl Expr {
     pub fn display(&self, name: &impl Fn(Term) -> String) -> String {
         match self {
             Expr::Term(t) => name(*t),
+            Expr::Record(RecordOp::Pack, args, _) => {
+                let args: Vec<String> = args.iter().map(|a| a.display(name)).collect();
+                format!("[{}]", args.join(", "))
+            }
+            Expr::Record(RecordOp::Field(i), args, _) => {
+                format!("{}.{i}", args[0].display(name))
+            }
             Expr::Op(op, args) | Expr::Typed(_, op, args) | Expr::Str(op, args, _)
                 if op.is_functor() =>
             {
@@ -434,6 +473,14 @@ impl Program {
             .iter()
             .flat_map(|r| &r.types)
             .any(|t| matches!(t, Type::Unsigned | Type::Float))
+    }
+
+    /// True when some relation has a record column ([`crate::records`]).
+    pub fn has_records(&self) -> bool {
+        self.relations
+            .iter()
+            .flat_map(|r| &r.types)
+            .any(|t| matches!(t, Type::Record(_)))
     }
 
     /// True when some rule uses a string functor or constraint ([`Expr::Str`]).

@@ -92,7 +92,7 @@ pub fn format_numeric(ty: Type, v: Value) -> String {
                 f.to_string()
             }
         }
-        Type::Number | Type::Symbol => v.to_string(),
+        Type::Number | Type::Symbol | Type::Record(_) => v.to_string(),
     }
 }
 
@@ -114,7 +114,9 @@ pub fn parse_numeric(field: &str, ty: Type) -> Result<Value, String> {
             .parse::<f64>()
             .map(encode_float)
             .map_err(|_| format!("`{field}` is not a float")),
-        Type::Symbol => unreachable!("symbols are interned, not parsed"),
+        Type::Symbol | Type::Record(_) => {
+            unreachable!("symbols and records are interned, not parsed as numbers")
+        }
     }
 }
 
@@ -133,6 +135,16 @@ struct Shared {
     /// Compiled `match` patterns by the pattern's index (`None`: not a valid pattern), so
     /// that a pattern is compiled once per run ([`crate::strings`]).
     regexes: RwLock<hashbrown::HashMap<Value, Option<regex::Regex>>>,
+    /// The run's records ([`crate::records`]): built while rules are evaluated, like strings.
+    records: RwLock<RecordTable>,
+}
+
+/// The records of a run: record `i` (a word from 1; 0 is `nil`) has the fields
+/// `fields[i - 1]`.
+#[derive(Default)]
+struct RecordTable {
+    index: hashbrown::HashMap<Arc<[Value]>, Value>,
+    fields: Vec<Arc<[Value]>>,
 }
 
 /// The table itself.
@@ -238,6 +250,71 @@ impl Symbols {
         self.len() == 0
     }
 
+    /// The record with these fields, added if new ([`crate::records`]): a word from 1, the
+    /// same for the same fields whoever builds it first.
+    pub fn record(&self, fields: &[Value]) -> Value {
+        let known = self
+            .shared
+            .records
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .index
+            .get(fields)
+            .copied();
+        if let Some(v) = known {
+            return v;
+        }
+        let mut table = self
+            .shared
+            .records
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Another handle may have added it between the two locks.
+        if let Some(&v) = table.index.get(fields) {
+            return v;
+        }
+        let v = table.fields.len() as Value + 1;
+        let fields: Arc<[Value]> = Arc::from(fields);
+        table.fields.push(fields.clone());
+        table.index.insert(fields, v);
+        v
+    }
+
+    /// The fields of the record `v`; `None` for `nil` and any word no record has.
+    pub fn record_fields(&self, v: Value) -> Option<Arc<[Value]>> {
+        let table = self
+            .shared
+            .records
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        usize::try_from(v - 1)
+            .ok()
+            .and_then(|i| table.fields.get(i))
+            .cloned()
+    }
+
+    /// Field `i` of the record `v`; `None` for `nil` (a pattern `[x, y]` does not match it)
+    /// and any word no record has.
+    pub fn record_field(&self, v: Value, i: usize) -> Option<Value> {
+        let table = self
+            .shared
+            .records
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let fields = table.fields.get(usize::try_from(v.checked_sub(1)?).ok()?)?;
+        fields.get(i).copied()
+    }
+
+    /// Number of records built so far.
+    pub fn records_len(&self) -> usize {
+        self.shared
+            .records
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .fields
+            .len()
+    }
+
     /// `f` applied to the regular expression `pattern` (a symbol) compiles to, compiled once
     /// per table by `compile`; `None` when `pattern` is no symbol of the table.
     pub(crate) fn with_regex<R>(
@@ -268,25 +345,20 @@ impl Symbols {
     }
 
     /// A value as a program would write it: `"text"` for symbols, [`format_numeric`] for
-    /// the numeric types.
+    /// the numeric types, `[1, a]` or `nil` for records (as files write them).
     pub fn display(&self, ty: Type, v: Value) -> String {
         match ty {
             Type::Symbol => quote(self.name(v).as_deref().unwrap_or("<unknown symbol>")),
-            numeric => format_numeric(numeric, v),
+            ty => self.raw(ty, v),
         }
     }
 
-    /// A value as a `.facts` or `.csv` file holds it: the bare string, or
-    /// [`format_numeric`].
+    /// A value as a `.facts` or `.csv` file holds it: the bare string,
+    /// [`format_numeric`], or a record as [`crate::records::write_value`] writes it.
     pub fn raw(&self, ty: Type, v: Value) -> String {
-        match ty {
-            Type::Symbol => self
-                .name(v)
-                .as_deref()
-                .unwrap_or("<unknown symbol>")
-                .to_string(),
-            numeric => format_numeric(numeric, v),
-        }
+        let mut out = String::new();
+        crate::records::write_value(self, ty, v, &mut out);
+        out
     }
 }
 

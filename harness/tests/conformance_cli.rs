@@ -19,7 +19,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 14] = [
+const CASES: [&str; 15] = [
     "types",
     "disjunction",
     "ground",
@@ -34,6 +34,7 @@ const CASES: [&str; 14] = [
     "aggregates",
     "include",
     "eqrel",
+    "records",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.

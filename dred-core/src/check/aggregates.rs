@@ -332,19 +332,27 @@ fn split(
             "the result is bound by the aggregate, not in it",
         ));
     }
-    // Each wildcard of a positive atom becomes a variable: one solution per fact.
+    // Each wildcard of a positive atom (in its record patterns too) becomes a variable: one
+    // solution per fact.
+    fn name_wildcards(t: &mut Term, fresh: &mut usize) {
+        match t {
+            Term::Wildcard(s) => {
+                *fresh += 1;
+                *t = Term::Var(Ident {
+                    name: format!("@w{fresh}"),
+                    span: *s,
+                });
+            }
+            Term::Record(fields, _) => fields.iter_mut().for_each(|f| name_wildcards(f, fresh)),
+            _ => {}
+        }
+    }
     let mut body = agg.body.clone();
     let mut fresh = 0;
     for l in &mut body {
         if let Literal::Positive(a) = l {
             for t in &mut a.args {
-                if let Term::Wildcard(s) = t {
-                    fresh += 1;
-                    *t = Term::Var(Ident {
-                        name: format!("@w{fresh}"),
-                        span: *s,
-                    });
-                }
+                name_wildcards(t, &mut fresh);
             }
         }
     }
@@ -380,10 +388,7 @@ fn split(
         .iter()
         .filter(|(v, _)| {
             body.iter().any(|l| match l {
-                Literal::Positive(a) => a
-                    .args
-                    .iter()
-                    .any(|t| matches!(t, Term::Var(id) if id.name == v.name)),
+                Literal::Positive(a) => a.args.iter().any(|t| binds_var(t, &v.name)),
                 Literal::Aggregate(a) => matches!(&a.result, Term::Var(id) if id.name == v.name),
                 _ => false,
             })
@@ -588,9 +593,9 @@ fn bound_vars(
             Literal::Positive(a) => {
                 let cols = types.get(&a.relation.name);
                 for (i, t) in a.args.iter().enumerate() {
-                    if let Term::Var(id) = t {
-                        add(&mut bound, id, cols.and_then(|c| c.get(i).copied()));
-                    }
+                    pattern_vars(t, cols.and_then(|c| c.get(i).copied()), &mut |id, ty| {
+                        add(&mut bound, id, ty)
+                    });
                 }
             }
             Literal::Aggregate(a) => {
@@ -647,6 +652,35 @@ fn all_bound(lit: &Literal, bound: &[(Ident, Option<Type>)]) -> bool {
         .all(|v| bound.iter().any(|(b, _)| b.name == v.name))
 }
 
+/// True when a positive atom's argument `t` binds the variable `name`: it is the variable or
+/// a record pattern holding it.
+fn binds_var(t: &Term, name: &str) -> bool {
+    match t {
+        Term::Var(id) => id.name == name,
+        Term::Record(fields, _) => fields.iter().any(|f| binds_var(f, name)),
+        _ => false,
+    }
+}
+
+/// Calls `f` on each variable a positive atom's argument `t` of type `ty` binds, with its
+/// type: `t` itself, or the variables of a record pattern with their fields' types.
+fn pattern_vars(t: &Term, ty: Option<Type>, f: &mut impl FnMut(&Ident, Option<Type>)) {
+    match t {
+        Term::Var(id) => f(id, ty),
+        Term::Record(args, _) => {
+            let fields = match ty {
+                Some(Type::Record(id)) => Some(&crate::records::record_type(id).fields),
+                _ => None,
+            };
+            for (i, a) in args.iter().enumerate() {
+                let fty = fields.and_then(|fs| fs.get(i)).map(|(_, t)| *t);
+                pattern_vars(a, fty, f);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The function's keyword.
 pub(crate) fn func_name(f: AggFunc) -> &'static str {
     match f {
@@ -662,6 +696,8 @@ fn substitute_term(t: &mut Term, var: &str, by: &Term) {
     match t {
         Term::Var(id) if id.name == var => *t = by.clone(),
         Term::Expr(e) => e.args.iter_mut().for_each(|a| substitute_term(a, var, by)),
+        Term::Record(args, _) => args.iter_mut().for_each(|a| substitute_term(a, var, by)),
+        Term::Field(r, _, _) => substitute_term(r, var, by),
         _ => {}
     }
 }
@@ -703,6 +739,8 @@ fn static_type(t: &Term, bound: &[(Ident, Option<Type>)]) -> Option<Type> {
         Term::Str(..) => Some(Type::Symbol),
         Term::Float(..) => Some(Type::Float),
         Term::Num(..) | Term::BigNum(..) | Term::Wildcard(_) => None,
+        // A record's type is its context's.
+        Term::Record(..) | Term::Nil(_) | Term::Field(..) => None,
         Term::Expr(e) => match e.op {
             ast::ArithOp::ToNumber => Some(Type::Number),
             ast::ArithOp::ToUnsigned => Some(Type::Unsigned),

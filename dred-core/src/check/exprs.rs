@@ -15,7 +15,8 @@
 
 use super::{RuleChecker, FRESH};
 use crate::diagnostic::Diagnostic;
-use crate::program::{Expr, Term};
+use crate::program::{Expr, RecordOp, Term};
+use crate::records::NIL;
 use crate::syntax::ast::{self, ArithOp, Type};
 use crate::value::{encode_float, encode_unsigned, Value};
 
@@ -63,6 +64,7 @@ impl RuleChecker<'_> {
             (ast::Term::Float(bits, _), Type::Float) => {
                 Ok(Term::Const(encode_float(f64::from_bits(*bits))))
             }
+            (ast::Term::Nil(_), Type::Record(_)) => Ok(Term::Const(NIL)),
             (ast::Term::BigNum(n, _), Type::Unsigned) => Ok(Term::Const(encode_unsigned(*n))),
             (ast::Term::BigNum(n, _), Type::Float) => Ok(Term::Const(encode_float(*n as f64))),
             (ast::Term::BigNum(n, _), Type::Number) => Err(self.err(
@@ -74,7 +76,8 @@ impl RuleChecker<'_> {
                 ast::Term::Str(..)
                 | ast::Term::Num(..)
                 | ast::Term::Float(..)
-                | ast::Term::BigNum(..),
+                | ast::Term::BigNum(..)
+                | ast::Term::Nil(_),
                 _,
             ) => Err(mismatch(self)),
             _ => unreachable!("only constants reach here"),
@@ -112,6 +115,12 @@ impl RuleChecker<'_> {
             ast::Term::Num(..) | ast::Term::BigNum(..) | ast::Term::Wildcard(_) => None,
             ast::Term::Float(..) => Some(Type::Float),
             ast::Term::Str(..) => Some(Type::Symbol),
+            // A record's type is its context's.
+            ast::Term::Record(..) | ast::Term::Nil(_) => None,
+            ast::Term::Field(r, i, _) => match self.natural_type(r)? {
+                Type::Record(id) => crate::records::record_type(id).fields.get(*i).map(|f| f.1),
+                _ => None,
+            },
             ast::Term::Expr(e) => match e.op {
                 ArithOp::ToNumber => Some(Type::Number),
                 ArithOp::ToUnsigned => Some(Type::Unsigned),
@@ -164,6 +173,51 @@ impl RuleChecker<'_> {
                     "`_` cannot be used in an expression or equated".into(),
                     "use a variable bound by a body atom",
                 ))
+            }
+            ast::Term::Nil(_) => match hint {
+                Some(ty @ Type::Record(_)) => (Expr::Term(Term::Const(NIL)), ty),
+                _ => return Err(self.unknown_record_type(t)),
+            },
+            ast::Term::Record(args, span) => {
+                let Some(ty @ Type::Record(id)) = hint else {
+                    return Err(self.unknown_record_type(t));
+                };
+                let rt = crate::records::record_type(id);
+                if rt.fields.len() != args.len() {
+                    return Err(self.record_arity(*span, id, args.len()));
+                }
+                let mut fields = Vec::with_capacity(args.len());
+                for (a, (fname, fty)) in args.iter().zip(&rt.fields) {
+                    let (e, aty) = self.expr(a, Some(*fty))?;
+                    if aty != *fty {
+                        return Err(self.err(
+                            a.span(),
+                            format!(
+                                "type mismatch: field `{fname}` of `{}` has type `{}`, this is a `{}`",
+                                rt.name,
+                                fty.keyword(),
+                                aty.keyword()
+                            ),
+                            "wrong field type",
+                        ));
+                    }
+                    fields.push(e);
+                }
+                (
+                    Expr::Record(RecordOp::Pack, fields, self.symbols.clone()),
+                    ty,
+                )
+            }
+            ast::Term::Field(r, i, _) => {
+                let (e, ty) = self.expr(r, None)?;
+                let Type::Record(id) = ty else {
+                    unreachable!("the checker takes fields of record columns only")
+                };
+                let fty = crate::records::record_type(id).fields[*i].1;
+                (
+                    Expr::Record(RecordOp::Field(*i), vec![e], self.symbols.clone()),
+                    fty,
+                )
             }
             ast::Term::Expr(e) => match e.op {
                 ArithOp::ToNumber | ArithOp::ToUnsigned | ArithOp::ToFloat | ArithOp::ToString => {
@@ -242,10 +296,54 @@ impl RuleChecker<'_> {
         Ok((checked, ty))
     }
 
+    /// The error for a record or `nil` whose record type nothing in its context gives.
+    fn unknown_record_type(&self, t: &ast::Term) -> Diagnostic {
+        let what = if matches!(t, ast::Term::Nil(_)) {
+            "`nil`"
+        } else {
+            "this record"
+        };
+        self.err(
+            t.span(),
+            format!("the record type of {what} is not known here"),
+            "write it in a column of a record type, or compare it with a variable of one",
+        )
+    }
+
+    /// The error for a record of `n` fields where the record type `id` is expected.
+    pub(super) fn record_arity(
+        &self,
+        span: crate::diagnostic::Span,
+        id: u32,
+        n: usize,
+    ) -> Diagnostic {
+        let rt = crate::records::record_type(id);
+        self.err(
+            span,
+            format!(
+                "record type `{}` has {} field(s), this record {n}",
+                rt.name,
+                rt.fields.len()
+            ),
+            "wrong number of fields",
+        )
+    }
+
     /// `to_number`, `to_unsigned`, `to_float` or `to_string` of one operand, resolved by
     /// the operand's type (the module header).
     fn conversion(&mut self, e: &ast::Expr) -> Result<(Expr, Type), Diagnostic> {
         let (arg, from) = self.expr(&e.args[0], None)?;
+        if let Type::Record(_) = from {
+            return Err(self.err(
+                e.args[0].span(),
+                format!(
+                    "type mismatch: `{}` converts numbers and symbols, this is a `{}` record",
+                    e.op.symbol(),
+                    from.keyword()
+                ),
+                "a record cannot be converted",
+            ));
+        }
         if e.op == ArithOp::ToString && from == Type::Symbol {
             return Err(self.err(
                 e.args[0].span(),

@@ -198,14 +198,15 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             let columns = &relations[head_rel].types;
             for (i, t) in rule.head.args.iter().enumerate() {
                 match t {
-                    ast::Term::Expr(_) => match rc.constant_expr(t, columns.get(i).copied())? {
-                        Some((v, Type::Symbol)) => {
-                            let name = rc.symbols.name(v).expect("interned by the functor");
-                            args.push(ast::Term::Str(name.to_string(), t.span()));
-                        }
-                        Some((v, ty)) => {
-                            if let Some(&column) = columns.get(i).filter(|&&c| c != ty) {
-                                return Err(err(
+                    ast::Term::Expr(_) | ast::Term::Record(..) => {
+                        match rc.constant_expr(t, columns.get(i).copied())? {
+                            Some((v, Type::Symbol)) => {
+                                let name = rc.symbols.name(v).expect("interned by the functor");
+                                args.push(ast::Term::Str(name.to_string(), t.span()));
+                            }
+                            Some((v, ty)) => {
+                                if let Some(&column) = columns.get(i).filter(|&&c| c != ty) {
+                                    return Err(err(
                                     t.span(),
                                     format!(
                                         "type mismatch: this expression is a `{}` but column {} of `{}` has type `{}`",
@@ -216,12 +217,16 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                                     ),
                                     "wrong type",
                                 ));
+                                }
+                                computed.push((i, v));
+                                args.push(match ty {
+                                    Type::Record(_) => ast::Term::Nil(t.span()),
+                                    _ => ast::Term::Num(0, t.span()),
+                                });
                             }
-                            computed.push((i, v));
-                            args.push(ast::Term::Num(0, t.span()));
+                            None => break,
                         }
-                        None => break,
-                    },
+                    }
                     t => args.push(t.clone()),
                 }
             }
@@ -254,18 +259,25 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         // Every expression of an atom becomes a fresh variable `$eN`, computed by an
         // assignment once the variables it reads are bound; comparisons wait for the same.
         let mut pending = Vec::new();
-        let head_atom = rc.lower_atom(head_rel, &rule.head, "the rule head", &mut pending);
+        let head_atom = rc.lower_atom(head_rel, &rule.head, "the rule head", &mut pending)?;
         // Positive atoms first: they bind variables and fix their types.
         for lit in &rule.body {
             match lit {
                 ast::Literal::Positive(a) => {
                     let rel = resolve(&a.relation)?;
-                    let a = rc.lower_atom(rel, a, "a body atom", &mut pending);
+                    let first = pending.len();
+                    let a = rc.lower_atom(rel, a, "a body atom", &mut pending)?;
                     body.push(Slot::Done(Literal::Positive(rc.atom(rel, &a, true)?)));
+                    // The equalities that take its record patterns apart.
+                    for k in first..pending.len() {
+                        if let Pending::Compare(_) = pending[k] {
+                            body.push(Slot::Compare(k));
+                        }
+                    }
                 }
                 ast::Literal::Negative(a, _) => {
                     let rel = resolve(&a.relation)?;
-                    let a = rc.lower_atom(rel, a, "a negated atom", &mut pending);
+                    let a = rc.lower_atom(rel, a, "a negated atom", &mut pending)?;
                     body.push(Slot::Negative(rel, a));
                 }
                 ast::Literal::Compare(c) => {
@@ -294,7 +306,13 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                     let Pending::Compare(c) = &pending[i] else {
                         unreachable!("a comparison's slot names a comparison")
                     };
-                    checked_body.push(rc.comparison(c, &mut assigns)?);
+                    match rc.comparison(c, &mut assigns)? {
+                        // An equality of a bound variable with an expression checks it as an
+                        // assignment, which must come after those binding the expression's
+                        // variables (`q(x, y), z = y * 2, x = z + 1`): with the others, last.
+                        check @ Literal::Assign { .. } => assigns.push(check),
+                        other => checked_body.push(other),
+                    }
                 }
             }
         }
@@ -476,33 +494,109 @@ impl RuleChecker<'_> {
     }
 
     /// `a` with each expression argument replaced by a fresh variable, whose assignment is
-    /// added to `pending`.
+    /// added to `pending`. A record in a positive body atom is a pattern instead: its fresh
+    /// variable is bound by the atom, and each field is equated with what the pattern has
+    /// there (`p([x, 1])` reads `p($e0), x = $e0.0, 1 = $e0.1`; nested patterns likewise),
+    /// so the fields' variables are bound, or checked when bound elsewhere.
     fn lower_atom(
         &mut self,
         rel: RelId,
         a: &ast::Atom,
         context: &'static str,
         pending: &mut Vec<Pending>,
-    ) -> ast::Atom {
+    ) -> Result<ast::Atom, Diagnostic> {
         let mut a = a.clone();
+        let pattern = context == "a body atom";
         for (i, t) in a.args.iter_mut().enumerate() {
-            if let ast::Term::Expr(e) = t {
-                let var = ast::Ident {
-                    name: format!("{FRESH}{}", self.fresh),
-                    span: e.span,
-                };
-                self.fresh += 1;
-                let expr = std::mem::replace(t, ast::Term::Var(var.clone()));
-                let column = self.relations[rel].types.get(i).copied();
-                pending.push(Pending::Assign {
+            if !matches!(t, ast::Term::Expr(_) | ast::Term::Record(..)) {
+                continue;
+            }
+            let column = self.relations[rel].types.get(i).copied();
+            let var = self.fresh_var(t.span());
+            let expr = std::mem::replace(t, ast::Term::Var(var.clone()));
+            match (expr, column) {
+                (ast::Term::Record(fields, span), Some(Type::Record(id))) if pattern => {
+                    self.take_apart(&var, id, fields, span, pending)?;
+                }
+                (expr @ ast::Term::Record(..), Some(ty)) if !matches!(ty, Type::Record(_)) => {
+                    return Err(self.err(
+                        expr.span(),
+                        format!(
+                            "type mismatch: column {} of `{}` has type `{}`, not a record type",
+                            i + 1,
+                            self.relations[rel].name,
+                            ty.keyword()
+                        ),
+                        "a record where no record goes",
+                    ));
+                }
+                (expr, column) => pending.push(Pending::Assign {
                     var,
                     expr,
                     context,
                     column,
-                });
+                }),
             }
         }
-        a
+        Ok(a)
+    }
+
+    /// A fresh variable, written at `span`.
+    fn fresh_var(&mut self, span: Span) -> ast::Ident {
+        let var = ast::Ident {
+            name: format!("{FRESH}{}", self.fresh),
+            span,
+        };
+        self.fresh += 1;
+        var
+    }
+
+    /// The equalities that match the record held by `var` (of the record type `id`) against
+    /// the pattern `fields` (written at `span`): one per field that is not `_`, a nested
+    /// pattern through a fresh variable of its own.
+    fn take_apart(
+        &mut self,
+        var: &ast::Ident,
+        id: u32,
+        fields: Vec<ast::Term>,
+        span: Span,
+        pending: &mut Vec<Pending>,
+    ) -> Result<(), Diagnostic> {
+        let rt = crate::records::record_type(id);
+        if rt.fields.len() != fields.len() {
+            return Err(self.record_arity(span, id, fields.len()));
+        }
+        for (i, (f, (_, fty))) in fields.into_iter().zip(&rt.fields).enumerate() {
+            let field = ast::Term::Field(Box::new(ast::Term::Var(var.clone())), i, f.span());
+            let left = match (f, *fty) {
+                (ast::Term::Wildcard(_), _) => continue,
+                (ast::Term::Record(inner, inner_span), Type::Record(inner_id)) => {
+                    let nested = self.fresh_var(inner_span);
+                    self.take_apart(&nested, inner_id, inner, inner_span, pending)?;
+                    ast::Term::Var(nested)
+                }
+                (f @ ast::Term::Record(..), ty) => {
+                    return Err(self.err(
+                        f.span(),
+                        format!(
+                            "type mismatch: field `{}` of `{}` has type `{}`, not a record type",
+                            rt.fields[i].0,
+                            rt.name,
+                            ty.keyword()
+                        ),
+                        "a record where no record goes",
+                    ));
+                }
+                (f, _) => f,
+            };
+            pending.push(Pending::Compare(ast::Comparison {
+                span: left.span(),
+                left,
+                op: CmpOp::Eq,
+                right: field,
+            }));
+        }
+        Ok(())
     }
 
     fn is_bound(&self, name: &str) -> bool {
@@ -632,7 +726,12 @@ impl RuleChecker<'_> {
         c: &ast::Comparison,
         assigns: &mut Vec<Literal>,
     ) -> Result<Literal, Diagnostic> {
-        let is_expr = |t: &ast::Term| matches!(t, ast::Term::Expr(_));
+        let is_expr = |t: &ast::Term| {
+            matches!(
+                t,
+                ast::Term::Expr(_) | ast::Term::Record(..) | ast::Term::Field(..)
+            )
+        };
         if !is_expr(&c.left) && !is_expr(&c.right) {
             return self.plain_comparison(c);
         }
@@ -680,15 +779,8 @@ impl RuleChecker<'_> {
                     "both sides must have the same type",
                 ));
             }
-            if c.op.is_order() && ty == Type::Symbol {
-                return Err(self.err(
-                    side.span(),
-                    format!(
-                        "`{}` needs numbers; symbols are only compared with `=` and `!=`",
-                        c.op.symbol()
-                    ),
-                    "order comparison on symbols",
-                ));
+            if c.op.is_order() && !ty.is_numeric() {
+                return Err(self.order_on(side.span(), c.op, ty));
             }
             terms.push(match e {
                 Expr::Term(t) => t,
@@ -707,6 +799,22 @@ impl RuleChecker<'_> {
             op: c.op,
             right: terms[1],
         })
+    }
+
+    /// The error for the order comparison `op` on values of the type `ty`, not numeric.
+    fn order_on(&self, span: Span, op: CmpOp, ty: Type) -> Diagnostic {
+        let (what, label) = match ty {
+            Type::Record(_) => ("records", "order comparison on records"),
+            _ => ("symbols", "order comparison on symbols"),
+        };
+        self.err(
+            span,
+            format!(
+                "`{}` needs numbers; {what} are only compared with `=` and `!=`",
+                op.symbol()
+            ),
+            label,
+        )
     }
 
     fn plain_comparison(&mut self, c: &ast::Comparison) -> Result<Literal, Diagnostic> {
@@ -760,15 +868,8 @@ impl RuleChecker<'_> {
                 None => self.constant(t, ty, "the other side of this comparison")?,
             });
         }
-        if c.op.is_order() && ty == Type::Symbol {
-            return Err(self.err(
-                c.span,
-                format!(
-                    "`{}` needs numbers; symbols are only compared with `=` and `!=`",
-                    c.op.symbol()
-                ),
-                "order comparison on symbols",
-            ));
+        if c.op.is_order() && !ty.is_numeric() {
+            return Err(self.order_on(c.span, c.op, ty));
         }
         Ok(Literal::Compare {
             left: terms[0],

@@ -564,6 +564,7 @@ fn conversions_resolve_by_their_operand_type() {
                         Expr::Typed(ty, op, _) => format!("{}:{}", ty.keyword(), op.symbol()),
                         Expr::Str(op, ..) => format!("str:{op:?}"),
                         Expr::Op(op, _) => format!("number:{}", op.symbol()),
+                        Expr::Record(op, ..) => format!("record:{op:?}"),
                     }),
                     _ => None,
                 })
@@ -654,4 +655,102 @@ fn typed_aggregates_give_their_target_type() {
         };
         assert_eq!(a.value_type, want, "{:?}", a.func);
     }
+}
+
+const RECORDS: &str = ".type P = [a: number, b: symbol]\n.type L = [h: P, t: L]\n\
+                       .decl p(x: P)\n.decl l(x: L)\n.decl n(x: number)\n.decl s(x: symbol)\n\
+                       .input p\n.input n\n.input s\n.decl m(x: number)\n";
+
+#[test]
+fn record_type_errors_are_located() {
+    for (rule, at, what) in [
+        (
+            "m(x) :- p([x]).",
+            (11, 11),
+            "record type `P` has 2 field(s), this record 1",
+        ),
+        (
+            "m(x) :- s([x, _]).",
+            (11, 11),
+            "column 1 of `s` has type `symbol`, not a record type",
+        ),
+        (
+            "m(x) :- p([x, [y]]).",
+            (11, 15),
+            "field `b` of `P` has type `symbol`, not a record type",
+        ),
+        (
+            "l([[x, x], nil]) :- n(x).",
+            (11, 8),
+            "field `b` of `P` has type `symbol`, this is a `number`",
+        ),
+        (
+            "m(1) :- p(x), p(y), x < y.",
+            (11, 21),
+            "records are only compared with `=` and `!=`",
+        ),
+        ("m(1) :- p(x), [1, \"a\"] != [2, \"b\"].", (11, 15), "record type of this record is not known"),
+        ("m(nil) :- n(_).", (11, 3), "column 1 of `m` has type `number`"),
+        ("m(to_number(x)) :- p(x).", (11, 13), "a `P` record"),
+        ("l(x) :- p(x).", (11, 3), "`x` is a `P` in the body"),
+    ] {
+        let (line, col, msg) = error_at(&format!("{RECORDS}{rule}\n"));
+        assert!(msg.contains(what), "{rule}: {msg}");
+        assert_eq!((line, col), at, "{rule}: {msg}");
+    }
+}
+
+#[test]
+fn record_patterns_bind_check_and_build() {
+    let p = load(&format!(
+        "{RECORDS}.decl o(x: number, y: L)\n\
+         o(a, [[a, b], nil]) :- p([a, b]), n(a), s(b).\n\
+         o(a, nil) :- l([[a, \"k\"], [_, t]]), t != nil.\n\
+         l([[1, \"one\"], nil]).\n"
+    ))
+    .expect("checks");
+    // `a` and `b` are bound by `n` and `s` too: both fields are checked, not bound.
+    let first = &p.rules[0];
+    let kinds: Vec<String> = first
+        .body
+        .iter()
+        .map(|l| match l {
+            Literal::Positive(a) => p.relations[a.rel].name.clone(),
+            Literal::Assign { expr, .. } => expr.display(&|t| t.to_string()),
+            Literal::Compare { .. } => "compare".into(),
+            Literal::Negative(_) => "not".into(),
+        })
+        .collect();
+    assert_eq!(kinds, ["p", "n", "s", "[[v1, v2], #0]", "v0.0", "v0.1"]);
+    // A nested pattern: a fresh variable per record, a constant field compared.
+    let second = &p.rules[1];
+    assert!(second
+        .body
+        .iter()
+        .any(|l| matches!(l, Literal::Compare { op: CmpOp::Eq, .. })));
+    assert_eq!(p.facts.len(), 1);
+    assert_ne!(p.facts[0].tuple[0], crate::records::NIL);
+}
+
+/// An equality that checks a bound variable against an expression comes after the
+/// assignment binding the expression's variable (it came first, and every engine evaluating
+/// assignments in body order panicked on `z` unbound).
+#[test]
+fn a_checking_equality_follows_the_assignments_it_reads() {
+    let p = load(
+        ".decl q(x: number, y: number)\n.input q\n.decl p(x: number)\n\
+         p(x) :- q(x, y), x = z + 1, z = y * 2.\n",
+    )
+    .expect("checks");
+    let rule = &p.rules[0];
+    let assigned: Vec<VarId> = rule
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Assign { var, .. } => Some(*var),
+            _ => None,
+        })
+        .collect();
+    let name = |v: VarId| rule.var_names[v].as_str();
+    assert_eq!(assigned.iter().map(|&v| name(v)).collect::<Vec<_>>(), ["z", "x"]);
 }

@@ -120,10 +120,12 @@ pub(crate) fn parse_row(
 }
 
 /// Reads one value of a column type: a `symbol` is the text itself, a numeric type's value
-/// what [`crate::value::parse_numeric`] reads.
+/// what [`crate::value::parse_numeric`] reads, a record what
+/// [`crate::records::parse_record`] reads (`[1, a]`, `nil`).
 pub fn parse_value(field: &str, ty: Type, symbols: &mut Symbols) -> Result<Value, String> {
     match ty {
         Type::Symbol => Ok(symbols.intern(field)),
+        Type::Record(id) => crate::records::parse_record(field, id, symbols),
         numeric => crate::value::parse_numeric(field, numeric),
     }
 }

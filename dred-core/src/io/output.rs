@@ -1,5 +1,5 @@
 //! Writing `.csv` model outputs: tab-separated, sorted by typed value (numbers numerically,
-//! symbols by their text), so that two outputs compare with `diff`.
+//! symbols and records by their text), so that two outputs compare with `diff`.
 
 use std::cmp::Ordering;
 use std::io::Write;
@@ -54,6 +54,9 @@ pub fn sorted_for_output<'a>(
         for ((&ty, x), y) in types.iter().zip(a.iter()).zip(b.iter()) {
             let o = match ty {
                 Type::Symbol => symbols.name(*x).cmp(&symbols.name(*y)),
+                // A record's word is the order it was first built in, which differs from
+                // engine to engine: by its text instead.
+                Type::Record(_) => symbols.raw(ty, *x).cmp(&symbols.raw(ty, *y)),
                 // The numeric encodings keep order (`crate::value::encode_float`).
                 _ => x.cmp(y),
             };

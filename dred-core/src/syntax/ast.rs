@@ -52,6 +52,9 @@ pub enum Type {
     /// 64-bit floating-point numbers (stored in the order-preserving encoding of
     /// [`crate::value::encode_float`]).
     Float,
+    /// A record type, by its index in the registry of [`crate::records`]; values are
+    /// records of the run's table, or `nil`.
+    Record(u32),
 }
 
 impl Type {
@@ -62,12 +65,13 @@ impl Type {
             Type::Number => "number",
             Type::Unsigned => "unsigned",
             Type::Float => "float",
+            Type::Record(id) => &crate::records::record_type(id).name,
         }
     }
 
     /// True for the three numeric types, on which arithmetic and order comparisons apply.
     pub fn is_numeric(self) -> bool {
-        self != Type::Symbol
+        matches!(self, Type::Number | Type::Unsigned | Type::Float)
     }
 }
 
@@ -215,6 +219,14 @@ pub enum Term {
     BigNum(u64, Span),
     /// An arithmetic expression: an operator or functor applied to terms.
     Expr(Box<Expr>),
+    /// `[t1, ..., tn]`: a record of the record type the context gives; in a positive body
+    /// atom a pattern that also binds the variables in it.
+    Record(Vec<Term>, Span),
+    /// `nil`: the empty record reference of the context's record type.
+    Nil(Span),
+    /// Field `.1` of the record `.0`: made by the checker when it takes a record pattern
+    /// apart, never parsed.
+    Field(Box<Term>, usize, Span),
 }
 
 impl Term {
@@ -226,7 +238,10 @@ impl Term {
             | Term::Str(_, s)
             | Term::Num(_, s)
             | Term::Float(_, s)
-            | Term::BigNum(_, s) => *s,
+            | Term::BigNum(_, s)
+            | Term::Record(_, s)
+            | Term::Nil(s)
+            | Term::Field(_, _, s) => *s,
             Term::Expr(e) => e.span,
         }
     }
@@ -236,7 +251,10 @@ impl Term {
         match self {
             Term::Var(id) => f(id),
             Term::Expr(e) => e.args.iter().for_each(|a| a.for_each_var(f)),
-            Term::Wildcard(_)
+            Term::Record(args, _) => args.iter().for_each(|a| a.for_each_var(f)),
+            Term::Field(r, _, _) => r.for_each_var(f),
+            Term::Nil(_)
+            | Term::Wildcard(_)
             | Term::Str(..)
             | Term::Num(..)
             | Term::Float(..)
@@ -425,7 +443,7 @@ impl ArithOp {
     /// `unsigned`. Never for `symbol` (the checker makes `+` on symbols a `cat`).
     pub fn applies_to(self, ty: Type) -> bool {
         match ty {
-            Type::Symbol => false,
+            Type::Symbol | Type::Record(_) => false,
             Type::Number => true,
             Type::Unsigned => self != ArithOp::Neg,
             Type::Float => matches!(

@@ -25,6 +25,19 @@ pub(super) enum TypeDef {
     Of(Ident),
     /// A union of several types.
     Union(Vec<Ident>),
+    /// A record type: its fields' names and types as written.
+    Record(Vec<(Ident, Ident)>),
+}
+
+impl TypeDef {
+    /// Every type name the definition refers to, to rename in place.
+    pub(super) fn referred_mut(&mut self) -> Vec<&mut Ident> {
+        match self {
+            TypeDef::Of(of) => vec![of],
+            TypeDef::Union(members) => members.iter_mut().collect(),
+            TypeDef::Record(fields) => fields.iter_mut().map(|(_, ty)| ty).collect(),
+        }
+    }
 }
 
 /// `.type name ...` with the span of the whole declaration.
@@ -360,13 +373,8 @@ impl Expander<'_> {
                 }
                 RawItem::Type(t) => {
                     let mut t = t.clone();
-                    match &mut t.def {
-                        TypeDef::Of(of) => *of = substitute(of, bindings),
-                        TypeDef::Union(members) => {
-                            for m in members {
-                                *m = substitute(m, bindings);
-                            }
-                        }
+                    for r in t.def.referred_mut() {
+                        *r = substitute(r, bindings);
                     }
                     RawItem::Type(t)
                 }
@@ -435,13 +443,8 @@ fn qualify(mut items: Vec<RawItem>, instance: &str) -> Vec<RawItem> {
             }
             RawItem::Type(t) => {
                 prefix(&mut t.name, &types);
-                match &mut t.def {
-                    TypeDef::Of(of) => prefix(of, &types),
-                    TypeDef::Union(members) => {
-                        for m in members {
-                            prefix(m, &types);
-                        }
-                    }
+                for r in t.def.referred_mut() {
+                    prefix(r, &types);
                 }
             }
             RawItem::Input(id) | RawItem::Output(id) | RawItem::PrintSize(id) => {

@@ -8,7 +8,7 @@
 //! ([`Expr`]) that the checker turns into assignments, string functors among them; the
 //! constraints `contains(sub, s)` and `match(pattern, s)` (and their negations `!contains`,
 //! `!match`) become comparisons of the functor's 0-or-1 value with 0. Constructs still
-//! unsupported (the functor `range`, records, ADTs) are refused with a located error rather
+//! unsupported (the functor `range`, ADTs) are refused with a located error rather
 //! than misread; `eqrel` is read into [`Decl::eqrel`] for the checker to rewrite. Components (`.comp`, `.init`) are read here and expanded by
 //! [`components`](super::components) before types are resolved.
 //!
@@ -44,6 +44,7 @@ pub fn parse(file: &SourceFile) -> Result<Program, Diagnostic> {
         pos: 0,
         types: HashMap::new(),
         columns: Vec::new(),
+        record_ids: HashMap::new(),
     };
     let mut raw = Vec::new();
     while !p.at_end() {
@@ -66,6 +67,9 @@ struct Parser<'a> {
     /// (item, column, type as written) of every declared column, resolved once every `.type`
     /// is known (Soufflé allows a type to be used before its declaration).
     columns: Vec<(usize, usize, Ident)>,
+    /// The registry index of each record type (`crate::records`), by name: set once every
+    /// `.type` is read.
+    record_ids: HashMap<String, u32>,
 }
 
 type PResult<T> = Result<T, Diagnostic>;
@@ -210,8 +214,59 @@ impl Parser<'_> {
                 }
             });
         }
+        self.register_record_types()?;
         self.resolve_columns(&mut items)?;
         Ok(items)
+    }
+
+    /// Registers the program's record types as one group (`crate::records::register`), in
+    /// the order declared, each field's type resolved.
+    fn register_record_types(&mut self) -> PResult<()> {
+        let mut names: Vec<(String, Span)> = self
+            .types
+            .iter()
+            .filter(|(_, (d, _))| matches!(d, TypeDef::Record(_)))
+            .map(|(n, (_, span))| (n.clone(), *span))
+            .collect();
+        if names.is_empty() {
+            return Ok(());
+        }
+        names.sort_by_key(|(_, span)| span.start);
+        // Indices within the group first: fields refer to the group's types by them.
+        self.record_ids = names
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| (n.clone(), i as u32))
+            .collect();
+        let mut group = Vec::with_capacity(names.len());
+        for (name, _) in &names {
+            let TypeDef::Record(fields) = &self.types[name].0 else {
+                unreachable!("filtered to record types")
+            };
+            let mut resolved: Vec<(String, Type)> = Vec::with_capacity(fields.len());
+            for (field, ty) in fields {
+                if resolved.iter().any(|(n, _)| *n == field.name) {
+                    return Err(self.error(
+                        field.span,
+                        format!(
+                            "field `{}` appears twice in record type `{name}`",
+                            field.name
+                        ),
+                        "duplicate field",
+                    ));
+                }
+                resolved.push((field.name.clone(), self.base_type(ty, &mut Vec::new())?));
+            }
+            group.push(crate::records::RecordType {
+                name: name.clone(),
+                fields: resolved,
+            });
+        }
+        let offset = crate::records::register(&group);
+        for id in self.record_ids.values_mut() {
+            *id += offset;
+        }
+        Ok(())
     }
 
     /// The base type of a type name, following subtypes, aliases and unions.
@@ -237,8 +292,13 @@ impl Parser<'_> {
                 "a type must resolve to `symbol`, `number`, `unsigned` or `float`",
             ));
         }
+        if let TypeDef::Record(_) = def {
+            // Its fields are resolved when it is registered; it may refer to itself.
+            return Ok(Type::Record(self.record_ids[&name.name]));
+        }
         seen.push(name.name.clone());
         let base = match def {
+            TypeDef::Record(_) => unreachable!("returned above"),
             TypeDef::Of(of) => self.base_type(of, seen)?,
             TypeDef::Union(members) => {
                 let mut base = None;
@@ -311,11 +371,11 @@ impl Parser<'_> {
             Some(Tok::Eq) => {
                 self.bump();
                 if matches!(self.peek(), Some(Tok::Other('['))) {
-                    return Err(self.error(
-                        self.span(),
-                        "record types are not supported",
-                        "columns are `symbol`, `number`, `unsigned` or `float`, or types declared from them",
-                    ));
+                    return Ok(TypeDecl {
+                        name,
+                        def: self.record_fields()?,
+                        span: dot.to(self.prev_span()),
+                    });
                 }
                 let mut members = vec![self.qualified_name("a type")?];
                 if self.peek() == Some(&Tok::LBrace) {
@@ -342,6 +402,25 @@ impl Parser<'_> {
             def,
             span: dot.to(self.prev_span()),
         })
+    }
+
+    /// `[name: type, ...]` of a record type, at its `[`.
+    fn record_fields(&mut self) -> PResult<TypeDef> {
+        self.bump();
+        let mut fields = Vec::new();
+        if self.peek() != Some(&Tok::Other(']')) {
+            loop {
+                let field = self.ident("a field name")?;
+                self.expect(Tok::Colon, "`:` and the field's type")?;
+                fields.push((field, self.qualified_name("the field's type")?));
+                if self.peek() != Some(&Tok::Comma) {
+                    break;
+                }
+                self.bump();
+            }
+        }
+        self.expect(Tok::Other(']'), "`,` or `]` in the record type's fields")?;
+        Ok(TypeDef::Record(fields))
     }
 
     fn declare_type(&mut self, TypeDecl { name, def, span }: TypeDecl) -> PResult<()> {
@@ -843,7 +922,21 @@ impl Parser<'_> {
                     };
                 self.functor_call(op)?
             }
+            Some(Tok::Ident(name)) if name == "nil" => Term::Nil(self.bump().1),
             Some(Tok::Ident(_)) => Term::Var(self.ident("a term")?),
+            Some(Tok::Other('[')) => {
+                let open = self.bump().1;
+                let mut args = Vec::new();
+                if self.peek() != Some(&Tok::Other(']')) {
+                    args.push(self.term()?);
+                    while self.peek() == Some(&Tok::Comma) {
+                        self.bump();
+                        args.push(self.term()?);
+                    }
+                }
+                let close = self.expect(Tok::Other(']'), "`,` or `]` in the record")?;
+                Term::Record(args, open.to(close))
+            }
             Some(Tok::Underscore) => Term::Wildcard(self.bump().1),
             Some(Tok::Str(_)) => {
                 let (Tok::Str(s), span) = self.bump() else {
@@ -876,7 +969,8 @@ impl Parser<'_> {
                 inner
             }
             _ => {
-                return Err(self.unexpected("a variable, `_`, a string, a number or an expression"))
+                return Err(self
+                    .unexpected("a variable, `_`, a string, a number, a record or an expression"))
             }
         })
     }

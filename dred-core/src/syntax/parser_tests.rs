@@ -128,6 +128,44 @@ fn declared_types_resolve_to_their_base_type() {
 }
 
 #[test]
+fn records_parse_as_terms_and_record_types_resolve() {
+    let src = ".type P = [a: number, b: symbol]\n.type L = [h: P, t: L]\n.decl r(x: L)\n\
+               r([[1, \"s\"], nil]) :- r([_, [x, [y, _]]]), x = [], y != nil.";
+    let p = parse_str(src).expect("parses");
+    let Item::Decl(d) = &p.items[0] else {
+        panic!("a declaration")
+    };
+    let Type::Record(l) = d.columns[0].1 else {
+        panic!("a record column: {:?}", d.columns[0].1)
+    };
+    let list = crate::records::record_type(l);
+    assert_eq!(list.name, "L");
+    assert_eq!(list.fields[1].1, Type::Record(l), "a list refers to itself");
+    let Type::Record(pair) = list.fields[0].1 else {
+        panic!("a pair field")
+    };
+    assert_eq!(crate::records::record_type(pair).fields.len(), 2);
+    let Item::Rule(r) = &p.items[1] else {
+        panic!("a rule")
+    };
+    assert_eq!(shape(&r.head.args[0]), "[[1, \"s\"], nil]");
+    let Literal::Positive(a) = &r.body[0] else {
+        panic!("an atom")
+    };
+    assert_eq!(shape(&a.args[0]), "[_, [x, [y, _]]]");
+    let Literal::Compare(c) = &r.body[1] else {
+        panic!("a comparison")
+    };
+    assert_eq!(shape(&c.right), "[]");
+    // The same types parsed again are the same registered types.
+    let again = parse_str(src).expect("parses");
+    let Item::Decl(d2) = &again.items[0] else {
+        panic!("a declaration")
+    };
+    assert_eq!(d2.columns[0].1, Type::Record(l));
+}
+
+#[test]
 fn syntax_errors_are_located() {
     let cases = [
         ("a(x) :- b(x)", 1, 13),
@@ -146,7 +184,11 @@ fn syntax_errors_are_located() {
             15,
         ),
         (".type T = U\n.type U = T", 1, 1),
-        (".type T = [a: number]", 1, 11),
+        (".type T = [a number]", 1, 14),
+        (".type T = [a: number", 1, 21),
+        (".type T = [a: number, a: symbol]\n.decl r(x: T)", 1, 23),
+        (".type T = [a: U]", 1, 15),
+        ("a([1, 2) :- b(x).", 1, 8),
         (".type T = A {x: number}", 1, 13),
         (".type T", 1, 8),
         (".type number <: symbol", 1, 7),
@@ -171,6 +213,12 @@ fn shape(t: &Term) -> String {
         Term::BigNum(n, _) => n.to_string(),
         Term::Str(s, _) => format!("{s:?}"),
         Term::Wildcard(_) => "_".into(),
+        Term::Nil(_) => "nil".into(),
+        Term::Record(args, _) => {
+            let args: Vec<String> = args.iter().map(shape).collect();
+            format!("[{}]", args.join(", "))
+        }
+        Term::Field(r, i, _) => format!("{}.{i}", shape(r)),
         Term::Expr(e) if e.op.is_functor() => {
             let args: Vec<String> = e.args.iter().map(shape).collect();
             format!("{}({})", e.op.symbol(), args.join(", "))

@@ -44,6 +44,11 @@ pub enum Feature {
     /// decimal digits, and floats as the shortest decimal that reads back the same).
     #[serde(rename = "numeric-types")]
     NumericTypes,
+    /// Record columns (`.type Pair = [a: number, b: symbol]`); values on the wire as
+    /// `dredbench` writes them in files (`[1, a]`, `nil`). No shipped engine declares it
+    /// yet: its answers would hold records the engine built, which the harness cannot yet
+    /// read back into its table.
+    Records,
 }
 
 impl Feature {
@@ -55,6 +60,7 @@ impl Feature {
             Feature::Arithmetic => "arithmetic",
             Feature::Strings => "strings",
             Feature::NumericTypes => "numeric-types",
+            Feature::Records => "records",
         }
     }
 
@@ -83,6 +89,9 @@ impl Feature {
         }
         if program.has_numeric_types() {
             v.push(Feature::NumericTypes);
+        }
+        if program.has_records() {
+            v.push(Feature::Records);
         }
         v
     }

@@ -243,7 +243,7 @@ impl State {
                     dred_core::syntax::ast::Type::Symbol => {
                         format!("{:?}", self.symbols.name(v).as_deref().unwrap_or("?"))
                     }
-                    numeric => dred_core::value::format_numeric(numeric, v),
+                    ty => self.symbols.raw(ty, v),
                 })
                 .collect();
             format!("{}({})", decl.facts_name(), values.join(", "))

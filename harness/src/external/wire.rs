@@ -168,10 +168,7 @@ pub fn push_fact(
     out.push_str(decl.facts_name());
     for (&ty, &v) in decl.types.iter().zip(tuple) {
         out.push('\t');
-        match ty {
-            Type::Symbol => out.push_str(&symbols.name(v).unwrap_or_default()),
-            numeric => out.push_str(&dred_core::value::format_numeric(numeric, v)),
-        }
+        dred_core::records::write_value(symbols, ty, v, out);
     }
     out.push('\n');
 }
@@ -268,6 +265,12 @@ pub fn parse_fact(
             numeric @ (Type::Unsigned | Type::Float) => {
                 dred_core::value::parse_numeric(field, numeric)
                     .map_err(|e| format!("{line:?}: {e}"))?
+            }
+            Type::Record(_) => {
+                return Err(format!(
+                    "{line:?}: records are not read from an engine's answers (no engine \
+                     declares the feature `records`)"
+                ))
             }
             Type::Symbol => symbols.get(field).ok_or_else(|| {
                 format!(
