@@ -743,7 +743,7 @@ fn a_checking_equality_follows_the_assignments_it_reads() {
     )
     .expect("checks");
     let rule = &p.rules[0];
-    let assigned: Vec<VarId> = rule
+    let assigned: Vec<crate::program::VarId> = rule
         .body
         .iter()
         .filter_map(|l| match l {
@@ -751,6 +751,6 @@ fn a_checking_equality_follows_the_assignments_it_reads() {
             _ => None,
         })
         .collect();
-    let name = |v: VarId| rule.var_names[v].as_str();
+    let name = |v: crate::program::VarId| rule.var_names[v].as_str();
     assert_eq!(assigned.iter().map(|&v| name(v)).collect::<Vec<_>>(), ["z", "x"]);
 }
