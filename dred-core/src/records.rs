@@ -301,13 +301,13 @@ mod tests {
             "[[-3, \"x, y\"], [[4, \"\"], nil]]",
             "[[2, \"nil\"], nil]",
         ] {
-            let v = parse_record(text, list, &symbols).unwrap();
+            let v = parse_record(text, list, &symbols).expect(text);
             let mut out = String::new();
             write_value(&symbols, Type::Record(list), v, &mut out);
             assert_eq!(out, text);
         }
-        let a = parse_record(" [ [1 , a ] , nil ] ", list, &symbols).unwrap();
-        assert_eq!(a, parse_record("[[1, a], nil]", list, &symbols).unwrap());
+        let a = parse_record(" [ [1 , a ] , nil ] ", list, &symbols).expect("spaced");
+        assert_eq!(a, parse_record("[[1, a], nil]", list, &symbols).expect("plain"));
         assert_ne!(a, NIL);
     }
 
@@ -323,7 +323,7 @@ mod tests {
             ("[1, a] z", "after the record"),
             ("[1, \"a]", "closing"),
         ] {
-            let err = parse_record(text, pair, &symbols).unwrap_err();
+            let err = parse_record(text, pair, &symbols).expect_err(text);
             assert!(err.contains(why), "{text}: {err}");
         }
     }

@@ -159,9 +159,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 continue;
             };
             for (t, &ty) in a.args.iter().zip(&relations[rel].types) {
-                if let ast::Term::Var(id) = t {
-                    uses.push((id.name.clone(), ty));
-                }
+                column_uses(t, ty, &mut uses);
             }
         }
         let mut rc = RuleChecker {
@@ -269,8 +267,8 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                     let a = rc.lower_atom(rel, a, "a body atom", &mut pending)?;
                     body.push(Slot::Done(Literal::Positive(rc.atom(rel, &a, true)?)));
                     // The equalities that take its record patterns apart.
-                    for k in first..pending.len() {
-                        if let Pending::Compare(_) = pending[k] {
+                    for (k, p) in pending.iter().enumerate().skip(first) {
+                        if let Pending::Compare(_) = p {
                             body.push(Slot::Compare(k));
                         }
                     }
@@ -372,6 +370,20 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         stratum_of,
         aggregates,
     })
+}
+
+/// The variables written as the argument `t` of a column of type `ty`, or as fields of a
+/// record there, with the type each stands for.
+fn column_uses(t: &ast::Term, ty: Type, uses: &mut Vec<(String, Type)>) {
+    match (t, ty) {
+        (ast::Term::Var(id), ty) => uses.push((id.name.clone(), ty)),
+        (ast::Term::Record(fields, _), Type::Record(id)) => {
+            for (f, (_, fty)) in fields.iter().zip(&crate::records::record_type(id).fields) {
+                column_uses(f, *fty, uses);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A body literal of a rule being checked, in source order.

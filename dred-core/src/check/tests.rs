@@ -689,8 +689,16 @@ fn record_type_errors_are_located() {
             (11, 21),
             "records are only compared with `=` and `!=`",
         ),
-        ("m(1) :- p(x), [1, \"a\"] != [2, \"b\"].", (11, 15), "record type of this record is not known"),
-        ("m(nil) :- n(_).", (11, 3), "column 1 of `m` has type `number`"),
+        (
+            "m(1) :- p(x), [1, \"a\"] != [2, \"b\"].",
+            (11, 15),
+            "record type of this record is not known",
+        ),
+        (
+            "m(nil) :- n(_).",
+            (11, 3),
+            "column 1 of `m` has type `number`",
+        ),
         ("m(to_number(x)) :- p(x).", (11, 13), "a `P` record"),
         ("l(x) :- p(x).", (11, 3), "`x` is a `P` in the body"),
     ] {
@@ -752,5 +760,8 @@ fn a_checking_equality_follows_the_assignments_it_reads() {
         })
         .collect();
     let name = |v: crate::program::VarId| rule.var_names[v].as_str();
-    assert_eq!(assigned.iter().map(|&v| name(v)).collect::<Vec<_>>(), ["z", "x"]);
+    assert_eq!(
+        assigned.iter().map(|&v| name(v)).collect::<Vec<_>>(),
+        ["z", "x"]
+    );
 }
