@@ -1,5 +1,12 @@
-//! Soufflé's record types (`.type Pair = [a: number, b: symbol]`) and their values.
-//! (Recording rule instances for `explain` is [`crate::record`], unrelated.)
+//! Soufflé's record types (`.type Pair = [a: number, b: symbol]`) and algebraic data types
+//! (`.type E = Num {n: number} | Add {l: E, r: E}`), and their values. (Recording rule
+//! instances for `explain` is [`crate::record`], unrelated.)
+//!
+//! **ADTs are records underneath.** The value `$Add(l, r)` is stored as the record of its
+//! branch's tag (its index among the type's branches) followed by its fields, `[1, l, r]`,
+//! and a nullary branch as the record of its tag alone; the checker matches a constructor
+//! pattern by comparing the tag and taking the fields apart, as for a record. So everything
+//! below holds for ADTs too, but that `nil` is no ADT value.
 //!
 //! **Values.** A record is one word, like every value: the index of its fields in the run's
 //! record table, kept beside the strings in [`Symbols`] (and for the same reason: every
@@ -23,7 +30,9 @@
 //!
 //! **Text.** In `.facts` files, update streams and outputs a record is written as Soufflé
 //! writes it: `[1, a]`, fields separated by `, `, a `symbol` field bare (or in double quotes
-//! when it holds `,`, `[`, `]` or `"`, or is empty or `nil`), `nil` for the empty reference.
+//! when it holds `,`, `[`, `]`, `(`, `)` or `"`, starts with `$`, or is empty or `nil`),
+//! `nil` for the empty reference; an ADT value as `$Add($Num(1), $Var(x))`, a nullary
+//! branch as `$Zero` (read also as `$Zero()`).
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, PoisonError, RwLock};
@@ -31,13 +40,42 @@ use std::sync::{OnceLock, PoisonError, RwLock};
 use crate::syntax::ast::Type;
 use crate::value::{Symbols, Value};
 
-/// A record type: its name as declared and its fields, each a name and a type (possibly a
-/// record type, possibly this one).
+/// A record type or an algebraic data type: its name as declared and its fields (a record
+/// type's) or branches (an ADT's), fields each a name and a type (possibly a record type or
+/// an ADT, possibly this one).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RecordType {
     /// The name declared by `.type`.
     pub name: String,
-    /// The fields in order.
+    /// A record type's fields in order; empty for an ADT.
+    pub fields: Vec<(String, Type)>,
+    /// An ADT's branches in order (its value's tag is the branch's index); empty for a
+    /// record type.
+    pub branches: Vec<Branch>,
+}
+
+impl RecordType {
+    /// True for an algebraic data type (`.type T = A {..} | B {..}`).
+    pub fn is_adt(&self) -> bool {
+        !self.branches.is_empty()
+    }
+
+    /// The branch named `name` with its tag, if the type is an ADT that has it.
+    pub fn branch(&self, name: &str) -> Option<(usize, &Branch)> {
+        self.branches
+            .iter()
+            .enumerate()
+            .find(|(_, b)| b.name == name)
+    }
+}
+
+/// A branch of an ADT, `Name {f: T, ...}`: its value `$Name(a, ...)` is stored as the record
+/// of its tag (the branch's index) followed by its fields, so engines treat ADTs as records.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Branch {
+    /// The constructor's name (written `$Name`).
+    pub name: String,
+    /// Its fields in order.
     pub fields: Vec<(String, Type)>,
 }
 
@@ -65,9 +103,8 @@ pub fn register(group: &[RecordType]) -> u32 {
         return offset;
     }
     let offset = u32::try_from(reg.types.len()).expect("fewer than 2^32 record types");
-    for t in group {
-        let fields = t
-            .fields
+    let globalise = |fields: &[(String, Type)]| -> Vec<(String, Type)> {
+        fields
             .iter()
             .map(|(n, ty)| {
                 let ty = match ty {
@@ -76,11 +113,22 @@ pub fn register(group: &[RecordType]) -> u32 {
                 };
                 (n.clone(), ty)
             })
+            .collect()
+    };
+    for t in group {
+        let branches = t
+            .branches
+            .iter()
+            .map(|b| Branch {
+                name: b.name.clone(),
+                fields: globalise(&b.fields),
+            })
             .collect();
         // Leaked on purpose: a registered type lives as long as the process (module header).
         reg.types.push(Box::leak(Box::new(RecordType {
             name: t.name.clone(),
-            fields,
+            fields: globalise(&t.fields),
+            branches,
         })));
     }
     reg.groups.insert(group.to_vec(), offset);
@@ -101,7 +149,11 @@ pub const NIL: Value = 0;
 
 /// True when a bare `symbol` field would not read back as itself.
 fn needs_quotes(s: &str) -> bool {
-    s.is_empty() || s == "nil" || s.contains([',', '[', ']', '"']) || s.trim() != s
+    s.is_empty()
+        || s == "nil"
+        || s.starts_with('$')
+        || s.contains([',', '[', ']', '(', ')', '"'])
+        || s.trim() != s
 }
 
 /// A value of type `ty` as files hold it; a record in Soufflé's `[a, b]` (module header).
@@ -113,8 +165,20 @@ pub fn write_value(symbols: &Symbols, ty: Type, v: Value, out: &mut String) {
                 return;
             };
             let rt = record_type(id);
-            out.push('[');
-            for (i, ((_, fty), &fv)) in rt.fields.iter().zip(fields.iter()).enumerate() {
+            let (open, close, field_types) = if rt.is_adt() {
+                let branch = &rt.branches[usize::try_from(fields[0]).expect("a branch's tag")];
+                out.push('$');
+                out.push_str(&branch.name);
+                if branch.fields.is_empty() {
+                    return;
+                }
+                ('(', ')', &branch.fields[..])
+            } else {
+                ('[', ']', &rt.fields[..])
+            };
+            let values = &fields[usize::from(rt.is_adt())..];
+            out.push(open);
+            for (i, ((_, fty), &fv)) in field_types.iter().zip(values.iter()).enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -131,7 +195,7 @@ pub fn write_value(symbols: &Symbols, ty: Type, v: Value, out: &mut String) {
                     fty => write_value(symbols, *fty, fv, out),
                 }
             }
-            out.push(']');
+            out.push(close);
         }
         Type::Symbol => out.push_str(symbols.name(v).as_deref().unwrap_or("<unknown symbol>")),
         numeric => out.push_str(&crate::value::format_numeric(numeric, v)),
@@ -178,6 +242,9 @@ impl Reader<'_> {
             }
         }
         let rt = record_type(id);
+        if rt.is_adt() {
+            return self.adt(rt, symbols);
+        }
         if !self.rest().starts_with('[') {
             return Err(format!(
                 "expected a `{}` record (`[...]` or `nil`) at `{}`",
@@ -217,6 +284,60 @@ impl Reader<'_> {
         Ok(symbols.record(&fields))
     }
 
+    /// `$Branch(f, ...)` or `$Branch` of the ADT `rt`.
+    fn adt(&mut self, rt: &RecordType, symbols: &Symbols) -> Result<Value, String> {
+        let Some(rest) = self.text[self.pos..].strip_prefix('$') else {
+            return Err(format!(
+                "expected a `{}` value (`$Branch(...)`) at `{}`",
+                rt.name,
+                self.rest()
+            ));
+        };
+        let len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..len];
+        let Some((tag, branch)) = rt.branch(name) else {
+            return Err(format!("`{}` has no branch `{name}`", rt.name));
+        };
+        self.pos += 1 + len;
+        let mut fields = vec![tag as Value];
+        self.skip_spaces();
+        if !self.rest().starts_with('(') {
+            if branch.fields.is_empty() {
+                return Ok(symbols.record(&fields));
+            }
+            return Err(format!("expected `(` after `${name}`"));
+        }
+        self.pos += 1;
+        for (i, (fname, fty)) in branch.fields.iter().enumerate() {
+            if i > 0 {
+                self.skip_spaces();
+                if !self.rest().starts_with(',') {
+                    return Err(format!(
+                        "`${name}` has {} field(s); expected `,` before field `{fname}`",
+                        branch.fields.len()
+                    ));
+                }
+                self.pos += 1;
+            }
+            fields.push(
+                self.field(*fty, symbols)
+                    .map_err(|why| format!("field `{fname}` of `${name}`: {why}"))?,
+            );
+        }
+        self.skip_spaces();
+        if !self.rest().starts_with(')') {
+            return Err(format!(
+                "`${name}` has {} field(s); expected `)` at `{}`",
+                branch.fields.len(),
+                self.rest()
+            ));
+        }
+        self.pos += 1;
+        Ok(symbols.record(&fields))
+    }
+
     fn field(&mut self, ty: Type, symbols: &Symbols) -> Result<Value, String> {
         self.skip_spaces();
         match ty {
@@ -228,7 +349,7 @@ impl Reader<'_> {
             }
             ty => {
                 let rest = &self.text[self.pos..];
-                let end = rest.find([',', ']']).unwrap_or(rest.len());
+                let end = rest.find([',', ']', ')']).unwrap_or(rest.len());
                 let field = rest[..end].trim_end();
                 self.pos += end;
                 if ty == Type::Symbol {
@@ -270,6 +391,7 @@ mod tests {
             RecordType {
                 name: "Pair".into(),
                 fields: vec![("a".into(), Type::Number), ("b".into(), Type::Symbol)],
+                branches: vec![],
             },
             RecordType {
                 name: "List".into(),
@@ -277,6 +399,7 @@ mod tests {
                     ("head".into(), Type::Record(0)),
                     ("tail".into(), Type::Record(1)),
                 ],
+                branches: vec![],
             },
         ]);
         (offset, offset + 1)
@@ -307,7 +430,10 @@ mod tests {
             assert_eq!(out, text);
         }
         let a = parse_record(" [ [1 , a ] , nil ] ", list, &symbols).expect("spaced");
-        assert_eq!(a, parse_record("[[1, a], nil]", list, &symbols).expect("plain"));
+        assert_eq!(
+            a,
+            parse_record("[[1, a], nil]", list, &symbols).expect("plain")
+        );
         assert_ne!(a, NIL);
     }
 

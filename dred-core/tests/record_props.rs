@@ -25,6 +25,7 @@ fn wrapper(ty: Type) -> Type {
     let offset = register(&[RecordType {
         name: format!("W_{}", ty.keyword()),
         fields: vec![("v".into(), ty)],
+        branches: vec![],
     }]);
     Type::Record(offset)
 }

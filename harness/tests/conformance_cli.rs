@@ -19,7 +19,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 15] = [
+const CASES: [&str; 16] = [
     "types",
     "disjunction",
     "ground",
@@ -35,6 +35,7 @@ const CASES: [&str; 15] = [
     "include",
     "eqrel",
     "records",
+    "adts",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.

@@ -343,7 +343,9 @@ fn split(
                     span: *s,
                 });
             }
-            Term::Record(fields, _) => fields.iter_mut().for_each(|f| name_wildcards(f, fresh)),
+            Term::Record(fields, _) | Term::Ctor(_, fields, _) => {
+                fields.iter_mut().for_each(|f| name_wildcards(f, fresh))
+            }
             _ => {}
         }
     }
@@ -657,7 +659,9 @@ fn all_bound(lit: &Literal, bound: &[(Ident, Option<Type>)]) -> bool {
 fn binds_var(t: &Term, name: &str) -> bool {
     match t {
         Term::Var(id) => id.name == name,
-        Term::Record(fields, _) => fields.iter().any(|f| binds_var(f, name)),
+        Term::Record(fields, _) | Term::Ctor(_, fields, _) => {
+            fields.iter().any(|f| binds_var(f, name))
+        }
         _ => false,
     }
 }
@@ -667,9 +671,14 @@ fn binds_var(t: &Term, name: &str) -> bool {
 fn pattern_vars(t: &Term, ty: Option<Type>, f: &mut impl FnMut(&Ident, Option<Type>)) {
     match t {
         Term::Var(id) => f(id, ty),
-        Term::Record(args, _) => {
-            let fields = match ty {
-                Some(Type::Record(id)) => Some(&crate::records::record_type(id).fields),
+        Term::Record(args, _) | Term::Ctor(_, args, _) => {
+            let fields = match (t, ty) {
+                (Term::Record(..), Some(Type::Record(id))) => {
+                    Some(&crate::records::record_type(id).fields)
+                }
+                (Term::Ctor(name, ..), Some(Type::Record(id))) => crate::records::record_type(id)
+                    .branch(&name.name)
+                    .map(|(_, b)| &b.fields),
                 _ => None,
             };
             for (i, a) in args.iter().enumerate() {
@@ -696,8 +705,10 @@ fn substitute_term(t: &mut Term, var: &str, by: &Term) {
     match t {
         Term::Var(id) if id.name == var => *t = by.clone(),
         Term::Expr(e) => e.args.iter_mut().for_each(|a| substitute_term(a, var, by)),
-        Term::Record(args, _) => args.iter_mut().for_each(|a| substitute_term(a, var, by)),
-        Term::Field(r, _, _) => substitute_term(r, var, by),
+        Term::Record(args, _) | Term::Ctor(_, args, _) => {
+            args.iter_mut().for_each(|a| substitute_term(a, var, by))
+        }
+        Term::Field(r, _, _, _) => substitute_term(r, var, by),
         _ => {}
     }
 }
@@ -740,7 +751,7 @@ fn static_type(t: &Term, bound: &[(Ident, Option<Type>)]) -> Option<Type> {
         Term::Float(..) => Some(Type::Float),
         Term::Num(..) | Term::BigNum(..) | Term::Wildcard(_) => None,
         // A record's type is its context's.
-        Term::Record(..) | Term::Nil(_) | Term::Field(..) => None,
+        Term::Record(..) | Term::Nil(_) | Term::Field(..) | Term::Ctor(..) => None,
         Term::Expr(e) => match e.op {
             ast::ArithOp::ToNumber => Some(Type::Number),
             ast::ArithOp::ToUnsigned => Some(Type::Unsigned),

@@ -64,7 +64,9 @@ impl RuleChecker<'_> {
             (ast::Term::Float(bits, _), Type::Float) => {
                 Ok(Term::Const(encode_float(f64::from_bits(*bits))))
             }
-            (ast::Term::Nil(_), Type::Record(_)) => Ok(Term::Const(NIL)),
+            (ast::Term::Nil(_), Type::Record(id)) if !crate::records::record_type(id).is_adt() => {
+                Ok(Term::Const(NIL))
+            }
             (ast::Term::BigNum(n, _), Type::Unsigned) => Ok(Term::Const(encode_unsigned(*n))),
             (ast::Term::BigNum(n, _), Type::Float) => Ok(Term::Const(encode_float(*n as f64))),
             (ast::Term::BigNum(n, _), Type::Number) => Err(self.err(
@@ -117,10 +119,8 @@ impl RuleChecker<'_> {
             ast::Term::Str(..) => Some(Type::Symbol),
             // A record's type is its context's.
             ast::Term::Record(..) | ast::Term::Nil(_) => None,
-            ast::Term::Field(r, i, _) => match self.natural_type(r)? {
-                Type::Record(id) => crate::records::record_type(id).fields.get(*i).map(|f| f.1),
-                _ => None,
-            },
+            ast::Term::Ctor(name, ..) => self.ctor(&name.name).map(|(id, _)| Type::Record(id)),
+            ast::Term::Field(_, _, ty, _) => Some(*ty),
             ast::Term::Expr(e) => match e.op {
                 ArithOp::ToNumber => Some(Type::Number),
                 ArithOp::ToUnsigned => Some(Type::Unsigned),
@@ -175,7 +175,9 @@ impl RuleChecker<'_> {
                 ))
             }
             ast::Term::Nil(_) => match hint {
-                Some(ty @ Type::Record(_)) => (Expr::Term(Term::Const(NIL)), ty),
+                Some(ty @ Type::Record(id)) if !crate::records::record_type(id).is_adt() => {
+                    (Expr::Term(Term::Const(NIL)), ty)
+                }
                 _ => return Err(self.unknown_record_type(t)),
             },
             ast::Term::Record(args, span) => {
@@ -183,8 +185,11 @@ impl RuleChecker<'_> {
                     return Err(self.unknown_record_type(t));
                 };
                 let rt = crate::records::record_type(id);
+                if rt.is_adt() {
+                    return Err(self.not_of_kind(t, id));
+                }
                 if rt.fields.len() != args.len() {
-                    return Err(self.record_arity(*span, id, args.len()));
+                    return Err(self.record_arity(*span, &rt.name, rt.fields.len(), args.len()));
                 }
                 let mut fields = Vec::with_capacity(args.len());
                 for (a, (fname, fty)) in args.iter().zip(&rt.fields) {
@@ -208,15 +213,50 @@ impl RuleChecker<'_> {
                     ty,
                 )
             }
-            ast::Term::Field(r, i, _) => {
-                let (e, ty) = self.expr(r, None)?;
-                let Type::Record(id) = ty else {
-                    unreachable!("the checker takes fields of record columns only")
-                };
-                let fty = crate::records::record_type(id).fields[*i].1;
+            ast::Term::Field(r, i, fty, _) => {
+                let (e, _) = self.expr(r, None)?;
                 (
                     Expr::Record(RecordOp::Field(*i), vec![e], self.symbols.clone()),
-                    fty,
+                    *fty,
+                )
+            }
+            ast::Term::Ctor(name, args, span) => {
+                let Some((id, tag)) = self.ctor(&name.name) else {
+                    return Err(self.err(
+                        name.span,
+                        format!("unknown constructor `${}`", name.name),
+                        "no ADT of the program's columns has this branch",
+                    ));
+                };
+                let branch = &crate::records::record_type(id).branches[tag];
+                if branch.fields.len() != args.len() {
+                    return Err(self.record_arity(
+                        *span,
+                        &branch.name,
+                        branch.fields.len(),
+                        args.len(),
+                    ));
+                }
+                let mut fields = vec![Expr::Term(Term::Const(tag as Value))];
+                for (a, (fname, fty)) in args.iter().zip(&branch.fields) {
+                    let (e, aty) = self.expr(a, Some(*fty))?;
+                    if aty != *fty {
+                        return Err(self.err(
+                            a.span(),
+                            format!(
+                                "type mismatch: field `{fname}` of `${}` has type `{}`, this is a `{}`",
+                                branch.name,
+                                fty.keyword(),
+                                aty.keyword()
+                            ),
+                            "wrong field type",
+                        ));
+                    }
+                    fields.push(e);
+                }
+                (
+                    Expr::Record(RecordOp::Pack, fields, self.symbols.clone()),
+                    Type::Record(id),
                 )
             }
             ast::Term::Expr(e) => match e.op {
@@ -310,23 +350,60 @@ impl RuleChecker<'_> {
         )
     }
 
-    /// The error for a record of `n` fields where the record type `id` is expected.
+    /// The error for a record or constructor of `n` fields where the record type or branch
+    /// `owner` of `expected` fields is.
     pub(super) fn record_arity(
         &self,
         span: crate::diagnostic::Span,
-        id: u32,
+        owner: &str,
+        expected: usize,
         n: usize,
     ) -> Diagnostic {
-        let rt = crate::records::record_type(id);
         self.err(
             span,
-            format!(
-                "record type `{}` has {} field(s), this record {n}",
-                rt.name,
-                rt.fields.len()
-            ),
+            format!("`{owner}` has {expected} field(s), this has {n}"),
             "wrong number of fields",
         )
+    }
+
+    /// The ADT (its registry index) with the branch `name`, and the branch's tag.
+    pub(super) fn ctor(&self, name: &str) -> Option<(u32, usize)> {
+        self.adts.iter().find_map(|&id| {
+            crate::records::record_type(id)
+                .branch(name)
+                .map(|(tag, _)| (id, tag))
+        })
+    }
+
+    /// The error for the constructor `name` where the ADT `id` has no such branch.
+    pub(super) fn no_branch(&self, name: &ast::Ident, id: u32) -> Diagnostic {
+        let rt = crate::records::record_type(id);
+        let branches: Vec<String> = rt.branches.iter().map(|b| format!("${}", b.name)).collect();
+        self.err(
+            name.span,
+            format!("`{}` has no branch `{}`", rt.name, name.name),
+            &format!("its branches: {}", branches.join(", ")),
+        )
+    }
+
+    /// The error for a record where an ADT is expected, or a constructor where a record is.
+    pub(super) fn not_of_kind(&self, t: &ast::Term, id: u32) -> Diagnostic {
+        let rt = crate::records::record_type(id);
+        let (msg, label) = if rt.is_adt() {
+            (
+                format!("type mismatch: `{}` is an ADT, this is a record", rt.name),
+                "write a constructor: `$Branch(...)`",
+            )
+        } else {
+            (
+                format!(
+                    "type mismatch: `{}` is a record type, this is a constructor",
+                    rt.name
+                ),
+                "write a record: `[...]`",
+            )
+        };
+        self.err(t.span(), msg, label)
     }
 
     /// `to_number`, `to_unsigned`, `to_float` or `to_string` of one operand, resolved by

@@ -130,6 +130,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         relations.len() - 1
     });
 
+    let adts = adts_of(&relations);
     let mut rules = Vec::new();
     let mut facts = Vec::new();
     for item in &ast.items {
@@ -169,6 +170,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             vars: Vec::new(),
             fresh: 0,
             uses,
+            adts: &adts,
         };
         let mut body = Vec::new();
         let truth_atom = match truth {
@@ -196,7 +198,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
             let columns = &relations[head_rel].types;
             for (i, t) in rule.head.args.iter().enumerate() {
                 match t {
-                    ast::Term::Expr(_) | ast::Term::Record(..) => {
+                    ast::Term::Expr(_) | ast::Term::Record(..) | ast::Term::Ctor(..) => {
                         match rc.constant_expr(t, columns.get(i).copied())? {
                             Some((v, Type::Symbol)) => {
                                 let name = rc.symbols.name(v).expect("interned by the functor");
@@ -382,8 +384,37 @@ fn column_uses(t: &ast::Term, ty: Type, uses: &mut Vec<(String, Type)>) {
                 column_uses(f, *fty, uses);
             }
         }
+        (ast::Term::Ctor(name, fields, _), Type::Record(id)) => {
+            if let Some((_, branch)) = crate::records::record_type(id).branch(&name.name) {
+                for (f, (_, fty)) in fields.iter().zip(&branch.fields) {
+                    column_uses(f, *fty, uses);
+                }
+            }
+        }
         _ => {}
     }
+}
+
+/// The ADTs the relations' columns reach (through records and other ADTs too).
+fn adts_of(relations: &[RelationDecl]) -> Vec<u32> {
+    let mut seen: Vec<u32> = Vec::new();
+    let mut todo: Vec<Type> = relations.iter().flat_map(|r| r.types.clone()).collect();
+    while let Some(ty) = todo.pop() {
+        let Type::Record(id) = ty else { continue };
+        if seen.contains(&id) {
+            continue;
+        }
+        seen.push(id);
+        let rt = crate::records::record_type(id);
+        todo.extend(rt.fields.iter().map(|f| f.1));
+        todo.extend(
+            rt.branches
+                .iter()
+                .flat_map(|b| b.fields.iter().map(|f| f.1)),
+        );
+    }
+    seen.retain(|&id| crate::records::record_type(id).is_adt());
+    seen
 }
 
 /// A body literal of a rule being checked, in source order.
@@ -426,6 +457,8 @@ struct RuleChecker<'a> {
     /// Variables of the rule's atoms with their columns' types, for integer literals
     /// assigned to them.
     uses: Vec<(String, Type)>,
+    /// The ADTs the program's columns reach, where a constructor's branch is looked up.
+    adts: &'a [u32],
 }
 
 impl RuleChecker<'_> {
@@ -520,17 +553,24 @@ impl RuleChecker<'_> {
         let mut a = a.clone();
         let pattern = context == "a body atom";
         for (i, t) in a.args.iter_mut().enumerate() {
-            if !matches!(t, ast::Term::Expr(_) | ast::Term::Record(..)) {
+            if !matches!(
+                t,
+                ast::Term::Expr(_) | ast::Term::Record(..) | ast::Term::Ctor(..)
+            ) {
                 continue;
             }
             let column = self.relations[rel].types.get(i).copied();
             let var = self.fresh_var(t.span());
             let expr = std::mem::replace(t, ast::Term::Var(var.clone()));
             match (expr, column) {
-                (ast::Term::Record(fields, span), Some(Type::Record(id))) if pattern => {
-                    self.take_apart(&var, id, fields, span, pending)?;
+                (p @ (ast::Term::Record(..) | ast::Term::Ctor(..)), Some(Type::Record(id)))
+                    if pattern =>
+                {
+                    self.take_apart(&var, id, p, pending)?;
                 }
-                (expr @ ast::Term::Record(..), Some(ty)) if !matches!(ty, Type::Record(_)) => {
+                (expr @ (ast::Term::Record(..) | ast::Term::Ctor(..)), Some(ty))
+                    if !matches!(ty, Type::Record(_)) =>
+                {
                     return Err(self.err(
                         expr.span(),
                         format!(
@@ -563,37 +603,55 @@ impl RuleChecker<'_> {
         var
     }
 
-    /// The equalities that match the record held by `var` (of the record type `id`) against
-    /// the pattern `fields` (written at `span`): one per field that is not `_`, a nested
-    /// pattern through a fresh variable of its own.
+    /// The equalities that match the record or ADT value held by `var` (of the type `id`)
+    /// against `pattern`, a record or a constructor: one per field that is not `_` (a
+    /// nested pattern through a fresh variable of its own), and for a constructor one that
+    /// its tag is the branch's.
     fn take_apart(
         &mut self,
         var: &ast::Ident,
         id: u32,
-        fields: Vec<ast::Term>,
-        span: Span,
+        pattern: ast::Term,
         pending: &mut Vec<Pending>,
     ) -> Result<(), Diagnostic> {
         let rt = crate::records::record_type(id);
-        if rt.fields.len() != fields.len() {
-            return Err(self.record_arity(span, id, fields.len()));
+        let span = pattern.span();
+        let field = |i: usize, ty: Type, span: Span| {
+            ast::Term::Field(Box::new(ast::Term::Var(var.clone())), i, ty, span)
+        };
+        let (offset, owner, types, args) = match pattern {
+            ast::Term::Record(args, _) if !rt.is_adt() => (0, &rt.name, &rt.fields, args),
+            ast::Term::Ctor(name, args, _) if rt.is_adt() => {
+                let Some((tag, branch)) = rt.branch(&name.name) else {
+                    return Err(self.no_branch(&name, id));
+                };
+                pending.push(Pending::Compare(ast::Comparison {
+                    span,
+                    left: ast::Term::Num(tag as i64, span),
+                    op: CmpOp::Eq,
+                    right: field(0, Type::Number, span),
+                }));
+                (1, &branch.name, &branch.fields, args)
+            }
+            other => return Err(self.not_of_kind(&other, id)),
+        };
+        if types.len() != args.len() {
+            return Err(self.record_arity(span, owner, types.len(), args.len()));
         }
-        for (i, (f, (_, fty))) in fields.into_iter().zip(&rt.fields).enumerate() {
-            let field = ast::Term::Field(Box::new(ast::Term::Var(var.clone())), i, f.span());
+        for (i, (f, (fname, fty))) in args.into_iter().zip(types).enumerate() {
+            let right = field(offset + i, *fty, f.span());
             let left = match (f, *fty) {
                 (ast::Term::Wildcard(_), _) => continue,
-                (ast::Term::Record(inner, inner_span), Type::Record(inner_id)) => {
-                    let nested = self.fresh_var(inner_span);
-                    self.take_apart(&nested, inner_id, inner, inner_span, pending)?;
+                (p @ (ast::Term::Record(..) | ast::Term::Ctor(..)), Type::Record(inner)) => {
+                    let nested = self.fresh_var(p.span());
+                    self.take_apart(&nested, inner, p, pending)?;
                     ast::Term::Var(nested)
                 }
-                (f @ ast::Term::Record(..), ty) => {
+                (p @ (ast::Term::Record(..) | ast::Term::Ctor(..)), ty) => {
                     return Err(self.err(
-                        f.span(),
+                        p.span(),
                         format!(
-                            "type mismatch: field `{}` of `{}` has type `{}`, not a record type",
-                            rt.fields[i].0,
-                            rt.name,
+                            "type mismatch: field `{fname}` of `{owner}` has type `{}`, not a record type or ADT",
                             ty.keyword()
                         ),
                         "a record where no record goes",
@@ -605,7 +663,7 @@ impl RuleChecker<'_> {
                 span: left.span(),
                 left,
                 op: CmpOp::Eq,
-                right: field,
+                right,
             }));
         }
         Ok(())
@@ -741,7 +799,10 @@ impl RuleChecker<'_> {
         let is_expr = |t: &ast::Term| {
             matches!(
                 t,
-                ast::Term::Expr(_) | ast::Term::Record(..) | ast::Term::Field(..)
+                ast::Term::Expr(_)
+                    | ast::Term::Record(..)
+                    | ast::Term::Ctor(..)
+                    | ast::Term::Field(..)
             )
         };
         if !is_expr(&c.left) && !is_expr(&c.right) {

@@ -667,7 +667,7 @@ fn record_type_errors_are_located() {
         (
             "m(x) :- p([x]).",
             (11, 11),
-            "record type `P` has 2 field(s), this record 1",
+            "`P` has 2 field(s), this has 1",
         ),
         (
             "m(x) :- s([x, _]).",
@@ -764,4 +764,74 @@ fn a_checking_equality_follows_the_assignments_it_reads() {
         assigned.iter().map(|&v| name(v)).collect::<Vec<_>>(),
         ["z", "x"]
     );
+}
+
+const ADTS: &str =
+    ".type E = Num {n: number} | Neg {e: E} | Zero {}\n.type C = [e: E, s: symbol]\n\
+                    .decl e(x: E)\n.decl c(x: C)\n.decl n(x: number)\n.input e\n.input c\n\
+                    .decl m(x: number)\n.decl o(x: E)\n";
+
+#[test]
+fn adt_type_errors_are_located() {
+    for (rule, at, what) in [
+        (
+            "m(x) :- e($Num(x, x)).",
+            (10, 11),
+            "`Num` has 1 field(s), this has 2",
+        ),
+        ("m(x) :- e($Plus(x)).", (10, 12), "`E` has no branch `Plus`"),
+        (
+            "m(x) :- e([x]).",
+            (10, 11),
+            "`E` is an ADT, this is a record",
+        ),
+        (
+            "m(1) :- c($Num(1)).",
+            (10, 11),
+            "`C` is a record type, this is a constructor",
+        ),
+        (
+            "o($Num(x)) :- c([_, x]).",
+            (10, 8),
+            "field `n` of `$Num` has type `number`",
+        ),
+        (
+            "o(x) :- e(x), x = $Minus(1).",
+            (10, 20),
+            "unknown constructor `$Minus`",
+        ),
+        ("o(nil) :- e(_).", (10, 3), "column 1 of `o` has type `E`"),
+        (
+            "m(1) :- e(x), x < $Zero.",
+            (10, 15),
+            "records are only compared",
+        ),
+    ] {
+        let (line, col, msg) = error_at(&format!("{ADTS}{rule}\n"));
+        assert!(msg.contains(what), "{rule}: {msg}");
+        assert_eq!((line, col), at, "{rule}: {msg}");
+    }
+    let (line, col, msg) =
+        error_at(".type A = X {} | Y {}\n.type B = Y {n: number}\n.decl r(a: A, b: B)\n");
+    assert_eq!((line, col), (2, 11), "{msg}");
+    assert!(msg.contains("branch `Y` is declared twice"), "{msg}");
+}
+
+#[test]
+fn constructor_patterns_check_the_branch_tag() {
+    let p = load(&format!(
+        "{ADTS}m(x) :- e($Neg($Num(x))).\no($Neg(y)) :- e(y), !e($Neg(y)).\no($Zero) :- n(_).\n"
+    ))
+    .expect("checks");
+    // `e($Neg($Num(x)))`: the outer tag, the inner value taken out, its tag, its field.
+    let compares = p.rules[0]
+        .body
+        .iter()
+        .filter(|l| matches!(l, Literal::Compare { op: CmpOp::Eq, .. }))
+        .count();
+    assert_eq!(compares, 2, "{:?}", p.rules[0].body);
+    assert!(p.rules[1]
+        .body
+        .iter()
+        .any(|l| matches!(l, Literal::Negative(_))));
 }

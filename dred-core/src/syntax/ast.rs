@@ -224,9 +224,12 @@ pub enum Term {
     Record(Vec<Term>, Span),
     /// `nil`: the empty record reference of the context's record type.
     Nil(Span),
-    /// Field `.1` of the record `.0`: made by the checker when it takes a record pattern
-    /// apart, never parsed.
-    Field(Box<Term>, usize, Span),
+    /// `$Branch(t1, ..., tn)` (or `$Branch`): a value of the ADT that has the branch; in a
+    /// positive body atom a pattern, as a record is.
+    Ctor(Ident, Vec<Term>, Span),
+    /// The word `.1`, of type `.2`, of the record (or ADT value) `.0`: made by the checker
+    /// when it takes a pattern apart, never parsed.
+    Field(Box<Term>, usize, Type, Span),
 }
 
 impl Term {
@@ -241,7 +244,8 @@ impl Term {
             | Term::BigNum(_, s)
             | Term::Record(_, s)
             | Term::Nil(s)
-            | Term::Field(_, _, s) => *s,
+            | Term::Ctor(_, _, s)
+            | Term::Field(_, _, _, s) => *s,
             Term::Expr(e) => e.span,
         }
     }
@@ -251,8 +255,10 @@ impl Term {
         match self {
             Term::Var(id) => f(id),
             Term::Expr(e) => e.args.iter().for_each(|a| a.for_each_var(f)),
-            Term::Record(args, _) => args.iter().for_each(|a| a.for_each_var(f)),
-            Term::Field(r, _, _) => r.for_each_var(f),
+            Term::Record(args, _) | Term::Ctor(_, args, _) => {
+                args.iter().for_each(|a| a.for_each_var(f))
+            }
+            Term::Field(r, _, _, _) => r.for_each_var(f),
             Term::Nil(_)
             | Term::Wildcard(_)
             | Term::Str(..)

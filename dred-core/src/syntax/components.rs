@@ -27,6 +27,8 @@ pub(super) enum TypeDef {
     Union(Vec<Ident>),
     /// A record type: its fields' names and types as written.
     Record(Vec<(Ident, Ident)>),
+    /// An algebraic data type: its branches' names, each with its fields' names and types.
+    Adt(Vec<(Ident, Vec<(Ident, Ident)>)>),
 }
 
 impl TypeDef {
@@ -36,6 +38,10 @@ impl TypeDef {
             TypeDef::Of(of) => vec![of],
             TypeDef::Union(members) => members.iter_mut().collect(),
             TypeDef::Record(fields) => fields.iter_mut().map(|(_, ty)| ty).collect(),
+            TypeDef::Adt(branches) => branches
+                .iter_mut()
+                .flat_map(|(_, fields)| fields.iter_mut().map(|(_, ty)| ty))
+                .collect(),
         }
     }
 }

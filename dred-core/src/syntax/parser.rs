@@ -8,7 +8,7 @@
 //! ([`Expr`]) that the checker turns into assignments, string functors among them; the
 //! constraints `contains(sub, s)` and `match(pattern, s)` (and their negations `!contains`,
 //! `!match`) become comparisons of the functor's 0-or-1 value with 0. Constructs still
-//! unsupported (the functor `range`, ADTs) are refused with a located error rather
+//! unsupported (the functor `range`) are refused with a located error rather
 //! than misread; `eqrel` is read into [`Decl::eqrel`] for the checker to rewrite. Components (`.comp`, `.init`) are read here and expanded by
 //! [`components`](super::components) before types are resolved.
 //!
@@ -225,7 +225,7 @@ impl Parser<'_> {
         let mut names: Vec<(String, Span)> = self
             .types
             .iter()
-            .filter(|(_, (d, _))| matches!(d, TypeDef::Record(_)))
+            .filter(|(_, (d, _))| matches!(d, TypeDef::Record(_) | TypeDef::Adt(_)))
             .map(|(n, (_, span))| (n.clone(), *span))
             .collect();
         if names.is_empty() {
@@ -239,28 +239,38 @@ impl Parser<'_> {
             .map(|(i, (n, _))| (n.clone(), i as u32))
             .collect();
         let mut group = Vec::with_capacity(names.len());
+        // Branch names are global, as in Soufflé: a constructor names its type.
+        let mut branch_names: HashMap<String, String> = HashMap::new();
         for (name, _) in &names {
-            let TypeDef::Record(fields) = &self.types[name].0 else {
-                unreachable!("filtered to record types")
-            };
-            let mut resolved: Vec<(String, Type)> = Vec::with_capacity(fields.len());
-            for (field, ty) in fields {
-                if resolved.iter().any(|(n, _)| *n == field.name) {
-                    return Err(self.error(
-                        field.span,
-                        format!(
-                            "field `{}` appears twice in record type `{name}`",
-                            field.name
-                        ),
-                        "duplicate field",
-                    ));
-                }
-                resolved.push((field.name.clone(), self.base_type(ty, &mut Vec::new())?));
-            }
-            group.push(crate::records::RecordType {
+            let mut rt = crate::records::RecordType {
                 name: name.clone(),
-                fields: resolved,
-            });
+                fields: Vec::new(),
+                branches: Vec::new(),
+            };
+            match &self.types[name].0 {
+                TypeDef::Record(fields) => rt.fields = self.resolve_fields(name, fields)?,
+                TypeDef::Adt(branches) => {
+                    for (branch, fields) in branches {
+                        if let Some(other) = branch_names.insert(branch.name.clone(), name.clone())
+                        {
+                            return Err(self.error(
+                                branch.span,
+                                format!(
+                                    "branch `{}` is declared twice (also in type `{other}`)",
+                                    branch.name
+                                ),
+                                "branch names are global",
+                            ));
+                        }
+                        rt.branches.push(crate::records::Branch {
+                            name: branch.name.clone(),
+                            fields: self.resolve_fields(&branch.name, fields)?,
+                        });
+                    }
+                }
+                _ => unreachable!("filtered to record types and ADTs"),
+            }
+            group.push(rt);
         }
         let offset = crate::records::register(&group);
         for id in self.record_ids.values_mut() {
@@ -292,13 +302,13 @@ impl Parser<'_> {
                 "a type must resolve to `symbol`, `number`, `unsigned` or `float`",
             ));
         }
-        if let TypeDef::Record(_) = def {
+        if let TypeDef::Record(_) | TypeDef::Adt(_) = def {
             // Its fields are resolved when it is registered; it may refer to itself.
             return Ok(Type::Record(self.record_ids[&name.name]));
         }
         seen.push(name.name.clone());
         let base = match def {
-            TypeDef::Record(_) => unreachable!("returned above"),
+            TypeDef::Record(_) | TypeDef::Adt(_) => unreachable!("returned above"),
             TypeDef::Of(of) => self.base_type(of, seen)?,
             TypeDef::Union(members) => {
                 let mut base = None;
@@ -379,11 +389,12 @@ impl Parser<'_> {
                 }
                 let mut members = vec![self.qualified_name("a type")?];
                 if self.peek() == Some(&Tok::LBrace) {
-                    return Err(self.error(
-                        self.span(),
-                        "algebraic data types are not supported",
-                        "columns are `symbol` or `number`, or types declared from them",
-                    ));
+                    let first = members.pop().expect("one member");
+                    return Ok(TypeDecl {
+                        name,
+                        def: self.adt_branches(first)?,
+                        span: dot.to(self.prev_span()),
+                    });
                 }
                 while self.peek() == Some(&Tok::Other('|')) {
                     self.bump();
@@ -404,11 +415,38 @@ impl Parser<'_> {
         })
     }
 
+    /// The fields of the record type or ADT branch `owner`, their types resolved.
+    fn resolve_fields(
+        &self,
+        owner: &str,
+        fields: &[(Ident, Ident)],
+    ) -> PResult<Vec<(String, Type)>> {
+        let mut resolved: Vec<(String, Type)> = Vec::with_capacity(fields.len());
+        for (field, ty) in fields {
+            if resolved.iter().any(|(n, _)| *n == field.name) {
+                return Err(self.error(
+                    field.span,
+                    format!("field `{}` appears twice in `{owner}`", field.name),
+                    "duplicate field",
+                ));
+            }
+            resolved.push((field.name.clone(), self.base_type(ty, &mut Vec::new())?));
+        }
+        Ok(resolved)
+    }
+
     /// `[name: type, ...]` of a record type, at its `[`.
     fn record_fields(&mut self) -> PResult<TypeDef> {
         self.bump();
+        let fields = self.fields(Tok::Other(']'))?;
+        self.expect(Tok::Other(']'), "`,` or `]` in the record type's fields")?;
+        Ok(TypeDef::Record(fields))
+    }
+
+    /// `name: type, ...` up to (not including) `close`.
+    fn fields(&mut self, close: Tok) -> PResult<Vec<(Ident, Ident)>> {
         let mut fields = Vec::new();
-        if self.peek() != Some(&Tok::Other(']')) {
+        if self.peek() != Some(&close) {
             loop {
                 let field = self.ident("a field name")?;
                 self.expect(Tok::Colon, "`:` and the field's type")?;
@@ -419,8 +457,25 @@ impl Parser<'_> {
                 self.bump();
             }
         }
-        self.expect(Tok::Other(']'), "`,` or `]` in the record type's fields")?;
-        Ok(TypeDef::Record(fields))
+        Ok(fields)
+    }
+
+    /// `A {f: T, ...} | B {...} ...` of an ADT, its first branch's name read, at the `{`.
+    fn adt_branches(&mut self, first: Ident) -> PResult<TypeDef> {
+        let mut branches = Vec::new();
+        let mut name = first;
+        loop {
+            self.expect(Tok::LBrace, "`{` and the branch's fields")?;
+            let fields = self.fields(Tok::RBrace)?;
+            self.expect(Tok::RBrace, "`,` or `}` in the branch's fields")?;
+            branches.push((name, fields));
+            if self.peek() != Some(&Tok::Other('|')) {
+                break;
+            }
+            self.bump();
+            name = self.ident("a branch name")?;
+        }
+        Ok(TypeDef::Adt(branches))
     }
 
     fn declare_type(&mut self, TypeDecl { name, def, span }: TypeDecl) -> PResult<()> {
@@ -924,6 +979,24 @@ impl Parser<'_> {
             }
             Some(Tok::Ident(name)) if name == "nil" => Term::Nil(self.bump().1),
             Some(Tok::Ident(_)) => Term::Var(self.ident("a term")?),
+            Some(Tok::Other('$')) => {
+                let dollar = self.bump().1;
+                let name = self.ident("a branch name after `$`")?;
+                let mut args = Vec::new();
+                let mut span = dollar.to(name.span);
+                if self.peek() == Some(&Tok::LParen) {
+                    self.bump();
+                    if self.peek() != Some(&Tok::RParen) {
+                        args.push(self.term()?);
+                        while self.peek() == Some(&Tok::Comma) {
+                            self.bump();
+                            args.push(self.term()?);
+                        }
+                    }
+                    span = dollar.to(self.expect(Tok::RParen, "`,` or `)` in the constructor")?);
+                }
+                Term::Ctor(name, args, span)
+            }
             Some(Tok::Other('[')) => {
                 let open = self.bump().1;
                 let mut args = Vec::new();

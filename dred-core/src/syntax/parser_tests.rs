@@ -157,6 +157,25 @@ fn records_parse_as_terms_and_record_types_resolve() {
         panic!("a comparison")
     };
     assert_eq!(shape(&c.right), "[]");
+    let adt = parse_str(
+        ".type E = Num {n: number} | Add {l: E, r: E} | Zero {}\n.decl e(x: E)\n\
+         e($Add($Num(1), $Zero)) :- e($Zero()).",
+    )
+    .expect("parses");
+    let Item::Decl(d) = &adt.items[0] else {
+        panic!("a declaration")
+    };
+    let Type::Record(e) = d.columns[0].1 else {
+        panic!("an ADT column")
+    };
+    let rt = crate::records::record_type(e);
+    let names: Vec<&str> = rt.branches.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["Num", "Add", "Zero"]);
+    assert_eq!(rt.branches[1].fields[0].1, Type::Record(e));
+    let Item::Rule(r) = &adt.items[1] else {
+        panic!("a rule")
+    };
+    assert_eq!(shape(&r.head.args[0]), "$Add($Num(1), $Zero())");
     // The same types parsed again are the same registered types.
     let again = parse_str(src).expect("parses");
     let Item::Decl(d2) = &again.items[0] else {
@@ -189,7 +208,10 @@ fn syntax_errors_are_located() {
         (".type T = [a: number, a: symbol]\n.decl r(x: T)", 1, 23),
         (".type T = [a: U]", 1, 15),
         ("a([1, 2) :- b(x).", 1, 8),
-        (".type T = A {x: number}", 1, 13),
+        (".type T = A {x: number", 1, 23),
+        (".type T = A {} | {}", 1, 18),
+        ("a($) :- b(x).", 1, 4),
+        ("a($A(1) :- b(x).", 1, 9),
         (".type T", 1, 8),
         (".type number <: symbol", 1, 7),
         ("a(x), b(x).", 1, 5),
@@ -218,7 +240,11 @@ fn shape(t: &Term) -> String {
             let args: Vec<String> = args.iter().map(shape).collect();
             format!("[{}]", args.join(", "))
         }
-        Term::Field(r, i, _) => format!("{}.{i}", shape(r)),
+        Term::Field(r, i, _, _) => format!("{}.{i}", shape(r)),
+        Term::Ctor(name, args, _) => {
+            let args: Vec<String> = args.iter().map(shape).collect();
+            format!("${}({})", name.name, args.join(", "))
+        }
         Term::Expr(e) if e.op.is_functor() => {
             let args: Vec<String> = e.args.iter().map(shape).collect();
             format!("{}({})", e.op.symbol(), args.join(", "))

@@ -44,7 +44,7 @@ pub enum Feature {
     /// decimal digits, and floats as the shortest decimal that reads back the same).
     #[serde(rename = "numeric-types")]
     NumericTypes,
-    /// Record columns (`.type Pair = [a: number, b: symbol]`); values on the wire as
+    /// Record and ADT columns (`.type Pair = [a: number, b: symbol]`); values on the wire as
     /// `dredbench` writes them in files (`[1, a]`, `nil`). No shipped engine declares it
     /// yet: its answers would hold records the engine built, which the harness cannot yet
     /// read back into its table.
