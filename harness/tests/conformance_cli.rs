@@ -19,7 +19,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 16] = [
+const CASES: [&str; 17] = [
     "types",
     "disjunction",
     "ground",
@@ -36,6 +36,7 @@ const CASES: [&str; 16] = [
     "eqrel",
     "records",
     "adts",
+    "aggregate-terms",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.

@@ -752,6 +752,7 @@ fn static_type(t: &Term, bound: &[(Ident, Option<Type>)]) -> Option<Type> {
         Term::Num(..) | Term::BigNum(..) | Term::Wildcard(_) => None,
         // A record's type is its context's.
         Term::Record(..) | Term::Nil(_) | Term::Field(..) | Term::Ctor(..) => None,
+        Term::Aggregate(_) => unreachable!("the parser lifts aggregates out of terms"),
         Term::Expr(e) => match e.op {
             ast::ArithOp::ToNumber => Some(Type::Number),
             ast::ArithOp::ToUnsigned => Some(Type::Unsigned),

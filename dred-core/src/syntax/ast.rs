@@ -101,7 +101,7 @@ pub struct Rule {
 }
 
 /// `rel(t1, ..., tn)`
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Atom {
     /// Relation name.
     pub relation: Ident,
@@ -112,7 +112,7 @@ pub struct Atom {
 }
 
 /// A body literal.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Literal {
     /// A positive atom.
     Positive(Atom),
@@ -125,7 +125,7 @@ pub enum Literal {
 }
 
 /// A comparison between two terms.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Comparison {
     /// Left operand.
     pub left: Term,
@@ -187,7 +187,7 @@ pub enum AggFunc {
 }
 
 /// `result = func [target] : { body }`
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Aggregate {
     /// The variable bound to the aggregate's value.
     pub result: Term,
@@ -230,6 +230,10 @@ pub enum Term {
     /// The word `.1`, of type `.2`, of the record (or ADT value) `.0`: made by the checker
     /// when it takes a pattern apart, never parsed.
     Field(Box<Term>, usize, Type, Span),
+    /// An aggregate written as a term (`r(count : { a(_) })`, `n < 1 + max x : { .. }`); its
+    /// `result` is `_`. The parser lifts each into a body literal binding a fresh variable
+    /// (`@aggtN = count : { .. }`) before anything else reads the rule.
+    Aggregate(Box<Aggregate>),
 }
 
 impl Term {
@@ -247,6 +251,7 @@ impl Term {
             | Term::Ctor(_, _, s)
             | Term::Field(_, _, _, s) => *s,
             Term::Expr(e) => e.span,
+            Term::Aggregate(a) => a.span,
         }
     }
 
@@ -259,6 +264,8 @@ impl Term {
                 args.iter().for_each(|a| a.for_each_var(f))
             }
             Term::Field(r, _, _, _) => r.for_each_var(f),
+            // Lifted into a body literal by the parser before any variable is looked at.
+            Term::Aggregate(_) => {}
             Term::Nil(_)
             | Term::Wildcard(_)
             | Term::Str(..)

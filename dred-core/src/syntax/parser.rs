@@ -22,6 +22,71 @@ use super::components::{self, CompDecl, CompRef, Init, RawDecl, RawItem, TypeDec
 use super::lexer::{lex, Tok};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
 
+/// `rule` with each aggregate written as a term replaced by a fresh variable `@aggtN`, bound by
+/// the aggregate as a body literal of the body it stands in (the rule's, or the braces of
+/// the aggregate it is nested in): `r(count : { a(_) }).` reads
+/// `r(@aggt0) :- @aggt0 = count : { a(_) }.`, as Soufflé means it.
+fn lift_aggregate_terms(rule: &mut Rule) {
+    fn lift(t: &mut Term, fresh: &mut usize, out: &mut Vec<Literal>) {
+        match t {
+            Term::Aggregate(agg) => {
+                let var = Ident {
+                    name: format!("@aggt{fresh}"),
+                    span: agg.span,
+                };
+                *fresh += 1;
+                let mut agg = std::mem::replace(t, Term::Var(var.clone()));
+                let Term::Aggregate(a) = &mut agg else {
+                    unreachable!("matched an aggregate")
+                };
+                if let Some(target) = &mut a.target {
+                    lift(target, fresh, out);
+                }
+                lift_body(&mut a.body, fresh);
+                a.result = Term::Var(var);
+                let Term::Aggregate(a) = agg else {
+                    unreachable!("matched an aggregate")
+                };
+                out.push(Literal::Aggregate(*a));
+            }
+            Term::Expr(e) => e.args.iter_mut().for_each(|a| lift(a, fresh, out)),
+            Term::Record(args, _) | Term::Ctor(_, args, _) => {
+                args.iter_mut().for_each(|a| lift(a, fresh, out))
+            }
+            _ => {}
+        }
+    }
+    fn lift_body(body: &mut Vec<Literal>, fresh: &mut usize) {
+        let mut lifted = Vec::new();
+        for lit in body.iter_mut() {
+            match lit {
+                Literal::Positive(a) | Literal::Negative(a, _) => {
+                    a.args.iter_mut().for_each(|t| lift(t, fresh, &mut lifted))
+                }
+                Literal::Compare(c) => {
+                    lift(&mut c.left, fresh, &mut lifted);
+                    lift(&mut c.right, fresh, &mut lifted);
+                }
+                Literal::Aggregate(a) => {
+                    if let Some(target) = &mut a.target {
+                        lift(target, fresh, &mut lifted);
+                    }
+                    lift_body(&mut a.body, fresh);
+                }
+            }
+        }
+        body.extend(lifted);
+    }
+    let mut fresh = 0;
+    let mut lifted = Vec::new();
+    rule.head
+        .args
+        .iter_mut()
+        .for_each(|t| lift(t, &mut fresh, &mut lifted));
+    lift_body(&mut rule.body, &mut fresh);
+    rule.body.extend(lifted);
+}
+
 /// An expression term of `op` over `args`, spanning them.
 fn expr(op: ArithOp, args: Vec<Term>) -> Term {
     let span = args[0].span().to(args[args.len() - 1].span());
@@ -723,11 +788,13 @@ impl Parser<'_> {
         let mut rules = Vec::with_capacity(heads.len() * alternatives.len());
         for head in heads {
             for body in &alternatives {
-                rules.push(Rule {
+                let mut rule = Rule {
                     head: head.clone(),
                     body: body.clone(),
                     span,
-                });
+                };
+                lift_aggregate_terms(&mut rule);
+                rules.push(rule);
             }
         }
         Ok(rules)
@@ -951,6 +1018,13 @@ impl Parser<'_> {
 
     /// A variable, `_`, a constant, a parenthesised expression or a functor call.
     fn primary(&mut self) -> PResult<Term> {
+        if let Some(func) = self.at_aggregate_term() {
+            let start = self.span();
+            let Literal::Aggregate(a) = self.aggregate(Term::Wildcard(start), func)? else {
+                unreachable!("an aggregate")
+            };
+            return Ok(Term::Aggregate(Box::new(a)));
+        }
         Ok(match self.peek() {
             Some(Tok::Ident(name)) if self.peek_at(1) == Some(&Tok::LParen) => {
                 let op =
@@ -1176,6 +1250,35 @@ impl Parser<'_> {
             ));
         }
         self.comparison_or_aggregate()
+    }
+
+    /// The aggregate function when an aggregate written as a term starts at the cursor:
+    /// `count :`, or `sum`, `min`, `max` followed by a target (not a functor call `min(a, b)`).
+    fn at_aggregate_term(&self) -> Option<AggFunc> {
+        let Some(Tok::Ident(f)) = self.peek() else {
+            return None;
+        };
+        let func = match f.as_str() {
+            "count" => AggFunc::Count,
+            "min" => AggFunc::Min,
+            "max" => AggFunc::Max,
+            "sum" => AggFunc::Sum,
+            _ => return None,
+        };
+        let next = self.peek_at(1);
+        let aggregate = match func {
+            AggFunc::Count => next == Some(&Tok::Colon),
+            _ => {
+                next.is_some()
+                    && !matches!(
+                        next,
+                        Some(Tok::Comma | Tok::RParen | Tok::Dot | Tok::Colon | Tok::RBrace)
+                    )
+                    && !self.at_functor_call()
+                    && !(next == Some(&Tok::LParen) && self.at_functor_call())
+            }
+        };
+        aggregate.then_some(func)
     }
 
     /// `term op term`, or `var = func target : { body }`.

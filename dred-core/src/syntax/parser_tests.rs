@@ -241,6 +241,7 @@ fn shape(t: &Term) -> String {
             format!("[{}]", args.join(", "))
         }
         Term::Field(r, i, _, _) => format!("{}.{i}", shape(r)),
+        Term::Aggregate(a) => format!("{:?}:{{..}}", a.func),
         Term::Ctor(name, args, _) => {
             let args: Vec<String> = args.iter().map(shape).collect();
             format!("${}({})", name.name, args.join(", "))
@@ -465,4 +466,48 @@ fn float_literals_are_read_apart_from_a_rule_s_final_dot() {
     // `1.` ends the rule: the dot is no fraction.
     let p = parse_str(".decl r(x: float)\nr(1).").expect("parses");
     assert!(matches!(&p.items[1], Item::Rule(r) if matches!(r.head.args[0], Term::Num(1, _))));
+}
+
+#[test]
+fn aggregates_written_as_terms_are_lifted_into_body_literals() {
+    let p = parse_str(
+        ".decl a(x: number)\n.decl r(n: number)\nr(count : { a(_) }).\n\
+         r(n) :- a(n), n < 1 + max x : { a(x), x < min y : { a(y) } }.\nr(min(1, 2)) :- a(_).\n",
+    )
+    .expect("parses");
+    let rules: Vec<&Rule> = p
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Rule(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    // A fact with an aggregate is a rule whose body is the aggregate.
+    assert_eq!(shape(&rules[0].head.args[0]), "@aggt0");
+    let [Literal::Aggregate(a)] = &rules[0].body[..] else {
+        panic!("{:?}", rules[0].body)
+    };
+    assert_eq!(
+        a.result,
+        Term::Var(Ident {
+            name: "@aggt0".into(),
+            span: a.span
+        })
+    );
+    // In a comparison, inside arithmetic, with an aggregate nested in the braces.
+    let Literal::Compare(c) = &rules[1].body[1] else {
+        panic!("{:?}", rules[1].body)
+    };
+    assert_eq!(shape(&c.right), "(1 + @aggt0)");
+    let Literal::Aggregate(outer) = &rules[1].body[2] else {
+        panic!("{:?}", rules[1].body)
+    };
+    assert_eq!(outer.func, AggFunc::Max);
+    assert!(outer
+        .body
+        .iter()
+        .any(|l| matches!(l, Literal::Aggregate(inner) if inner.func == AggFunc::Min)));
+    // `min(1, 2)` stays a functor.
+    assert_eq!(shape(&rules[2].head.args[0]), "min(1, 2)");
 }
