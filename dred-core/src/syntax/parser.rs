@@ -1275,7 +1275,6 @@ impl Parser<'_> {
                         Some(Tok::Comma | Tok::RParen | Tok::Dot | Tok::Colon | Tok::RBrace)
                     )
                     && !self.at_functor_call()
-                    && !(next == Some(&Tok::LParen) && self.at_functor_call())
             }
         };
         aggregate.then_some(func)
