@@ -1,5 +1,6 @@
 //! Aggregates with arithmetic inside their braces or target, correlated aggregates (a
-//! variable from outside used inside the braces in a comparison only) and nested aggregates
+//! variable from outside used inside the braces in a comparison only), nested aggregates and
+//! aggregates written as terms (in a head, inside arithmetic, in a comparison)
 //! mean what the same programs say written plainly, each computed value and each context in
 //! a rule of its own: on random `number` EDBs and update streams of the shared generator,
 //! after every batch the oracle on the plain text gives the model that the oracle, `dred`,
@@ -16,7 +17,7 @@ use dred_core::{Bf, Counting, Dred, Engine, Oracle};
 use proptest::prelude::*;
 
 /// The relations compared: those both programs of every pair define.
-const COMPARED: [&str; 6] = ["plus", "below", "nested", "small", "gap", "within"];
+const COMPARED: [&str; 7] = ["plus", "below", "nested", "small", "gap", "within", "terms"];
 
 /// Rules written with the new aggregate forms.
 const SUGARED: &str = "\
@@ -26,6 +27,7 @@ nested(n) :- n = count : { g(x), k = count : { e(x, _) }, k > 1 }.
 small(n) :- n = count : { e(x, y), d = x * y, d < 3 }.
 gap(x, m) :- f(x, y), m = min z - y : { e(_, z), z > y }.
 within(x, s) :- g(x), k = x + 2, s = sum y : { f(y, _), y <= k, !g(y) }.
+terms(x, 1 + count : { e(x, _) }) :- g(x), x < max y : { f(y, _) }.
 ";
 
 /// The same rules written plainly: each value computed in a rule of its own, each context a
@@ -45,6 +47,7 @@ gap(x, m) :- f(x, y), gap_of(y, m).
 within_ctx(x, k) :- g(x), k = x + 2.
 within_in(x, y, z) :- within_ctx(x, k), f(y, z), y <= k, !g(y).
 within(x, s) :- g(x), s = sum y : { within_in(x, y, _) }.
+terms(x, c) :- g(x), k = count : { e(x, _) }, c = 1 + k, m = max y : { f(y, _) }, x < m.
 ";
 
 /// Declarations of the input relations of the generator (all `number`) and of `names`.
@@ -60,13 +63,14 @@ fn header(names: &[(&str, usize)]) -> String {
     s
 }
 
-const OUTPUTS: [(&str, usize); 6] = [
+const OUTPUTS: [(&str, usize); 7] = [
     ("plus", 2),
     ("below", 2),
     ("nested", 1),
     ("small", 1),
     ("gap", 2),
     ("within", 2),
+    ("terms", 2),
 ];
 
 const AUXILIARY: [(&str, usize); 8] = [
