@@ -56,6 +56,10 @@ pub struct Piece {
     pub file: SourceFile,
     /// Byte offset in that file of the piece's first byte.
     pub origin: usize,
+    /// Its length in that file: the piece's own for a copy, the invocation's for a macro's
+    /// expansion (longer or shorter than the text it replaces), so that every byte of an
+    /// expansion is located within the invocation.
+    pub origin_len: usize,
 }
 
 impl SourceFile {
@@ -78,7 +82,10 @@ impl SourceFile {
             .partition_point(|p| p.end <= offset)
             .min(pieces.len().saturating_sub(1));
         match pieces.get(i) {
-            Some(p) => (&p.file, p.origin + offset.saturating_sub(p.start)),
+            Some(p) => (
+                &p.file,
+                p.origin + offset.saturating_sub(p.start).min(p.origin_len),
+            ),
             None => (self, offset),
         }
     }

@@ -19,7 +19,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 17] = [
+const CASES: [&str; 18] = [
     "types",
     "disjunction",
     "ground",
@@ -37,6 +37,7 @@ const CASES: [&str; 17] = [
     "records",
     "adts",
     "aggregate-terms",
+    "preprocessor",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.

@@ -219,10 +219,8 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                                 ));
                                 }
                                 computed.push((i, v));
-                                args.push(match ty {
-                                    Type::Record(_) => ast::Term::Nil(t.span()),
-                                    _ => ast::Term::Num(0, t.span()),
-                                });
+                                // Stands for the value; `head` leaves computed columns alone.
+                                args.push(ast::Term::Wildcard(t.span()));
                             }
                             None => break,
                         }
@@ -237,7 +235,8 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 args,
                 ..rule.head.clone()
             };
-            let head = rc.head(head_rel, &head, true)?;
+            let skip: Vec<usize> = computed.iter().map(|&(i, _)| i).collect();
+            let head = rc.head(head_rel, &head, true, &skip)?;
             let mut tuple: Vec<Value> = head
                 .args
                 .iter()
@@ -318,7 +317,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         }
         // Assignments last, each after those that bind its expression's variables.
         checked_body.extend(assigns);
-        let head = rc.head(head_rel, &head_atom, false)?;
+        let head = rc.head(head_rel, &head_atom, false, &[])?;
         if checked_body
             .iter()
             .all(|l| !matches!(l, Literal::Positive(_)))
@@ -951,7 +950,15 @@ impl RuleChecker<'_> {
         })
     }
 
-    fn head(&mut self, rel: RelId, a: &ast::Atom, is_fact: bool) -> Result<Atom, Diagnostic> {
+    /// The checked head `a`; the columns `computed` (a fact's computed values, put in place
+    /// by the caller) are left as a placeholder constant.
+    fn head(
+        &mut self,
+        rel: RelId,
+        a: &ast::Atom,
+        is_fact: bool,
+        computed: &[usize],
+    ) -> Result<Atom, Diagnostic> {
         let decl = &self.relations[rel];
         if a.args.len() != decl.arity() {
             return Err(self.err(
@@ -968,6 +975,10 @@ impl RuleChecker<'_> {
         let mut args = Vec::new();
         for (i, (t, &ty)) in a.args.iter().zip(&decl.types).enumerate() {
             let what = format!("column {} of `{}`", i + 1, decl.name);
+            if computed.contains(&i) {
+                args.push(Term::Const(0));
+                continue;
+            }
             args.push(match t {
                 ast::Term::Wildcard(s) => {
                     return Err(self.err(

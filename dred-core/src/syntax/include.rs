@@ -9,11 +9,19 @@
 //! name in the directive. The spliced text keeps, for every part, the file it comes from
 //! ([`SourceFile::pieces`]), so that every later error names the included file, its line and
 //! its column. A text without a directive is returned unchanged.
+//!
+//! The other directives of Soufflé's preprocessor (`#define`, `#ifdef`, ...) are read here
+//! too, in the same pass ([`super::preprocess`] says what of `cpp` is supported): a file that
+//! holds one, and every file once a macro is defined, is read line by line, so that a
+//! conditional can leave an include out and a macro defined in an included file applies
+//! after it. A macro's expansion is located at its invocation.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::lexer::{lex, Tok};
+use super::preprocess::{self, Macro};
 use crate::diagnostic::{Diagnostic, Piece, SourceFile, Span};
 
 /// How deep includes may nest (a chain of distinct files longer than this is refused, to
@@ -22,13 +30,14 @@ const MAX_DEPTH: usize = 64;
 
 /// `file` with every include directive replaced by the included file's text, recursively.
 pub(crate) fn expand(file: &SourceFile) -> Result<SourceFile, Diagnostic> {
-    if directives(file)?.is_empty() {
+    if !has_cpp_directive(file) && directives(file)?.is_empty() {
         return Ok(file.clone());
     }
     let mut splice = Splice {
         text: String::new(),
         pieces: Vec::new(),
         stack: Vec::new(),
+        macros: HashMap::new(),
     };
     let own = SourceFile::new(file.name.clone(), file.text.clone());
     let path = canonical(Path::new(&*file.name));
@@ -92,6 +101,26 @@ fn directives(file: &SourceFile) -> Result<Vec<Directive>, Diagnostic> {
     Ok(out)
 }
 
+/// True when a line of `file` is a preprocessor directive other than `#include` (a cheap
+/// test: a line starting with `#` inside a block comment counts too, and is then read line
+/// by line like the rest).
+fn has_cpp_directive(file: &SourceFile) -> bool {
+    file.text.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|rest| !rest.trim_start().starts_with("include"))
+    })
+}
+
+/// One open conditional: whether its current branch is kept, whether a branch of it was
+/// kept already, whether its `#else` was seen, and where it opened.
+struct Conditional {
+    active: bool,
+    taken: bool,
+    seen_else: bool,
+    span: Span,
+}
+
 /// The path as the file system names it, for recognising a file reached twice; the path as
 /// given when it cannot be resolved.
 fn canonical(path: &Path) -> PathBuf {
@@ -104,6 +133,8 @@ struct Splice {
     pieces: Vec<Piece>,
     /// The files being spliced, outermost first, with their canonical paths.
     stack: Vec<(PathBuf, SourceFile)>,
+    /// The macros defined so far, by name.
+    macros: HashMap<String, Macro>,
 }
 
 impl Splice {
@@ -119,11 +150,34 @@ impl Splice {
             end: self.text.len(),
             file: file.clone(),
             origin: from,
+            origin_len: to - from,
+        });
+    }
+
+    /// Appends `text`, the expansion of the macro invocation `file[from..to]`.
+    fn expansion(&mut self, file: &SourceFile, text: &str, from: usize, to: usize) {
+        if text.is_empty() {
+            return;
+        }
+        let start = self.text.len();
+        self.text.push_str(text);
+        self.pieces.push(Piece {
+            start,
+            end: self.text.len(),
+            file: file.clone(),
+            origin: from,
+            origin_len: to - from,
         });
     }
 
     /// Splices `file` (canonical path `path`) with its includes.
     fn file(&mut self, file: &SourceFile, path: PathBuf) -> Result<(), Diagnostic> {
+        if !self.macros.is_empty() || has_cpp_directive(file) {
+            self.stack.push((path, file.clone()));
+            self.lines(file)?;
+            self.stack.pop();
+            return Ok(());
+        }
         self.stack.push((path, file.clone()));
         let mut at = 0;
         for d in directives(file)? {
@@ -151,7 +205,231 @@ impl Splice {
             end: start + 1,
             file: file.clone(),
             origin: offset,
+            origin_len: 1,
         });
+    }
+
+    /// Splices `file` line by line: preprocessor directives obeyed, lines a conditional
+    /// leaves out dropped, macros expanded in the others (see [`super::preprocess`]).
+    fn lines(&mut self, file: &SourceFile) -> Result<(), Diagnostic> {
+        let text = &file.text;
+        let err = |span: Span, msg: String, label: &str| Diagnostic::new(file, span, msg, label);
+        let mut conds: Vec<Conditional> = Vec::new();
+        let mut in_comment = false;
+        let mut pos = 0;
+        while pos < text.len() {
+            let mut end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+            let active = conds.iter().all(|c| c.active);
+            let line = &text[pos..end];
+            let indent = line.len() - line.trim_start().len();
+            if !in_comment && line.trim_start().starts_with('#') {
+                // A directive, continued by a `\` at the end of its lines.
+                let mut joined = String::new();
+                let mut piece = line;
+                loop {
+                    let body = piece.trim_end_matches(['\n', '\r']);
+                    match body.strip_suffix('\\') {
+                        Some(cont) if end < text.len() => {
+                            joined.push_str(cont);
+                            joined.push(' ');
+                            let next = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+                            piece = &text[end..next];
+                            end = next;
+                        }
+                        _ => {
+                            joined.push_str(body);
+                            break;
+                        }
+                    }
+                }
+                let hash = pos + indent;
+                let span = Span::new(hash, end.max(hash + 1).min(text.len()));
+                let after = joined.trim_start()[1..].trim_start();
+                let name_len = after
+                    .bytes()
+                    .position(|c| !c.is_ascii_alphanumeric() && c != b'_')
+                    .unwrap_or(after.len());
+                let (name, rest) = (&after[..name_len], after[name_len..].trim());
+                // A comment after a directive is no part of it.
+                let rest = match preprocess::code_ranges(rest, false).0.last() {
+                    Some(&(_, e)) if e < rest.len() && !rest[e..].starts_with('"') => {
+                        rest[..e].trim()
+                    }
+                    _ => rest,
+                };
+                let name_span = Span::new(hash, (hash + 1 + name_len).min(text.len()));
+                self.directive(file, name, rest, span, name_span, active, &mut conds)?;
+                pos = end;
+                continue;
+            }
+            let (code, still_open) = preprocess::code_ranges(line, in_comment);
+            in_comment = still_open;
+            if !active {
+                pos = end;
+                continue;
+            }
+            let include = !in_comment
+                && code.first().is_some_and(|&(f, _)| f == 0)
+                && line.trim_start().starts_with(".include");
+            if include {
+                let found = directives(&SourceFile::new(file.name.clone(), line.to_string()))?;
+                if let Some(d) = found.into_iter().next() {
+                    let d = Directive {
+                        span: Span::new(pos + d.span.start, pos + d.span.end),
+                        name: d.name,
+                        name_span: Span::new(pos + d.name_span.start, pos + d.name_span.end),
+                    };
+                    self.copy(file, pos, d.span.start);
+                    self.include(file, &d)?;
+                    self.copy(file, d.span.end, end);
+                    pos = end;
+                    continue;
+                }
+            }
+            let expansions = if self.macros.is_empty() {
+                Vec::new()
+            } else {
+                preprocess::expand_line(line, &code, &self.macros)
+                    .map_err(|why| err(Span::new(pos, end), why, "in this line"))?
+            };
+            let mut at = pos;
+            for e in expansions {
+                self.copy(file, at, pos + e.start);
+                self.expansion(file, &e.text, pos + e.start, pos + e.end);
+                at = pos + e.end;
+            }
+            self.copy(file, at, end);
+            pos = end;
+        }
+        if let Some(open) = conds.last() {
+            return Err(err(
+                open.span,
+                "this conditional has no `#endif`".into(),
+                "opened here",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Splices the file the include directive `d` of `file` names in place, each side a
+    /// space standing for the directive.
+    fn include(&mut self, file: &SourceFile, d: &Directive) -> Result<(), Diagnostic> {
+        let included = self.read(file, d)?;
+        self.copy_space(file, d.span.start);
+        let path = canonical(Path::new(&*included.name));
+        self.file(&included, path)?;
+        self.copy_space(file, d.span.end.saturating_sub(1));
+        Ok(())
+    }
+
+    /// Obeys the directive `#name rest` of `file` (at `span`, its name at `name_span`) under
+    /// the open conditionals `conds`; `active` when the line is kept.
+    #[allow(clippy::too_many_arguments)]
+    fn directive(
+        &mut self,
+        file: &SourceFile,
+        name: &str,
+        rest: &str,
+        span: Span,
+        name_span: Span,
+        active: bool,
+        conds: &mut Vec<Conditional>,
+    ) -> Result<(), Diagnostic> {
+        let err = |msg: String, label: &str| Diagnostic::new(file, span, msg, label);
+        let unmatched = |what: &str| {
+            Diagnostic::new(
+                file,
+                name_span,
+                format!("`#{what}` without `#if`, `#ifdef` or `#ifndef`"),
+                "nothing to close",
+            )
+        };
+        match name {
+            "ifdef" | "ifndef" | "if" => {
+                let holds = if !active {
+                    false
+                } else if name == "if" {
+                    preprocess::eval_condition(rest, &self.macros)
+                        .map_err(|why| err(why, "in this condition"))?
+                        != 0
+                } else {
+                    let macro_name = rest.split_whitespace().next().ok_or_else(|| {
+                        err(format!("`#{name}` needs a macro name"), "name missing")
+                    })?;
+                    self.macros.contains_key(macro_name) == (name == "ifdef")
+                };
+                conds.push(Conditional {
+                    active: holds,
+                    taken: holds || !active,
+                    seen_else: false,
+                    span,
+                });
+            }
+            "elif" | "else" => {
+                let outer = conds.len() > 1 && conds[..conds.len() - 1].iter().all(|c| c.active);
+                let outer = outer || conds.len() == 1;
+                let macros = &self.macros;
+                let c = conds.last_mut().ok_or_else(|| unmatched(name))?;
+                if c.seen_else {
+                    return Err(err(
+                        format!("`#{name}` after `#else`"),
+                        "the conditional has had its `#else`",
+                    ));
+                }
+                let holds = !c.taken
+                    && outer
+                    && (name == "else"
+                        || preprocess::eval_condition(rest, macros)
+                            .map_err(|why| err(why, "in this condition"))?
+                            != 0);
+                c.active = holds;
+                c.taken |= holds;
+                c.seen_else = name == "else";
+            }
+            "endif" => {
+                conds.pop().ok_or_else(|| unmatched(name))?;
+            }
+            _ if !active => {}
+            "include" => {
+                let quoted = rest
+                    .strip_prefix('"')
+                    .and_then(|r| r.strip_suffix('"'))
+                    .filter(|n| !n.contains('"'));
+                let Some(included) = quoted else {
+                    return Err(err(
+                        "expected the included file's name in double quotes".into(),
+                        "write `#include \"file.dl\"`",
+                    ));
+                };
+                let d = Directive {
+                    span,
+                    name: included.to_string(),
+                    name_span: span,
+                };
+                self.include(file, &d)?;
+            }
+            "define" => {
+                let (macro_name, m) =
+                    preprocess::parse_define(rest).map_err(|why| err(why, "in this `#define`"))?;
+                self.macros.insert(macro_name, m);
+            }
+            "undef" => {
+                self.macros.remove(rest.trim());
+            }
+            "error" => {
+                return Err(err(format!("#error {rest}"), "`#error` in a kept line"));
+            }
+            "pragma" => {}
+            other => {
+                return Err(Diagnostic::new(
+                    file,
+                    name_span,
+                    format!("unknown preprocessor directive `#{other}`"),
+                    "supported: #include, #define, #undef, #ifdef, #ifndef, #if, #elif, #else, #endif, #error",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The file directive `d` of `file` names, read, or the error at its name.
@@ -259,6 +537,87 @@ mod tests {
         let e = expand(&f).expect_err("unquoted");
         assert_eq!((e.line(), e.column()), (1, 10), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn conditionals_leave_includes_out_and_macros_cross_files() {
+        let dir = scratch("cpp");
+        std::fs::write(
+            dir.join("sub/defs.dl"),
+            "#define REL(x) rel(x, x)\n#ifndef NO_EXTRA\n#define EXTRA 1\n#endif\n",
+        )
+        .expect("write");
+        let f = main(
+            &dir,
+            "#include \"sub/defs.dl\"\n#if EXTRA && !defined(OTHER)\nkept :- REL(1).\n\
+             #else\n#include \"missing.dl\"\n#endif\n#ifdef OTHER\ndropped.\n#elif EXTRA\n\
+             second :- \"REL(2)\", REL(3). // REL(4)\n#endif\n#undef REL\nlast :- REL(5).\n",
+        );
+        let spliced = expand(&f).expect("expands");
+        let kept: Vec<&str> = spliced
+            .text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                "kept :- rel(1, 1).",
+                "second :- \"REL(2)\", rel(3, 3). // REL(4)",
+                "last :- REL(5)."
+            ],
+            "{}",
+            spliced.text
+        );
+        // An expansion is located at its invocation, the text after it where it is.
+        let at = spliced.text.find("rel(3, 3)").expect("expanded");
+        assert_eq!(spliced.line_col(at), (10, 21));
+        assert_eq!(spliced.line_col(at + 8), (10, 21 + 6), "within `REL(3)`");
+        let after = spliced.text.find(". // REL(4)").expect("rest of the line");
+        assert_eq!(spliced.line_col(after), (10, 27));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn preprocessor_errors_are_located() {
+        for (text, at, what) in [
+            ("a.\n#ifdef X\nb.\n", (2, 1), "no `#endif`"),
+            ("#endif\n", (1, 1), "`#endif` without `#if`"),
+            (
+                "#if 1\n#else\n#elif 1\n#endif\n",
+                (3, 1),
+                "`#elif` after `#else`",
+            ),
+            (
+                "  #frobnicate\n",
+                (1, 3),
+                "unknown preprocessor directive `#frobnicate`",
+            ),
+            (
+                "#define F(a) a\nr(F(1, 2)).\n",
+                (2, 1),
+                "takes 1 argument(s), here 2",
+            ),
+            (
+                "#define G(x) #x\n",
+                (1, 1),
+                "`#` and `##` are not supported",
+            ),
+            ("#if (1\n#endif\n", (1, 1), "without `)`"),
+            (
+                "#ifdef A\n#error skipped\n#else\n#error \\\n  kept\n#endif\n",
+                (4, 1),
+                "#error kept",
+            ),
+            ("#include missing.dl\n", (1, 10), "double quotes"),
+            ("#define A\n#include missing.dl\n", (2, 1), "double quotes"),
+        ] {
+            let f = SourceFile::new("p.dl", text);
+            let e = expand(&f).expect_err(text);
+            assert_eq!((e.line(), e.column()), at, "{text}: {e}");
+            assert!(e.message.contains(what), "{text}: {e}");
+        }
     }
 
     #[test]

@@ -8,5 +8,6 @@ mod components;
 mod include;
 mod lexer;
 mod parser;
+mod preprocess;
 
 pub use parser::parse;

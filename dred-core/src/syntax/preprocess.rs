@@ -1,0 +1,581 @@
+//! What Soufflé's C preprocessor does beyond `#include`: `#define` (object-like and
+//! function-like macros), `#undef`, and the conditionals `#ifdef`, `#ifndef`, `#if`, `#elif`,
+//! `#else`, `#endif`; `#error` stops with its message. The include splice
+//! ([`super::include`]) runs a file through this line by line once it holds a directive or
+//! a macro is defined, so that macros defined in an included file apply after it and a
+//! conditional can leave an `#include` out, as with `cpp`.
+//!
+//! The subset, and where it differs from `cpp`: a directive is a line whose first character
+//! other than white space is `#` (outside a block comment), continued by a `\` at the end of
+//! a line. Macros are expanded in the lines that are kept, outside strings and comments, and
+//! rescanned (a macro is not expanded inside its own expansion); a function-like macro's
+//! arguments must close on the line of its name. The operators `#` and `##` in a macro body
+//! are refused, as are `#line` and directives `cpp` has and Soufflé programs do not use. An
+//! `#if` expression has integers, `defined NAME`/`defined(NAME)`, macros (an undefined name
+//! is 0), `!`, `&&`, `||`, the comparisons and parentheses.
+
+use std::collections::HashMap;
+
+/// A macro: its parameters (`None` for an object-like macro) and its body.
+#[derive(Clone, Debug)]
+pub(super) struct Macro {
+    pub(super) params: Option<Vec<String>>,
+    pub(super) body: String,
+}
+
+/// How deep expansions may nest before the preprocessor gives up (a macro expanding into
+/// ever longer text through other macros).
+const MAX_DEPTH: usize = 64;
+
+/// The byte ranges of `line` outside strings and comments, given whether the line starts
+/// inside a block comment; and whether it ends inside one.
+pub(super) fn code_ranges(line: &str, mut in_comment: bool) -> (Vec<(usize, usize)>, bool) {
+    let b = line.as_bytes();
+    let mut ranges = Vec::new();
+    let mut i = 0;
+    let mut start = 0;
+    while i < b.len() {
+        if in_comment {
+            if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                in_comment = false;
+                i += 2;
+                start = i;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                ranges.push((start, i));
+                in_comment = true;
+                i += 2;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                ranges.push((start, i));
+                return (ranges, false);
+            }
+            b'"' => {
+                ranges.push((start, i));
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    if !in_comment {
+        ranges.push((start, b.len()));
+    }
+    (ranges, in_comment)
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// One expansion in a line: the invocation's byte range and its replacement.
+pub(super) struct Expansion {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) text: String,
+}
+
+/// The macro invocations of `line` (outside strings and comments, by `code_ranges`) with
+/// their expansions, in order; an error for arguments that do not close on the line, a wrong
+/// number of arguments, or expansions nested too deep.
+pub(super) fn expand_line(
+    line: &str,
+    code: &[(usize, usize)],
+    macros: &HashMap<String, Macro>,
+) -> Result<Vec<Expansion>, String> {
+    let mut out = Vec::new();
+    let b = line.as_bytes();
+    for &(from, to) in code {
+        let mut i = from;
+        while i < to {
+            if !is_ident_start(b[i]) || (i > 0 && is_ident(b[i - 1])) {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < to && is_ident(b[j]) {
+                j += 1;
+            }
+            let name = &line[i..j];
+            match macros.get(name) {
+                Some(m) => {
+                    let (args, end) = match &m.params {
+                        None => (Vec::new(), j),
+                        Some(_) => match call_args(line, j, to) {
+                            Some(found) => found,
+                            // A function-like macro's name without `(` is no invocation.
+                            None => {
+                                i = j;
+                                continue;
+                            }
+                        },
+                    };
+                    let mut disabled = vec![name.to_string()];
+                    let text = apply(m, name, &args, macros, &mut disabled, 0)?;
+                    out.push(Expansion {
+                        start: i,
+                        end,
+                        text,
+                    });
+                    i = end;
+                }
+                None => i = j,
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The arguments of a call whose `(` follows (after white space) byte `at`, and the byte
+/// after its `)`; `None` when no `(` follows or the `)` is not before `to`.
+fn call_args(text: &str, at: usize, to: usize) -> Option<(Vec<String>, usize)> {
+    let b = text.as_bytes();
+    let mut i = at;
+    while i < to && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if i >= to || b[i] != b'(' {
+        return None;
+    }
+    let mut depth = 0;
+    let mut args = Vec::new();
+    let mut start = i + 1;
+    while i < to {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let last = text[start..i].trim();
+                    if !(args.is_empty() && last.is_empty()) {
+                        args.push(last.to_string());
+                    }
+                    return Some((args, i + 1));
+                }
+            }
+            b',' if depth == 1 => {
+                args.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            b'"' => {
+                i += 1;
+                while i < to && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The expansion of macro `m` (named `name`) with `args`, rescanned for other macros;
+/// `disabled` are the macros being expanded, which are not expanded again.
+fn apply(
+    m: &Macro,
+    name: &str,
+    args: &[String],
+    macros: &HashMap<String, Macro>,
+    disabled: &mut Vec<String>,
+    depth: usize,
+) -> Result<String, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "macro expansion nested more than {MAX_DEPTH} deep (in `{name}`)"
+        ));
+    }
+    let body = match &m.params {
+        None => m.body.clone(),
+        Some(params) => {
+            if params.len() != args.len() {
+                return Err(format!(
+                    "macro `{name}` takes {} argument(s), here {}",
+                    params.len(),
+                    args.len()
+                ));
+            }
+            substitute(&m.body, |word| {
+                params
+                    .iter()
+                    .position(|p| p == word)
+                    .map(|k| args[k].clone())
+            })
+        }
+    };
+    rescan(&body, macros, disabled, depth + 1)
+}
+
+/// `text` with every identifier outside strings for which `f` gives a replacement replaced.
+fn substitute(text: &str, f: impl Fn(&str) -> Option<String>) -> String {
+    let (code, _) = code_ranges(text, false);
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (from, to) in code {
+        let mut i = from;
+        while i < to {
+            if is_ident_start(b[i]) && (i == 0 || !is_ident(b[i - 1])) {
+                let mut j = i;
+                while j < to && is_ident(b[j]) {
+                    j += 1;
+                }
+                if let Some(r) = f(&text[i..j]) {
+                    out.push_str(&text[copied..i]);
+                    out.push_str(&r);
+                    copied = j;
+                }
+                i = j;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// `text` with the macros in it expanded, but those in `disabled`.
+fn rescan(
+    text: &str,
+    macros: &HashMap<String, Macro>,
+    disabled: &mut Vec<String>,
+    depth: usize,
+) -> Result<String, String> {
+    let (code, _) = code_ranges(text, false);
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (from, to) in code {
+        let mut i = from;
+        while i < to {
+            if !is_ident_start(b[i]) || (i > 0 && is_ident(b[i - 1])) {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < to && is_ident(b[j]) {
+                j += 1;
+            }
+            let name = &text[i..j];
+            let Some(m) = macros
+                .get(name)
+                .filter(|_| !disabled.iter().any(|d| d == name))
+            else {
+                i = j;
+                continue;
+            };
+            let (args, end) = match &m.params {
+                None => (Vec::new(), j),
+                Some(_) => match call_args(text, j, to) {
+                    Some(found) => found,
+                    None => {
+                        i = j;
+                        continue;
+                    }
+                },
+            };
+            disabled.push(name.to_string());
+            let expanded = apply(m, name, &args, macros, disabled, depth)?;
+            disabled.pop();
+            out.push_str(&text[copied..i]);
+            out.push_str(&expanded);
+            copied = end;
+            i = end;
+        }
+    }
+    out.push_str(&text[copied..]);
+    Ok(out)
+}
+
+/// Reads `#define`'s rest (`NAME body` or `NAME(p, ...) body`) into a name and a macro.
+pub(super) fn parse_define(rest: &str) -> Result<(String, Macro), String> {
+    let b = rest.as_bytes();
+    let mut j = 0;
+    while j < b.len() && is_ident(b[j]) {
+        j += 1;
+    }
+    if j == 0 || !is_ident_start(b[0]) {
+        return Err("expected a macro name after `#define`".into());
+    }
+    let name = rest[..j].to_string();
+    let (params, body) = if b.get(j) == Some(&b'(') {
+        let close = rest[j..]
+            .find(')')
+            .map(|k| j + k)
+            .ok_or_else(|| format!("the parameters of macro `{name}` do not close"))?;
+        let params: Vec<String> = rest[j + 1..close]
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if let Some(bad) = params
+            .iter()
+            .find(|p| !p.bytes().all(is_ident) || !is_ident_start(p.as_bytes()[0]))
+        {
+            return Err(format!("`{bad}` is not a parameter name of macro `{name}`"));
+        }
+        (Some(params), rest[close + 1..].trim())
+    } else {
+        (None, rest[j..].trim())
+    };
+    let (code, _) = code_ranges(body, false);
+    if code.iter().any(|&(f, t)| body[f..t].contains('#')) {
+        return Err(format!(
+            "macro `{name}`: the operators `#` and `##` are not supported"
+        ));
+    }
+    Ok((
+        name,
+        Macro {
+            params,
+            body: body.to_string(),
+        },
+    ))
+}
+
+/// The value of an `#if` expression (non-zero is true).
+pub(super) fn eval_condition(expr: &str, macros: &HashMap<String, Macro>) -> Result<i64, String> {
+    // `defined` first, on the text as written, then every other macro expanded.
+    let mut with_defined = String::new();
+    let mut rest = expr;
+    while let Some(k) = rest.find("defined") {
+        let before_ok = k == 0 || !is_ident(rest.as_bytes()[k - 1]);
+        let after = &rest[k + 7..];
+        if !before_ok || after.bytes().next().is_some_and(is_ident) {
+            with_defined.push_str(&rest[..k + 7]);
+            rest = after;
+            continue;
+        }
+        with_defined.push_str(&rest[..k]);
+        let t = after.trim_start();
+        let (inner, tail) = if let Some(p) = t.strip_prefix('(') {
+            let close = p.find(')').ok_or("`defined(` without `)`")?;
+            (p[..close].trim(), &p[close + 1..])
+        } else {
+            let end = t.bytes().position(|c| !is_ident(c)).unwrap_or(t.len());
+            (&t[..end], &t[end..])
+        };
+        if inner.is_empty() {
+            return Err("`defined` without a macro name".into());
+        }
+        with_defined.push_str(if macros.contains_key(inner) {
+            " 1 "
+        } else {
+            " 0 "
+        });
+        rest = tail;
+    }
+    with_defined.push_str(rest);
+    let expanded = rescan(&with_defined, macros, &mut Vec::new(), 0)?;
+    // Names left are undefined macros: 0, as in `cpp`.
+    let zeroed = substitute(&expanded, |_| Some("0".to_string()));
+    let mut p = CondParser {
+        s: zeroed.as_bytes(),
+        i: 0,
+    };
+    let v = p.or()?;
+    p.space();
+    if p.i < p.s.len() {
+        return Err(format!(
+            "unexpected `{}` in the `#if` expression",
+            String::from_utf8_lossy(&p.s[p.i..])
+        ));
+    }
+    Ok(v)
+}
+
+/// A recursive-descent evaluator of `#if` expressions.
+struct CondParser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl CondParser<'_> {
+    fn space(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, op: &str) -> bool {
+        self.space();
+        if self.s[self.i..].starts_with(op.as_bytes()) {
+            self.i += op.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn or(&mut self) -> Result<i64, String> {
+        let mut v = self.and()?;
+        while self.eat("||") {
+            let r = self.and()?;
+            v = i64::from(v != 0 || r != 0);
+        }
+        Ok(v)
+    }
+
+    fn and(&mut self) -> Result<i64, String> {
+        let mut v = self.cmp()?;
+        while self.eat("&&") {
+            let r = self.cmp()?;
+            v = i64::from(v != 0 && r != 0);
+        }
+        Ok(v)
+    }
+
+    fn cmp(&mut self) -> Result<i64, String> {
+        let l = self.unary()?;
+        for (op, f) in [
+            ("==", i64::eq as fn(&i64, &i64) -> bool),
+            ("!=", i64::ne),
+            ("<=", i64::le),
+            (">=", i64::ge),
+            ("<", i64::lt),
+            (">", i64::gt),
+        ] {
+            if self.eat(op) {
+                let r = self.unary()?;
+                return Ok(i64::from(f(&l, &r)));
+            }
+        }
+        Ok(l)
+    }
+
+    fn unary(&mut self) -> Result<i64, String> {
+        if self.eat("!") {
+            return Ok(i64::from(self.unary()? == 0));
+        }
+        if self.eat("(") {
+            let v = self.or()?;
+            if !self.eat(")") {
+                return Err("`(` without `)` in the `#if` expression".into());
+            }
+            return Ok(v);
+        }
+        self.space();
+        let start = self.i;
+        while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
+            self.i += 1;
+        }
+        std::str::from_utf8(&self.s[start..self.i])
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .ok_or_else(|| {
+                format!(
+                    "expected a number at `{}` in the `#if` expression",
+                    String::from_utf8_lossy(&self.s[start..])
+                )
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn macros(defs: &[&str]) -> HashMap<String, Macro> {
+        defs.iter()
+            .map(|d| parse_define(d).expect(d))
+            .collect::<HashMap<_, _>>()
+    }
+
+    fn expanded(line: &str, m: &HashMap<String, Macro>) -> String {
+        let (code, _) = code_ranges(line, false);
+        let mut out = String::new();
+        let mut at = 0;
+        for e in expand_line(line, &code, m).expect(line) {
+            out.push_str(&line[at..e.start]);
+            out.push_str(&e.text);
+            at = e.end;
+        }
+        out.push_str(&line[at..]);
+        out
+    }
+
+    #[test]
+    fn macros_expand_outside_strings_and_comments_and_rescan() {
+        let m = macros(&[
+            "EDGE(a, b) edge(a, b)",
+            "PATH path",
+            "TWO(x) EDGE(x, x), PATH(x, x)",
+            "SELF SELF + 1",
+        ]);
+        assert_eq!(
+            expanded("PATH(x, y) :- EDGE(x, y). // PATH", &m),
+            "path(x, y) :- edge(x, y). // PATH"
+        );
+        assert_eq!(
+            expanded("r(\"PATH\") :- TWO(z).", &m),
+            "r(\"PATH\") :- edge(z, z), path(z, z)."
+        );
+        assert_eq!(
+            expanded("x = SELF", &m),
+            "x = SELF + 1",
+            "not expanded in itself"
+        );
+        assert_eq!(
+            expanded("EDGE = PATHS", &m),
+            "EDGE = PATHS",
+            "no call, no match"
+        );
+        let (code, _) = code_ranges("EDGE(a)", false);
+        assert!(expand_line("EDGE(a)", &code, &m).is_err());
+    }
+
+    #[test]
+    fn conditions_evaluate_like_cpp() {
+        let m = macros(&["ONE 1", "FLAG", "N 3"]);
+        for (expr, v) in [
+            ("defined(FLAG)", 1),
+            ("defined FLAG && !defined(OTHER)", 1),
+            ("ONE == 1 && N > 2", 1),
+            ("UNDEFINED", 0),
+            ("(N - 0) || 0", -1),
+            ("!(N >= 4)", 1),
+        ] {
+            match eval_condition(expr, &m) {
+                Ok(got) if v >= 0 => assert_eq!(got != 0, v == 1, "{expr}"),
+                Ok(got) => panic!("{expr}: {got}, expected an error"),
+                Err(e) => assert!(v < 0, "{expr}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn defines_are_checked() {
+        assert!(parse_define("F(a, b) a + b").is_ok());
+        for bad in ["", "1X", "F(a b) a", "G(x) #x", "H a ## b", "K(a"] {
+            assert!(parse_define(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn comments_and_strings_are_no_code() {
+        let (code, open) = code_ranges("a /* b */ \"c\" d /* e", false);
+        let pieces: Vec<&str> = code
+            .iter()
+            .map(|&(f, t)| &"a /* b */ \"c\" d /* e"[f..t])
+            .collect();
+        assert_eq!(pieces, ["a ", " ", " d "]);
+        assert!(open);
+        let (code, open) = code_ranges("still */ x", true);
+        assert_eq!(code, [(8, 10)]);
+        assert!(!open);
+    }
+}
