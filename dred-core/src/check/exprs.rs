@@ -189,26 +189,8 @@ impl RuleChecker<'_> {
                 if rt.is_adt() {
                     return Err(self.not_of_kind(t, id));
                 }
-                if rt.fields.len() != args.len() {
-                    return Err(self.record_arity(*span, &rt.name, rt.fields.len(), args.len()));
-                }
                 let mut fields = Vec::with_capacity(args.len());
-                for (a, (fname, fty)) in args.iter().zip(&rt.fields) {
-                    let (e, aty) = self.expr(a, Some(*fty))?;
-                    if aty != *fty {
-                        return Err(self.err(
-                            a.span(),
-                            format!(
-                                "type mismatch: field `{fname}` of `{}` has type `{}`, this is a `{}`",
-                                rt.name,
-                                fty.keyword(),
-                                aty.keyword()
-                            ),
-                            "wrong field type",
-                        ));
-                    }
-                    fields.push(e);
-                }
+                self.fields(&rt.name, &rt.fields, args, *span, &mut fields)?;
                 (
                     Expr::Record(RecordOp::Pack, fields, self.symbols.clone()),
                     ty,
@@ -231,31 +213,9 @@ impl RuleChecker<'_> {
                     ));
                 };
                 let branch = &crate::records::record_type(id).branches[tag];
-                if branch.fields.len() != args.len() {
-                    return Err(self.record_arity(
-                        *span,
-                        &branch.name,
-                        branch.fields.len(),
-                        args.len(),
-                    ));
-                }
                 let mut fields = vec![Expr::Term(Term::Const(tag as Value))];
-                for (a, (fname, fty)) in args.iter().zip(&branch.fields) {
-                    let (e, aty) = self.expr(a, Some(*fty))?;
-                    if aty != *fty {
-                        return Err(self.err(
-                            a.span(),
-                            format!(
-                                "type mismatch: field `{fname}` of `${}` has type `{}`, this is a `{}`",
-                                branch.name,
-                                fty.keyword(),
-                                aty.keyword()
-                            ),
-                            "wrong field type",
-                        ));
-                    }
-                    fields.push(e);
-                }
+                let owner = format!("${}", branch.name);
+                self.fields(&owner, &branch.fields, args, *span, &mut fields)?;
                 (
                     Expr::Record(RecordOp::Pack, fields, self.symbols.clone()),
                     Type::Record(id),
@@ -336,6 +296,42 @@ impl RuleChecker<'_> {
             ty => Expr::Typed(ty, e.op, args),
         };
         Ok((checked, ty))
+    }
+
+    /// The fields `args` (written at `span`) of the record type or constructor `owner`, of
+    /// the types `types`, checked and appended to `out`.
+    fn fields(
+        &mut self,
+        owner: &str,
+        types: &[(String, Type)],
+        args: &[ast::Term],
+        span: crate::diagnostic::Span,
+        out: &mut Vec<Expr>,
+    ) -> Result<(), Diagnostic> {
+        if types.len() != args.len() {
+            return Err(self.record_arity(
+                span,
+                owner.trim_start_matches('$'),
+                types.len(),
+                args.len(),
+            ));
+        }
+        for (a, (fname, fty)) in args.iter().zip(types) {
+            let (e, aty) = self.expr(a, Some(*fty))?;
+            if aty != *fty {
+                return Err(self.err(
+                    a.span(),
+                    format!(
+                        "type mismatch: field `{fname}` of `{owner}` has type `{}`, this is a `{}`",
+                        fty.keyword(),
+                        aty.keyword()
+                    ),
+                    "wrong field type",
+                ));
+            }
+            out.push(e);
+        }
+        Ok(())
     }
 
     /// The error for a record or `nil` whose record type nothing in its context gives.

@@ -88,16 +88,11 @@ pub(super) struct Expansion {
     pub(super) text: String,
 }
 
-/// The macro invocations of `line` (outside strings and comments, by `code_ranges`) with
-/// their expansions, in order; an error for arguments that do not close on the line, a wrong
-/// number of arguments, or expansions nested too deep.
-pub(super) fn expand_line(
-    line: &str,
-    code: &[(usize, usize)],
-    macros: &HashMap<String, Macro>,
-) -> Result<Vec<Expansion>, String> {
+/// The identifiers of `text` in its code ranges `code`: each one's byte range, and the end
+/// of the code range it stands in (where a call's arguments must close).
+fn identifiers(text: &str, code: &[(usize, usize)]) -> Vec<(usize, usize, usize)> {
+    let b = text.as_bytes();
     let mut out = Vec::new();
-    let b = line.as_bytes();
     for &(from, to) in code {
         let mut i = from;
         while i < to {
@@ -109,34 +104,81 @@ pub(super) fn expand_line(
             while j < to && is_ident(b[j]) {
                 j += 1;
             }
-            let name = &line[i..j];
-            match macros.get(name) {
-                Some(m) => {
-                    let (args, end) = match &m.params {
-                        None => (Vec::new(), j),
-                        Some(_) => match call_args(line, j, to) {
-                            Some(found) => found,
-                            // A function-like macro's name without `(` is no invocation.
-                            None => {
-                                i = j;
-                                continue;
-                            }
-                        },
-                    };
-                    let mut disabled = vec![name.to_string()];
-                    let text = apply(m, name, &args, macros, &mut disabled, 0)?;
-                    out.push(Expansion {
-                        start: i,
-                        end,
-                        text,
-                    });
-                    i = end;
-                }
-                None => i = j,
-            }
+            out.push((i, j, to));
+            i = j;
         }
     }
-    Ok(out)
+    out
+}
+
+/// A macro invocation: its byte range, the macro's name and the macro, its arguments.
+struct Invocation<'m> {
+    start: usize,
+    end: usize,
+    name: &'m str,
+    m: &'m Macro,
+    args: Vec<String>,
+}
+
+/// The invocations in `text` (code ranges `code`) of the macros not `disabled`, in order; a
+/// function-like macro's name without `(` after it is none.
+fn invocations<'m>(
+    text: &str,
+    code: &[(usize, usize)],
+    macros: &'m HashMap<String, Macro>,
+    disabled: &[String],
+) -> Vec<Invocation<'m>> {
+    let mut out = Vec::new();
+    let mut after = 0;
+    for (i, j, to) in identifiers(text, code) {
+        if i < after {
+            continue; // inside the arguments of the previous invocation
+        }
+        let Some((name, m)) = macros
+            .get_key_value(&text[i..j])
+            .filter(|(n, _)| !disabled.iter().any(|d| d == *n))
+        else {
+            continue;
+        };
+        let (args, end) = match &m.params {
+            None => (Vec::new(), j),
+            Some(_) => match call_args(text, j, to) {
+                Some(found) => found,
+                None => continue,
+            },
+        };
+        out.push(Invocation {
+            start: i,
+            end,
+            name,
+            m,
+            args,
+        });
+        after = end;
+    }
+    out
+}
+
+/// The macro invocations of `line` (outside strings and comments, by `code_ranges`) with
+/// their expansions, in order; an error for a wrong number of arguments or expansions nested
+/// too deep.
+pub(super) fn expand_line(
+    line: &str,
+    code: &[(usize, usize)],
+    macros: &HashMap<String, Macro>,
+) -> Result<Vec<Expansion>, String> {
+    invocations(line, code, macros, &[])
+        .into_iter()
+        .map(|inv| {
+            let mut disabled = vec![inv.name.to_string()];
+            let text = apply(inv.m, inv.name, &inv.args, macros, &mut disabled, 0)?;
+            Ok(Expansion {
+                start: inv.start,
+                end: inv.end,
+                text,
+            })
+        })
+        .collect()
 }
 
 /// The arguments of a call whose `(` follows (after white space) byte `at`, and the byte
@@ -222,26 +264,13 @@ fn apply(
 /// `text` with every identifier outside strings for which `f` gives a replacement replaced.
 fn substitute(text: &str, f: impl Fn(&str) -> Option<String>) -> String {
     let (code, _) = code_ranges(text, false);
-    let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
-    for (from, to) in code {
-        let mut i = from;
-        while i < to {
-            if is_ident_start(b[i]) && (i == 0 || !is_ident(b[i - 1])) {
-                let mut j = i;
-                while j < to && is_ident(b[j]) {
-                    j += 1;
-                }
-                if let Some(r) = f(&text[i..j]) {
-                    out.push_str(&text[copied..i]);
-                    out.push_str(&r);
-                    copied = j;
-                }
-                i = j;
-            } else {
-                i += 1;
-            }
+    for (i, j, _) in identifiers(text, &code) {
+        if let Some(r) = f(&text[i..j]) {
+            out.push_str(&text[copied..i]);
+            out.push_str(&r);
+            copied = j;
         }
     }
     out.push_str(&text[copied..]);
@@ -256,46 +285,15 @@ fn rescan(
     depth: usize,
 ) -> Result<String, String> {
     let (code, _) = code_ranges(text, false);
-    let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
-    for (from, to) in code {
-        let mut i = from;
-        while i < to {
-            if !is_ident_start(b[i]) || (i > 0 && is_ident(b[i - 1])) {
-                i += 1;
-                continue;
-            }
-            let mut j = i;
-            while j < to && is_ident(b[j]) {
-                j += 1;
-            }
-            let name = &text[i..j];
-            let Some(m) = macros
-                .get(name)
-                .filter(|_| !disabled.iter().any(|d| d == name))
-            else {
-                i = j;
-                continue;
-            };
-            let (args, end) = match &m.params {
-                None => (Vec::new(), j),
-                Some(_) => match call_args(text, j, to) {
-                    Some(found) => found,
-                    None => {
-                        i = j;
-                        continue;
-                    }
-                },
-            };
-            disabled.push(name.to_string());
-            let expanded = apply(m, name, &args, macros, disabled, depth)?;
-            disabled.pop();
-            out.push_str(&text[copied..i]);
-            out.push_str(&expanded);
-            copied = end;
-            i = end;
-        }
+    for inv in invocations(text, &code, macros, disabled) {
+        disabled.push(inv.name.to_string());
+        let expanded = apply(inv.m, inv.name, &inv.args, macros, disabled, depth);
+        disabled.pop();
+        out.push_str(&text[copied..inv.start]);
+        out.push_str(&expanded?);
+        copied = inv.end;
     }
     out.push_str(&text[copied..]);
     Ok(out)
