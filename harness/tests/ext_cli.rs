@@ -187,6 +187,41 @@ fn a_feature_the_engine_lacks_is_refused_as_bad_input() {
     );
 }
 
+/// Records and ADTs cross the protocol as text (`[1, a]`, `$Add($Num(1), $Var(x))`) and are
+/// read back into the run's record table, records the served engine built included: on the
+/// records and ADT conformance cases under churn, `ext:dred` agrees with the oracle after
+/// every batch.
+#[test]
+fn ext_dred_exchanges_records_and_adts() {
+    for case in ["records", "adts"] {
+        let dir = repo().join("datasets/conformance").join(case);
+        let (program, facts, churn) = (
+            dir.join("program.dl"),
+            dir.join("facts"),
+            dir.join("churn.updates"),
+        );
+        let o = dredbench(&[
+            "run",
+            "--program",
+            program.to_str().expect("utf-8"),
+            "--facts",
+            facts.to_str().expect("utf-8"),
+            "--updates",
+            churn.to_str().expect("utf-8"),
+            "--check",
+            "full",
+            "--engines",
+            "oracle,ext:dred",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{case}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("4 batch(es); engines oracle, ext:dred agree after every batch"),
+            "{case}: {}",
+            stderr(&o)
+        );
+    }
+}
+
 /// `ext:dred` reads each batch's change from `dred`'s rounds (`dredbench serve`): on random
 /// programs with negation and aggregates it must agree with the oracle after every batch.
 #[test]

@@ -322,9 +322,9 @@ impl ExternalEngine {
             feature,
         })?;
         self.index = wire::SymbolIndex::of(&self.symbols);
-        if self.program.has_string_functors() {
-            // Answers may hold strings the rules made, which the harness's engines intern
-            // in the same table.
+        if self.program.has_string_functors() || self.program.has_records() {
+            // Answers may hold strings and records the rules made, which the harness's
+            // engines intern in the same table.
             self.index = std::mem::take(&mut self.index).interning(&self.symbols);
         }
         let (program, facts) = self

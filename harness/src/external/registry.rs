@@ -45,9 +45,8 @@ pub enum Feature {
     #[serde(rename = "numeric-types")]
     NumericTypes,
     /// Record and ADT columns (`.type Pair = [a: number, b: symbol]`); values on the wire as
-    /// `dredbench` writes them in files (`[1, a]`, `nil`). No shipped engine declares it
-    /// yet: its answers would hold records the engine built, which the harness cannot yet
-    /// read back into its table.
+    /// `dredbench` writes them in files (`[1, a]`, `$Add($Num(1), $Var(x))`, `nil`), read
+    /// back into the run's record table.
     Records,
 }
 

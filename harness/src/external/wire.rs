@@ -178,8 +178,9 @@ pub fn push_fact(
 #[derive(Debug, Default)]
 pub struct SymbolIndex {
     known: hashbrown::HashMap<Box<str>, Value>,
-    /// For a program with string functors, whose answers may hold strings its rules made:
-    /// the table such a string is interned in, as an engine of the harness would.
+    /// For a program with string functors or records, whose answers may hold strings and
+    /// records its rules made: the table such a value is interned in, as an engine of the
+    /// harness would.
     table: Option<Symbols>,
 }
 
@@ -266,11 +267,12 @@ pub fn parse_fact(
                 dred_core::value::parse_numeric(field, numeric)
                     .map_err(|e| format!("{line:?}: {e}"))?
             }
-            Type::Record(_) => {
-                return Err(format!(
-                    "{line:?}: records are not read from an engine's answers (no engine \
-                     declares the feature `records`)"
-                ))
+            Type::Record(id) => {
+                let table = symbols.table.as_ref().ok_or_else(|| {
+                    format!("{line:?}: a record where the harness expects none")
+                })?;
+                dred_core::records::parse_record(field, id, table)
+                    .map_err(|e| format!("{line:?}: {e}"))?
             }
             Type::Symbol => symbols.get(field).ok_or_else(|| {
                 format!(
