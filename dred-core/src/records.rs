@@ -158,54 +158,75 @@ fn needs_quotes(s: &str) -> bool {
 
 /// A value of type `ty` as files hold it; a record in Soufflé's `[a, b]` (module header).
 pub fn write_value(symbols: &Symbols, ty: Type, v: Value, out: &mut String) {
-    match ty {
-        Type::Record(id) => {
-            let Some(fields) = symbols.record_fields(v) else {
-                out.push_str("nil");
-                return;
-            };
-            let rt = record_type(id);
-            let (open, close, field_types) = if rt.is_adt() {
-                let branch = &rt.branches[usize::try_from(fields[0]).expect("a branch's tag")];
-                out.push('$');
-                out.push_str(&branch.name);
-                if branch.fields.is_empty() {
-                    return;
-                }
-                ('(', ')', &branch.fields[..])
-            } else {
-                ('[', ']', &rt.fields[..])
-            };
-            let values = &fields[usize::from(rt.is_adt())..];
-            out.push(open);
-            for (i, ((_, fty), &fv)) in field_types.iter().zip(values.iter()).enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                match fty {
-                    Type::Symbol => {
-                        let name = symbols.name(fv);
-                        let s = name.as_deref().unwrap_or("<unknown symbol>");
-                        if needs_quotes(s) {
-                            out.push_str(&crate::value::quote(s));
-                        } else {
-                            out.push_str(s);
-                        }
+    /// What is left to write: a value (and whether it is a record's field), or punctuation.
+    /// An explicit stack rather than recursion, since rules can build records nested as
+    /// deep as their fixpoint runs.
+    enum Part {
+        Value(Type, Value, bool),
+        Text(&'static str),
+    }
+    let mut todo = vec![Part::Value(ty, v, false)];
+    while let Some(part) = todo.pop() {
+        let (ty, v, in_record) = match part {
+            Part::Text(t) => {
+                out.push_str(t);
+                continue;
+            }
+            Part::Value(ty, v, in_record) => (ty, v, in_record),
+        };
+        match ty {
+            Type::Record(id) => {
+                let Some(fields) = symbols.record_fields(v) else {
+                    out.push_str("nil");
+                    continue;
+                };
+                let rt = record_type(id);
+                let (open, close, field_types) = if rt.is_adt() {
+                    let tag = usize::try_from(fields[0]).expect("a branch's tag");
+                    let branch = &rt.branches[tag];
+                    out.push('$');
+                    out.push_str(&branch.name);
+                    if branch.fields.is_empty() {
+                        continue;
                     }
-                    fty => write_value(symbols, *fty, fv, out),
+                    ("(", ")", &branch.fields[..])
+                } else {
+                    ("[", "]", &rt.fields[..])
+                };
+                let values = &fields[usize::from(rt.is_adt())..];
+                out.push_str(open);
+                todo.push(Part::Text(close));
+                let typed = field_types.iter().zip(values.iter()).enumerate().rev();
+                for (i, ((_, fty), &fv)) in typed {
+                    todo.push(Part::Value(*fty, fv, true));
+                    if i > 0 {
+                        todo.push(Part::Text(", "));
+                    }
                 }
             }
-            out.push(close);
+            Type::Symbol if in_record => {
+                let name = symbols.name(v);
+                let s = name.as_deref().unwrap_or("<unknown symbol>");
+                if needs_quotes(s) {
+                    out.push_str(&crate::value::quote(s));
+                } else {
+                    out.push_str(s);
+                }
+            }
+            Type::Symbol => out.push_str(symbols.name(v).as_deref().unwrap_or("<unknown symbol>")),
+            numeric => out.push_str(&crate::value::format_numeric(numeric, v)),
         }
-        Type::Symbol => out.push_str(symbols.name(v).as_deref().unwrap_or("<unknown symbol>")),
-        numeric => out.push_str(&crate::value::format_numeric(numeric, v)),
     }
 }
 
 /// Reads a record of type `id` written as [`write_value`] writes it (spaces around fields
 /// and brackets allowed), interning its strings and records.
 pub fn parse_record(text: &str, id: u32, symbols: &Symbols) -> Result<Value, String> {
-    let mut reader = Reader { text, pos: 0 };
+    let mut reader = Reader {
+        text,
+        pos: 0,
+        depth: 0,
+    };
     let v = reader.record(id, symbols)?;
     reader.skip_spaces();
     if reader.pos < text.len() {
@@ -221,7 +242,13 @@ pub fn parse_record(text: &str, id: u32, symbols: &Symbols) -> Result<Value, Str
 struct Reader<'a> {
     text: &'a str,
     pos: usize,
+    /// How deep the records being read nest ([`MAX_NESTING`]).
+    depth: usize,
 }
+
+/// How deep a record read from text may nest (a list of that many elements, say): reading
+/// recurses once per level, and a deeper value is refused rather than overflowing the stack.
+const MAX_NESTING: usize = 10_000;
 
 impl Reader<'_> {
     fn rest(&self) -> &str {
@@ -268,7 +295,7 @@ impl Reader<'_> {
             }
             fields.push(
                 self.field(*fty, symbols)
-                    .map_err(|why| format!("field `{fname}` of a `{}` record: {why}", rt.name))?,
+                    .map_err(|why| in_field(why, fname, &format!("a `{}` record", rt.name)))?,
             );
         }
         self.skip_spaces();
@@ -323,7 +350,7 @@ impl Reader<'_> {
             }
             fields.push(
                 self.field(*fty, symbols)
-                    .map_err(|why| format!("field `{fname}` of `${name}`: {why}"))?,
+                    .map_err(|why| in_field(why, fname, &format!("`${name}`")))?,
             );
         }
         self.skip_spaces();
@@ -341,7 +368,15 @@ impl Reader<'_> {
     fn field(&mut self, ty: Type, symbols: &Symbols) -> Result<Value, String> {
         self.skip_spaces();
         match ty {
-            Type::Record(id) => self.record(id, symbols),
+            Type::Record(_) if self.depth >= MAX_NESTING => {
+                Err(format!("records nested more than {MAX_NESTING} deep"))
+            }
+            Type::Record(id) => {
+                self.depth += 1;
+                let v = self.record(id, symbols);
+                self.depth -= 1;
+                v
+            }
             Type::Symbol if self.rest().starts_with('"') => {
                 let (s, len) = unquote(self.rest())?;
                 self.pos += len;
@@ -359,6 +394,16 @@ impl Reader<'_> {
                 }
             }
         }
+    }
+}
+
+/// The error `why` of a field `fname` of `owner`, said with the innermost field only (a
+/// value nested deep would otherwise give a message as deep).
+fn in_field(why: String, fname: &str, owner: &str) -> String {
+    if why.starts_with("field `") {
+        why
+    } else {
+        format!("field `{fname}` of {owner}: {why}")
     }
 }
 
@@ -435,6 +480,21 @@ mod tests {
             parse_record("[[1, a], nil]", list, &symbols).expect("plain")
         );
         assert_ne!(a, NIL);
+    }
+
+    #[test]
+    fn deep_records_are_read_and_written_without_recursing_past_the_limit() {
+        let (_, list) = pair_and_list();
+        let symbols = Symbols::new();
+        let deep = |n: usize| format!("{}nil{}", "[[1, a], ".repeat(n), "]".repeat(n));
+        let text = deep(5_000);
+        let v = parse_record(&text, list, &symbols).expect("5,000 deep");
+        let mut out = String::new();
+        write_value(&symbols, Type::Record(list), v, &mut out);
+        assert_eq!(out, text);
+        let err = parse_record(&deep(MAX_NESTING + 1), list, &symbols).expect_err("too deep");
+        assert!(err.contains("nested more than"), "{}", &err[..200.min(err.len())]);
+        assert!(err.len() < 200, "one field named, not every level: {}", err.len());
     }
 
     #[test]

@@ -110,6 +110,7 @@ pub fn parse(file: &SourceFile) -> Result<Program, Diagnostic> {
         types: HashMap::new(),
         columns: Vec::new(),
         record_ids: HashMap::new(),
+        depth: 0,
     };
     let mut raw = Vec::new();
     while !p.at_end() {
@@ -135,7 +136,14 @@ struct Parser<'a> {
     /// The registry index of each record type (`crate::records`), by name: set once every
     /// `.type` is read.
     record_ids: HashMap<String, u32>,
+    /// How deep the terms and formulas being read nest ([`MAX_NESTING`]).
+    depth: usize,
 }
+
+/// How deep terms and parenthesised formulas may nest: the parser (and the checker after it)
+/// recurse once per level, and a program nesting deeper is refused with a located error
+/// rather than overflowing the stack.
+const MAX_NESTING: usize = 256;
 
 type PResult<T> = Result<T, Diagnostic>;
 
@@ -802,6 +810,11 @@ impl Parser<'_> {
 
     /// `conj ; conj ; ...`, as the alternatives of its disjunctive normal form.
     fn disjunction(&mut self) -> PResult<Vec<Vec<Literal>>> {
+        self.nested(Self::disjunction_here)
+    }
+
+    /// [`Parser::disjunction`] at this level.
+    fn disjunction_here(&mut self) -> PResult<Vec<Vec<Literal>>> {
         let start = self.span();
         let mut alternatives = self.conjunction()?;
         while self.peek() == Some(&Tok::Semi) {
@@ -895,7 +908,22 @@ impl Parser<'_> {
     /// right-associative and binds tighter than a prefix operator on its left: `-2^2` is
     /// -4). Every binary operator but `^` is left-associative.
     fn term(&mut self) -> PResult<Term> {
-        self.binary(0)
+        self.nested(|p| p.binary(0))
+    }
+
+    /// `read` one level deeper, or the error at the cursor past [`MAX_NESTING`] levels.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.error(
+                self.span(),
+                "terms or formulas nested too deep".to_string(),
+                format!("the limit is {MAX_NESTING} levels of parentheses, operators and records"),
+            ));
+        }
+        self.depth += 1;
+        let read = read(self);
+        self.depth -= 1;
+        read
     }
 
     /// The binary operator at the cursor, if it belongs to precedence level `level` (0 the
@@ -969,6 +997,11 @@ impl Parser<'_> {
     /// The prefix operators `-`, `bnot`, `lnot`, then `^`. A minus directly before a number
     /// literal is part of the literal (as in Soufflé), unless the number is the base of `^`.
     fn unary(&mut self) -> PResult<Term> {
+        self.nested(Self::unary_here)
+    }
+
+    /// [`Parser::unary`] at this level.
+    fn unary_here(&mut self) -> PResult<Term> {
         let op = match self.peek() {
             Some(Tok::Minus) => {
                 if let (Some(Tok::Num(_)), false) =

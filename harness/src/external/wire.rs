@@ -268,9 +268,10 @@ pub fn parse_fact(
                     .map_err(|e| format!("{line:?}: {e}"))?
             }
             Type::Record(id) => {
-                let table = symbols.table.as_ref().ok_or_else(|| {
-                    format!("{line:?}: a record where the harness expects none")
-                })?;
+                let table = symbols
+                    .table
+                    .as_ref()
+                    .ok_or_else(|| format!("{line:?}: a record where the harness expects none"))?;
                 dred_core::records::parse_record(field, id, table)
                     .map_err(|e| format!("{line:?}: {e}"))?
             }
