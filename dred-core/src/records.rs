@@ -493,8 +493,16 @@ mod tests {
         write_value(&symbols, Type::Record(list), v, &mut out);
         assert_eq!(out, text);
         let err = parse_record(&deep(MAX_NESTING + 1), list, &symbols).expect_err("too deep");
-        assert!(err.contains("nested more than"), "{}", &err[..200.min(err.len())]);
-        assert!(err.len() < 200, "one field named, not every level: {}", err.len());
+        assert!(
+            err.contains("nested more than"),
+            "{}",
+            &err[..200.min(err.len())]
+        );
+        assert!(
+            err.len() < 200,
+            "one field named, not every level: {}",
+            err.len()
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! inside aggregates' braces too, a record built in heads, negated atoms and program facts)
 //! and every EDB and update value `v` the record `[v]`, has after every batch the model of
 //! the case as written, each record read back as its field — the oracle on the plain case
-//! against the oracle, `dred`, `bf` and `counting` on the wrapped one (negation, aggregates,
+//! against the oracle, `dred`, `bf`, `counting`, `reference`, `recompute` and `auto` on the
+//! wrapped one (negation, aggregates,
 //! arithmetic and typed columns included: the generator's whole range). The wrapped
 //! program is built from the plain one's AST, so that it is the same program in every
 //! other respect.
@@ -17,7 +18,9 @@ use dred_core::records::{register, RecordType};
 use dred_core::syntax::ast::{self, Term, Type};
 use dred_core::testing::{models_as_text, random_case_with, RandomCase};
 use dred_core::value::{Symbols, Tuple};
-use dred_core::{Batch, Bf, Counting, Dred, Edb, Engine, Fact, Oracle, SourceFile};
+use dred_core::{
+    Auto, Batch, Bf, Counting, Dred, Edb, Engine, Fact, Oracle, Recompute, Reference, SourceFile,
+};
 use proptest::prelude::*;
 
 /// The record type `[v: ty]`.
@@ -171,6 +174,9 @@ proptest! {
             Box::new(Dred::new(wrapped.program.clone())),
             Box::new(Bf::new(wrapped.program.clone())),
             Box::new(Counting::new(wrapped.program.clone())),
+            Box::new(Reference::new(wrapped.program.clone())),
+            Box::new(Recompute::new(wrapped.program.clone())),
+            Box::new(Auto::new(wrapped.program.clone())),
         ];
         for mut engine in engines {
             let got = unwrapped_models(&wrapped, engine.as_mut());
