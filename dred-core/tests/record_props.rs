@@ -4,10 +4,9 @@
 //! and every EDB and update value `v` the record `[v]`, has after every batch the model of
 //! the case as written, each record read back as its field — the oracle on the plain case
 //! against the oracle, `dred`, `bf`, `counting`, `reference`, `recompute` and `auto` on the
-//! wrapped one (negation, aggregates,
-//! arithmetic and typed columns included: the generator's whole range). The wrapped
-//! program is built from the plain one's AST, so that it is the same program in every
-//! other respect.
+//! wrapped one (negation, aggregates, arithmetic and typed columns included: the
+//! generator's whole range). The wrapped program is built from the plain one's AST, so that
+//! it is the same program in every other respect.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
