@@ -17,9 +17,19 @@ const COMPONENTS: &str = ".comp G<N> {\n.decl e(x: N, y: N)\n.decl r(x: N, y: N)
 
 const UPDATES: &str = "# c\n-\tedge\ta\t1\n+\tedge\tb\t2\ncommit\n+\tedge\tc\t3\n";
 
+/// Records, an ADT, an aggregate term and the preprocessor.
+const RECORDS: &str = "#define PAIR(a, b) [a, b]\n#ifdef PAIR\n.type P = [n: number, s: symbol]\n\
+#else\n#error no\n#endif\n.type E = Num {n: number} | Add {l: E, r: E} | Zero {}\n\
+.type L = [h: P, t: L]\n.decl p(x: P)\n.decl e(x: E, l: L)\n.input p\n.input e\n\
+.decl o(x: number, y: E)\no(n, $Add($Num(n), y)) :- p(PAIR(n, _)), e(y, [[n, s], nil]), \
+s != \"a\", n < count : { e($Zero, _) }.\n";
+
+/// A record facts line of `L` (see [`RECORDS`]).
+const RECORD_FACT: &str = "[[1, a], [[2, \"b, c\"], nil]]";
+
 /// Replaces, inserts or deletes characters at random positions.
 fn mutate(base: &'static str) -> impl Strategy<Value = String> {
-    let alphabet: Vec<char> = "(),.:-!_\"\t\n /*xyz0129edgepath<>=;{}#+é"
+    let alphabet: Vec<char> = "(),.:-!_\"\t\n /*xyz0129edgepath<>=;{}#+é[]$"
         .chars()
         .collect();
     prop::collection::vec(
@@ -78,6 +88,25 @@ proptest! {
     }
 
     #[test]
+    fn mutated_record_program(text in mutate(RECORDS)) {
+        if let Err(e) = load_program(&SourceFile::new("f.dl", text), &mut Symbols::new()) {
+            check_located(&e);
+        }
+    }
+
+    #[test]
+    fn mutated_record_value(text in mutate(RECORD_FACT)) {
+        let mut symbols = Symbols::new();
+        let program = load_program(&SourceFile::new("f.dl", RECORDS), &mut symbols).expect("valid");
+        let l = program.relations[program.relation_id("e").expect("e")].types[1];
+        // An error is a reason, never a panic; a value read is written back readably.
+        if let Ok(v) = dred_core::io::parse_value(&text, l, &mut symbols) {
+            let again = dred_core::io::parse_value(&symbols.raw(l, v), l, &mut symbols);
+            prop_assert_eq!(again, Ok(v));
+        }
+    }
+
+    #[test]
     fn mutated_updates(text in mutate(UPDATES)) {
         let mut symbols = Symbols::new();
         let program = load_program(&SourceFile::new("f.dl", PROGRAM), &mut symbols).expect("valid");
@@ -87,8 +116,9 @@ proptest! {
     }
 }
 
-/// The component program the mutations start from is valid, so they reach past the parser.
+/// The programs the mutations start from are valid, so they reach past the parser.
 #[test]
-fn the_component_program_loads() {
+fn the_component_and_record_programs_load() {
     load_program(&SourceFile::new("c.dl", COMPONENTS), &mut Symbols::new()).expect("valid");
+    load_program(&SourceFile::new("r.dl", RECORDS), &mut Symbols::new()).expect("valid");
 }
