@@ -250,6 +250,15 @@ fn start(program: Arc<Program>, config: &DdConfig) -> Result<Box<dyn Driver>, En
                 .into(),
         });
     }
+    // Records likewise: the record table is the process's (`dred_core::records`).
+    if program.has_records() && config.cluster().processes() > 1 {
+        return Err(EngineError::Unsupported {
+            engine: NAME.into(),
+            feature: "records across several processes (each process interns the records \
+                      its rules build in a table of its own)"
+                .into(),
+        });
+    }
     let plan = ProgramPlan::new(&program);
     let width = plan.max_record_width(&program);
     // An aggregate's value is computed inside the dataflow, where values cannot be given
