@@ -125,6 +125,38 @@ fn bad_cluster_flags_are_bad_input() {
     assert!(stderr(&o).contains("lists 1 address"), "{}", stderr(&o));
 }
 
+/// Programs whose rules make strings or build records are refused by a cluster of several
+/// processes (each process interns them in a table of its own), an engine failure naming
+/// why, before any process waits for the others.
+#[test]
+fn several_processes_refuse_string_functors_and_records() {
+    for (case, why) in [
+        (
+            "strings/functors",
+            "string functors across several processes",
+        ),
+        ("adts", "records across several processes"),
+    ] {
+        let dir = repo().join("datasets/conformance").join(case);
+        let (program, facts) = (dir.join("program.dl"), dir.join("facts"));
+        let o = dredbench(&[
+            "run",
+            "--program",
+            s(&program),
+            "--facts",
+            s(&facts),
+            "--engines",
+            "dd",
+            "--processes",
+            "2",
+            "--process",
+            "0",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{case}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{case}: {}", stderr(&o));
+    }
+}
+
 /// Two distinct free loopback ports (held until the children start, to narrow the race).
 fn free_ports() -> (Vec<TcpListener>, [u16; 2]) {
     let a = TcpListener::bind("127.0.0.1:0").expect("port");
