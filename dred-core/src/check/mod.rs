@@ -265,7 +265,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 ast::Literal::Positive(a) => {
                     let rel = resolve(&a.relation)?;
                     let first = pending.len();
-                    let a = rc.lower_atom(rel, a, "a body atom", &mut pending)?;
+                    let a = rc.lower_atom(rel, a, BODY_ATOM, &mut pending)?;
                     body.push(Slot::Done(Literal::Positive(rc.atom(rel, &a, true)?)));
                     // The equalities that take its record patterns apart.
                     for (k, p) in pending.iter().enumerate().skip(first) {
@@ -441,6 +441,10 @@ enum Pending {
     Compare(ast::Comparison),
 }
 
+/// The context [`RuleChecker::lower_atom`] names a positive body atom by: the one where a
+/// record or constructor is a pattern rather than a value built.
+const BODY_ATOM: &str = "a body atom";
+
 /// The prefix of the variables the checker makes for expressions: no program can write it.
 const FRESH: &str = "$e";
 
@@ -550,7 +554,7 @@ impl RuleChecker<'_> {
         pending: &mut Vec<Pending>,
     ) -> Result<ast::Atom, Diagnostic> {
         let mut a = a.clone();
-        let pattern = context == "a body atom";
+        let pattern = context == BODY_ATOM;
         for (i, t) in a.args.iter_mut().enumerate() {
             if !matches!(
                 t,

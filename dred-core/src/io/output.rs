@@ -50,13 +50,26 @@ pub fn sorted_for_output<'a>(
     symbols: &Symbols,
 ) -> Vec<&'a Tuple> {
     let mut v: Vec<&Tuple> = tuples.into_iter().collect();
+    if types.iter().any(|t| matches!(t, Type::Record(_))) {
+        // A record's word is the order it was first built in, which differs from engine to
+        // engine: by its text instead, written once per tuple rather than per comparison.
+        v.sort_by_cached_key(|t| {
+            types
+                .iter()
+                .zip(t.iter())
+                .map(|(&ty, &x)| match ty {
+                    Type::Symbol => SortKey::Text(symbols.name(x).as_deref().unwrap_or("").into()),
+                    Type::Record(_) => SortKey::Text(symbols.raw(ty, x)),
+                    _ => SortKey::Word(x),
+                })
+                .collect::<Vec<_>>()
+        });
+        return v;
+    }
     v.sort_by(|a, b| {
         for ((&ty, x), y) in types.iter().zip(a.iter()).zip(b.iter()) {
             let o = match ty {
                 Type::Symbol => symbols.name(*x).cmp(&symbols.name(*y)),
-                // A record's word is the order it was first built in, which differs from
-                // engine to engine: by its text instead.
-                Type::Record(_) => symbols.raw(ty, *x).cmp(&symbols.raw(ty, *y)),
                 // The numeric encodings keep order (`crate::value::encode_float`).
                 _ => x.cmp(y),
             };
@@ -67,6 +80,15 @@ pub fn sorted_for_output<'a>(
         Ordering::Equal
     });
     v
+}
+
+/// A column's value as output order compares it (each column holds one variant).
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum SortKey {
+    /// A numeric value's word: the encodings keep order.
+    Word(Value),
+    /// A symbol's or a record's text.
+    Text(String),
 }
 
 /// Writes `<relation>.csv` into `dir` for every `.output` relation (from the model for derived
