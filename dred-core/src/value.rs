@@ -287,10 +287,8 @@ impl Symbols {
             .records
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        usize::try_from(v - 1)
-            .ok()
-            .and_then(|i| table.fields.get(i))
-            .cloned()
+        let i = usize::try_from(v.checked_sub(1)?).ok()?;
+        table.fields.get(i).cloned()
     }
 
     /// Field `i` of the record `v`; `None` for `nil` (a pattern `[x, y]` does not match it)
