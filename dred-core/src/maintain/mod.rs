@@ -283,6 +283,16 @@ impl<D: Deletion> Maintained<D> {
         }
     }
 
+    /// Per relation of the model: its name, its live rows, and the heap it holds by
+    /// structure (rows, set table, indexes): what the engine's footprint is made of.
+    pub fn storage_bytes(&self) -> Vec<(String, usize, crate::storage::StorageBytes)> {
+        let names = self.store.program.relations.iter().map(|d| d.name.clone());
+        names
+            .zip(&self.store.relations)
+            .map(|(name, r)| (name, r.len() - r.dead_count(), r.heap_bytes()))
+            .collect()
+    }
+
     /// Whether the batches from now on record, for each fact of each round, the first rule
     /// instance that put it there ([`Maintained::last_derivations`]). Off by default:
     /// recording looks heads up one at a time rather than in batches, and copies each binding.

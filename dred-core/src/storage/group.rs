@@ -80,6 +80,14 @@ pub(crate) struct RowPool {
 }
 
 impl RowPool {
+    /// Bytes of heap this pool holds: its regions and its large groups' vectors.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let id = std::mem::size_of::<RowId>();
+        self.rows.capacity() * id
+            + self.large.capacity() * std::mem::size_of::<Vec<RowId>>()
+            + self.large.iter().map(|v| v.capacity() * id).sum::<usize>()
+    }
+
     /// A pool for groups that keep `CELLS` ids inline, or one fewer and their group number
     /// when `numbered`.
     pub(crate) fn new(numbered: bool) -> Self {

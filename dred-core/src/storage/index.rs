@@ -152,6 +152,20 @@ impl Tagged for IndexEntry {
 }
 
 impl Index {
+    /// Bytes of heap this index holds: its table or array of groups, the keys of its
+    /// groups, and their spilled rows.
+    pub(super) fn heap_bytes(&self) -> usize {
+        let value = std::mem::size_of::<Value>();
+        let id = std::mem::size_of::<RowId>();
+        self.table.heap_bytes()
+            + self.keys.capacity() * value
+            + self.pool.heap_bytes()
+            + self.all.capacity() * id
+            + self.dense.as_ref().map_or(0, |d| {
+                d.groups.capacity() * std::mem::size_of::<GroupRows>()
+            })
+    }
+
     pub(super) fn new(cols: &[usize]) -> Self {
         Index {
             cols: cols.to_vec(),

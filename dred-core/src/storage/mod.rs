@@ -12,7 +12,7 @@ mod relation;
 mod row_set;
 
 pub use marks::RowMarks;
-pub use relation::{IndexId, Insertion, Relation, RowId, RowRange};
+pub use relation::{IndexId, Insertion, Relation, RowId, RowRange, StorageBytes};
 
 use crate::value::Value;
 

@@ -118,6 +118,11 @@ pub(crate) struct ProbeTable<S> {
 }
 
 impl<S: Tagged> ProbeTable<S> {
+    /// Bytes of heap this table holds (its capacity, filled or not).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.ctrl.capacity() + self.slots.capacity() * std::mem::size_of::<S>()
+    }
+
     /// Slots filled.
     pub(crate) fn len(&self) -> usize {
         self.len

@@ -167,7 +167,50 @@ enum Place {
     Set { hash: u64, probe: Probe },
 }
 
+/// Bytes of heap a [`Relation`] holds, by structure (capacities, filled or not).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StorageBytes {
+    /// The arena of rows.
+    pub rows: usize,
+    /// The set table (or the map of rows by value) that finds a row by its values.
+    pub set: usize,
+    /// The tombstone bits.
+    pub tombstones: usize,
+    /// Each index: its key columns and its bytes.
+    pub indexes: Vec<(Vec<usize>, usize)>,
+}
+
+impl StorageBytes {
+    /// The sum of the parts.
+    pub fn total(&self) -> usize {
+        self.rows + self.set + self.tombstones + self.index_bytes()
+    }
+
+    /// The bytes of all indexes.
+    pub fn index_bytes(&self) -> usize {
+        self.indexes.iter().map(|(_, b)| b).sum()
+    }
+}
+
 impl Relation {
+    /// The heap this relation holds, by structure: what its footprint is made of.
+    pub fn heap_bytes(&self) -> StorageBytes {
+        StorageBytes {
+            rows: self.data.capacity() * std::mem::size_of::<Value>(),
+            set: self.set.heap_bytes()
+                + self
+                    .dense
+                    .as_ref()
+                    .map_or(0, |d| d.rows.capacity() * std::mem::size_of::<RowId>()),
+            tombstones: self.dead.capacity() * 8,
+            indexes: self
+                .indexes
+                .iter()
+                .map(|i| (i.cols.clone(), i.heap_bytes()))
+                .collect(),
+        }
+    }
+
     /// An empty relation of this arity.
     pub fn new(arity: usize) -> Self {
         Relation {

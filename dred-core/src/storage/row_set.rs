@@ -54,6 +54,11 @@ fn row_is(data: &[Value], arity: usize, r: RowId, row: &[Value]) -> bool {
 }
 
 impl RowSet {
+    /// Bytes of heap this set holds.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.table.heap_bytes()
+    }
+
     /// Distinct rows held.
     pub(crate) fn len(&self) -> usize {
         self.table.len()

@@ -450,3 +450,27 @@ fn make_live_keeps_a_row_id_through_tombstones() {
         r.check_invariants();
     }
 }
+
+#[test]
+fn heap_bytes_counts_each_structure() {
+    let mut rel = Relation::new(2);
+    assert_eq!(rel.heap_bytes().total(), 0);
+    let by_target = rel.ensure_index(&[1]);
+    for i in 0..1_000 {
+        rel.insert(&[i, 1_000_000 + i % 7]);
+    }
+    let bytes = rel.heap_bytes();
+    assert!(bytes.rows >= 1_000 * 2 * 8, "{bytes:?}");
+    assert!(bytes.set >= 1_000 * 8, "{bytes:?}");
+    assert_eq!(bytes.indexes.len(), 1);
+    assert_eq!(bytes.indexes[0].0, vec![1]);
+    // Seven groups of about 143 rows: each group's ids, 4 bytes a row, outside the table.
+    assert!(bytes.indexes[0].1 >= 1_000 * 4, "{bytes:?}");
+    assert_eq!(
+        bytes.total(),
+        bytes.rows + bytes.set + bytes.tombstones + bytes.index_bytes()
+    );
+    assert_eq!(rel.lookup(by_target, &[1_000_003]).len(), 143);
+    rel.remove(&[0, 1_000_000]);
+    assert!(rel.heap_bytes().tombstones >= 8);
+}
