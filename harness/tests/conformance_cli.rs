@@ -19,7 +19,7 @@ use common::{dredbench, repo, stderr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const CASES: [&str; 18] = [
+const CASES: [&str; 19] = [
     "types",
     "disjunction",
     "ground",
@@ -38,6 +38,7 @@ const CASES: [&str; 18] = [
     "adts",
     "aggregate-terms",
     "preprocessor",
+    "range",
 ];
 
 /// Every engine that evaluates programs with negation, the oracle first.
@@ -210,15 +211,21 @@ fn refused_constructs_are_located_errors() {
             ".decl r(x: number)\n.decl a(x: number)\nr(x) :- !a(x).\n",
             "p.dl:3:12",
         ),
-        // A string functor given a number, and the one functor still refused.
+        // A string functor given a number; `range` over symbols, with a bound bound only
+        // through its own values, with one argument.
         (
             ".decl r(x: number)\nr(x) :- r(y), x = cat(y, y).\n",
             "p.dl:2:23",
         ),
         (
-            ".decl r(x: number)\nr(x) :- r(y), x = range(y, y).\n",
-            "p.dl:2:19",
+            ".decl r(x: symbol)\nr(x) :- x = range(1, 3).\n",
+            "p.dl:2:13",
         ),
+        (
+            ".decl r(x: number)\n.decl q(x: number)\nr(x) :- q(y), x = range(y, z), z = x + 1.\n",
+            "p.dl:3:31",
+        ),
+        (".decl r(x: number)\nr(x) :- x = range(1).\n", "p.dl:2:13"),
         // Components: an undeclared one, a wrong number of type arguments, an error in an
         // instance's rule (located in the component's body).
         (".init x = Nope\n", "p.dl:1:11"),

@@ -390,7 +390,7 @@ fn split(
         .iter()
         .filter(|(v, _)| {
             body.iter().any(|l| match l {
-                Literal::Positive(a) => a.args.iter().any(|t| binds_var(t, &v.name)),
+                Literal::Positive(a) => binding_args(a).iter().any(|t| binds_var(t, &v.name)),
                 Literal::Aggregate(a) => matches!(&a.result, Term::Var(id) if id.name == v.name),
                 _ => false,
             })
@@ -594,7 +594,8 @@ fn bound_vars(
         match l {
             Literal::Positive(a) => {
                 let cols = types.get(&a.relation.name);
-                for (i, t) in a.args.iter().enumerate() {
+                let skip = a.args.len() - binding_args(a).len();
+                for (i, t) in a.args.iter().enumerate().skip(skip) {
                     pattern_vars(t, cols.and_then(|c| c.get(i).copied()), &mut |id, ty| {
                         add(&mut bound, id, ty)
                     });
@@ -652,6 +653,16 @@ fn all_bound(lit: &Literal, bound: &[(Ident, Option<Type>)]) -> bool {
     literal_vars(lit, &mut vars);
     vars.iter()
         .all(|v| bound.iter().any(|(b, _)| b.name == v.name))
+}
+
+/// The arguments of a positive atom that bind their variables: all of them, but of a `range`
+/// lifted into an atom ([`ast::RANGE`]) only its value, the last (its bounds are read).
+fn binding_args(a: &ast::Atom) -> &[Term] {
+    if a.relation.name == ast::RANGE {
+        &a.args[a.args.len() - 1..]
+    } else {
+        &a.args
+    }
 }
 
 /// True when a positive atom's argument `t` binds the variable `name`: it is the variable or
@@ -752,7 +763,9 @@ fn static_type(t: &Term, bound: &[(Ident, Option<Type>)]) -> Option<Type> {
         Term::Num(..) | Term::BigNum(..) | Term::Wildcard(_) => None,
         // A record's type is its context's.
         Term::Record(..) | Term::Nil(_) | Term::Field(..) | Term::Ctor(..) => None,
-        Term::Aggregate(_) => unreachable!("the parser lifts aggregates out of terms"),
+        Term::Aggregate(_) | Term::Range(..) => {
+            unreachable!("the parser lifts aggregates and ranges out of terms")
+        }
         Term::Expr(e) => match e.op {
             ast::ArithOp::ToNumber => Some(Type::Number),
             ast::ArithOp::ToUnsigned => Some(Type::Unsigned),

@@ -121,7 +121,9 @@ impl RuleChecker<'_> {
             ast::Term::Record(..) | ast::Term::Nil(_) => None,
             ast::Term::Ctor(name, ..) => self.ctor(&name.name).map(|(id, _)| Type::Record(id)),
             ast::Term::Field(_, _, ty, _) => Some(*ty),
-            ast::Term::Aggregate(_) => unreachable!("the parser lifts aggregates out of terms"),
+            ast::Term::Aggregate(_) | ast::Term::Range(..) => {
+                unreachable!("the parser lifts aggregates and ranges out of terms")
+            }
             ast::Term::Expr(e) => match e.op {
                 ArithOp::ToNumber => Some(Type::Number),
                 ArithOp::ToUnsigned => Some(Type::Unsigned),
@@ -203,7 +205,9 @@ impl RuleChecker<'_> {
                     *fty,
                 )
             }
-            ast::Term::Aggregate(_) => unreachable!("the parser lifts aggregates out of terms"),
+            ast::Term::Aggregate(_) | ast::Term::Range(..) => {
+                unreachable!("the parser lifts aggregates and ranges out of terms")
+            }
             ast::Term::Ctor(name, args, span) => {
                 let Some((id, tag)) = self.ctor(&name.name) else {
                     return Err(self.err(

@@ -16,6 +16,7 @@
 mod aggregates;
 mod eqrel;
 mod exprs;
+mod range;
 mod strata;
 
 use std::collections::HashMap;
@@ -42,6 +43,7 @@ pub fn load_program(file: &SourceFile, symbols: &mut Symbols) -> Result<Program,
 pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagnostic> {
     let (closed, facts_names) = eqrel::desugar(ast)?;
     let (desugared, specs) = aggregates::desugar(&closed)?;
+    let desugared = range::desugar(&desugared)?;
     let ast = &desugared;
     let file = &ast.file;
     let err = |span: Span, msg: String, label: &str| Diagnostic::new(file, span, msg, label);
@@ -485,7 +487,13 @@ impl RuleChecker<'_> {
         }
         let mut args = Vec::with_capacity(a.args.len());
         for (i, (t, &ty)) in a.args.iter().zip(&decl.types).enumerate() {
-            let what = format!("column {} of `{}`", i + 1, decl.name);
+            // A range's generated relations (`check::range`) hold its bounds, then its value,
+            // in the order `range(from, to, step)` names them.
+            let what = if decl.name.starts_with(crate::syntax::ast::RANGE) {
+                format!("argument {} of `range`", i + 1)
+            } else {
+                format!("column {} of `{}`", i + 1, decl.name)
+            };
             let term = match t {
                 ast::Term::Wildcard(_) => Term::Wildcard,
                 ast::Term::Var(id) => match self.vars.iter().position(|(n, _)| *n == id.name) {
@@ -978,7 +986,13 @@ impl RuleChecker<'_> {
         }
         let mut args = Vec::new();
         for (i, (t, &ty)) in a.args.iter().zip(&decl.types).enumerate() {
-            let what = format!("column {} of `{}`", i + 1, decl.name);
+            // A range's generated relations (`check::range`) hold its bounds, then its value,
+            // in the order `range(from, to, step)` names them.
+            let what = if decl.name.starts_with(crate::syntax::ast::RANGE) {
+                format!("argument {} of `range`", i + 1)
+            } else {
+                format!("column {} of `{}`", i + 1, decl.name)
+            };
             if computed.contains(&i) {
                 args.push(Term::Const(0));
                 continue;

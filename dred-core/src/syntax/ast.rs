@@ -234,7 +234,16 @@ pub enum Term {
     /// `result` is `_`. The parser lifts each into a body literal binding a fresh variable
     /// (`@aggtN = count : { .. }`) before anything else reads the rule.
     Aggregate(Box<Aggregate>),
+    /// `range(from, to)` or `range(from, to, step)`: every value of the range, each in a
+    /// binding of its own. The parser lifts each into a body atom of [`RANGE`] binding a
+    /// fresh variable (`@rangetN`) before anything else reads the rule; the checker rewrites
+    /// those atoms into generated relations (`check::range`).
+    Range(Vec<Term>, Span),
 }
+
+/// The relation name of the atoms `range` terms are lifted into: `@range(from, to, x)` or
+/// `@range(from, to, step, x)`; `@` keeps it apart from every name a program can declare.
+pub const RANGE: &str = "@range";
 
 impl Term {
     /// Where the term is written.
@@ -249,7 +258,8 @@ impl Term {
             | Term::Record(_, s)
             | Term::Nil(s)
             | Term::Ctor(_, _, s)
-            | Term::Field(_, _, _, s) => *s,
+            | Term::Field(_, _, _, s)
+            | Term::Range(_, s) => *s,
             Term::Expr(e) => e.span,
             Term::Aggregate(a) => a.span,
         }
@@ -265,7 +275,7 @@ impl Term {
             }
             Term::Field(r, _, _, _) => r.for_each_var(f),
             // Lifted into a body literal by the parser before any variable is looked at.
-            Term::Aggregate(_) => {}
+            Term::Aggregate(_) | Term::Range(..) => {}
             Term::Nil(_)
             | Term::Wildcard(_)
             | Term::Str(..)

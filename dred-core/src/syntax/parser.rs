@@ -25,8 +25,10 @@ use crate::diagnostic::{Diagnostic, SourceFile, Span};
 /// `rule` with each aggregate written as a term replaced by a fresh variable `@aggtN`, bound by
 /// the aggregate as a body literal of the body it stands in (the rule's, or the braces of
 /// the aggregate it is nested in): `r(count : { a(_) }).` reads
-/// `r(@aggt0) :- @aggt0 = count : { a(_) }.`, as Soufflé means it.
-fn lift_aggregate_terms(rule: &mut Rule) {
+/// `r(@aggt0) :- @aggt0 = count : { a(_) }.`, as Soufflé means it. Each `range(..)` likewise
+/// becomes a fresh variable `@rangetN` bound by an atom of [`RANGE`] in the body it stands in:
+/// `r(x) :- x = range(0, n), s(n).` reads `r(x) :- x = @ranget0, s(n), @range(0, n, @ranget0).`
+fn lift_terms(rule: &mut Rule) {
     fn lift(t: &mut Term, fresh: &mut usize, out: &mut Vec<Literal>) {
         match t {
             Term::Aggregate(agg) => {
@@ -48,6 +50,29 @@ fn lift_aggregate_terms(rule: &mut Rule) {
                     unreachable!("matched an aggregate")
                 };
                 out.push(Literal::Aggregate(*a));
+            }
+            Term::Range(..) => {
+                let Term::Range(mut args, span) =
+                    std::mem::replace(t, Term::Wildcard(Span::default()))
+                else {
+                    unreachable!("matched a range")
+                };
+                args.iter_mut().for_each(|a| lift(a, fresh, out));
+                let var = Ident {
+                    name: format!("@ranget{fresh}"),
+                    span,
+                };
+                *fresh += 1;
+                *t = Term::Var(var.clone());
+                args.push(Term::Var(var));
+                out.push(Literal::Positive(Atom {
+                    relation: Ident {
+                        name: RANGE.to_string(),
+                        span,
+                    },
+                    args,
+                    span,
+                }));
             }
             Term::Expr(e) => e.args.iter_mut().for_each(|a| lift(a, fresh, out)),
             Term::Record(args, _) | Term::Ctor(_, args, _) => {
@@ -801,7 +826,7 @@ impl Parser<'_> {
                     body: body.clone(),
                     span,
                 };
-                lift_aggregate_terms(&mut rule);
+                lift_terms(&mut rule);
                 rules.push(rule);
             }
         }
@@ -1068,18 +1093,15 @@ impl Parser<'_> {
                             "write it as a body literal: `contains(sub, s)`, `match(pattern, s)`",
                         )),
                         Some(op) => op,
+                        None if name == "range" => return self.range_call(),
                         None => {
-                            let what = if name == "range" {
-                                "the functor `range` is not supported".to_string()
-                            } else {
-                                format!("unknown functor `{name}`")
-                            };
                             return Err(self.error(
                                 self.span(),
-                                what,
+                                format!("unknown functor `{name}`"),
                                 "functors are `min`, `max`, `cat`, `strlen`, `substr`, \
-                             `to_number`, `to_string`, `to_float`, `to_unsigned` and `ord`",
-                            ));
+                             `to_number`, `to_string`, `to_float`, `to_unsigned`, `ord` \
+                             and `range`",
+                            ))
                         }
                     };
                 self.functor_call(op)?
@@ -1181,6 +1203,28 @@ impl Parser<'_> {
             }
         }
         Ok(Term::Expr(Box::new(Expr { op, args, span })))
+    }
+
+    /// `range(from, to)` or `range(from, to, step)` at the cursor (the name and `(` not
+    /// yet taken), as a [`Term::Range`].
+    fn range_call(&mut self) -> PResult<Term> {
+        let start = self.bump().1;
+        self.bump();
+        let mut args = vec![self.term()?];
+        while self.peek() == Some(&Tok::Comma) {
+            self.bump();
+            args.push(self.term()?);
+        }
+        let close = self.expect(Tok::RParen, "`,` or `)` in the arguments of `range`")?;
+        let span = start.to(close);
+        if !(2..=3).contains(&args.len()) {
+            return Err(self.error(
+                span,
+                format!("`range` takes 2 or 3 arguments, here {}", args.len()),
+                "`range(from, to)` or `range(from, to, step)`",
+            ));
+        }
+        Ok(Term::Range(args, span))
     }
 
     /// True when the constraint `contains(..)` or `match(..)` starts at the cursor.
