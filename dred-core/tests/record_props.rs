@@ -51,8 +51,46 @@ fn wrap_literal(l: &mut ast::Literal) {
     }
 }
 
-/// The case's program with its columns and atom arguments wrapped (module header).
-fn wrapped_program(case: &RandomCase, symbols: &mut Symbols) -> Program {
+/// `rule`'s positive body atoms with each record pattern `[t]` replaced by a fresh variable
+/// `@uN` that an equality after the atom unpacks (`@uN = [t]`, or `[t] = @uN` every other
+/// one), as `p(r), r = [x]` is written for `p([x])`.
+fn unpack_by_equalities(rule: &mut ast::Rule) {
+    let mut fresh = 0;
+    let mut body = Vec::new();
+    for mut lit in std::mem::take(&mut rule.body) {
+        let mut equalities = Vec::new();
+        if let ast::Literal::Positive(a) = &mut lit {
+            for t in a.args.iter_mut().filter(|t| matches!(t, Term::Record(..))) {
+                let span = t.span();
+                let var = Term::Var(ast::Ident {
+                    name: format!("@u{fresh}"),
+                    span,
+                });
+                let pattern = std::mem::replace(t, var.clone());
+                let (left, right) = if fresh % 2 == 0 {
+                    (var, pattern)
+                } else {
+                    (pattern, var)
+                };
+                fresh += 1;
+                equalities.push(ast::Literal::Compare(ast::Comparison {
+                    left,
+                    op: ast::CmpOp::Eq,
+                    right,
+                    span,
+                }));
+            }
+        }
+        body.push(lit);
+        body.extend(equalities);
+    }
+    rule.body = body;
+}
+
+/// The case's program with its columns and atom arguments wrapped (module header); with
+/// `by_equalities`, the patterns of rule bodies' positive atoms are unpacked by equalities
+/// ([`unpack_by_equalities`]).
+fn wrapped_program(case: &RandomCase, symbols: &mut Symbols, by_equalities: bool) -> Program {
     let file = SourceFile::new("p.dl", case.program());
     let mut ast = dred_core::syntax::parse(&file).expect("the generator's program parses");
     for item in &mut ast.items {
@@ -61,6 +99,9 @@ fn wrapped_program(case: &RandomCase, symbols: &mut Symbols) -> Program {
             ast::Item::Rule(r) => {
                 r.head.args.iter_mut().for_each(wrap);
                 r.body.iter_mut().for_each(wrap_literal);
+                if by_equalities {
+                    unpack_by_equalities(r);
+                }
             }
             _ => {}
         }
@@ -82,9 +123,9 @@ struct Loaded {
     batches: Vec<dred_core::RequestedBatch>,
 }
 
-fn load_wrapped(case: &RandomCase) -> Loaded {
+fn load_wrapped(case: &RandomCase, by_equalities: bool) -> Loaded {
     let mut symbols = Symbols::new();
-    let program = Arc::new(wrapped_program(case, &mut symbols));
+    let program = Arc::new(wrapped_program(case, &mut symbols, by_equalities));
     let mut edb = Edb::empty(&program);
     for (rel, vals) in &case.edb {
         let id = program.input_id(rel).expect("an input relation");
@@ -159,6 +200,37 @@ fn unwrapped_models(case: &Loaded, engine: &mut dyn Engine) -> Vec<BTreeSet<Stri
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+    /// The same with every pattern of a rule body's positive atom unpacked by an equality
+    /// after the atom (`p(r), r = [x]`), either way round.
+    #[test]
+    fn records_unpacked_by_equalities_have_the_case_s_models(case in random_case_with(true, true)) {
+        let plain = case.load().map_err(TestCaseError::fail)?;
+        let expected = models_as_text(&plain, &mut Oracle::new(plain.program.clone()), |name, fact| {
+            compared(name).then_some(fact)
+        });
+        let wrapped = load_wrapped(&case, true);
+        let engines: Vec<Box<dyn Engine>> = vec![
+            Box::new(Oracle::new(wrapped.program.clone())),
+            Box::new(Dred::new(wrapped.program.clone())),
+            Box::new(Bf::new(wrapped.program.clone())),
+            Box::new(Counting::new(wrapped.program.clone())),
+        ];
+        for mut engine in engines {
+            let got = unwrapped_models(&wrapped, engine.as_mut());
+            prop_assert_eq!(
+                &got,
+                &expected,
+                "{} on the case unpacked by equalities\n{}",
+                engine.name(),
+                case.program()
+            );
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
@@ -167,7 +239,7 @@ proptest! {
         let expected = models_as_text(&plain, &mut Oracle::new(plain.program.clone()), |name, fact| {
             compared(name).then_some(fact)
         });
-        let wrapped = load_wrapped(&case);
+        let wrapped = load_wrapped(&case, false);
         let engines: Vec<Box<dyn Engine>> = vec![
             Box::new(Oracle::new(wrapped.program.clone())),
             Box::new(Dred::new(wrapped.program.clone())),

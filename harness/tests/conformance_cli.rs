@@ -223,7 +223,7 @@ fn refused_constructs_are_located_errors() {
         ),
         (
             ".decl r(x: number)\n.decl q(x: number)\nr(x) :- q(y), x = range(y, z), z = x + 1.\n",
-            "p.dl:3:31",
+            "p.dl:3:28",
         ),
         (".decl r(x: number)\nr(x) :- x = range(1).\n", "p.dl:2:13"),
         // Components: an undeclared one, a wrong number of type arguments, an error in an

@@ -107,5 +107,7 @@ out = {
     "green_value": [(value[e],) for e, c in paint if c == ("Green",) and e in value],
     "vars": [(sum(1 for e in sub if e[0] == "Var"),)],
     "largest": [(max(value.values()),)] if value else [],
+    "operands": [(T(e[1]), T(e[2])) for e in sub if e[0] == "Add"],
+    "painted_var": [(e[1], T(c)) for e, c in paint if e[0] == "Var" and c != ("Red",)],
 }
 expected_csv.write(here, out)

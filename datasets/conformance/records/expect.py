@@ -102,4 +102,9 @@ out["count_by"] = [
 ]
 out["longest"] = [(max(n for _, n in path),)] if path else []
 
+out["by_equality"] = [(n, s) for n, s in pair]
+out["inner_tag"] = [(s, t) for (_, s), t in wrapped]
+out["second_hop"] = [(p[1][0],) for p, n in path if n == 2 and p[1][1] is None]
+out["one_hop"] = [(p[0],) for p, _ in path if p is not None and p[1] is None]
+
 expected_csv.write(here, out)

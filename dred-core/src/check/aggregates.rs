@@ -618,6 +618,17 @@ fn bound_vars(
             }
             for (target, value) in [(&c.left, &c.right), (&c.right, &c.left)] {
                 let Term::Var(v) = target else { continue };
+                // `r = [x, y]` with `r` bound unpacks it (the checker's `unpacking`): the
+                // pattern's variables are bound, typed by the record's fields.
+                if matches!(value, Term::Record(..) | Term::Ctor(..)) {
+                    let Some(ty) = bound.iter().find(|(b, _)| b.name == v.name).map(|b| b.1) else {
+                        continue;
+                    };
+                    let before = bound.len();
+                    pattern_vars(value, ty, &mut |id, ty| add(&mut bound, id, ty));
+                    progress |= bound.len() > before;
+                    continue;
+                }
                 if bound.iter().any(|(b, _)| b.name == v.name) || matches!(value, Term::Wildcard(_))
                 {
                     continue;

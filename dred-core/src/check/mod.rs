@@ -165,6 +165,27 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                 column_uses(t, ty, &mut uses);
             }
         }
+        // And of each variable of a pattern an equality unpacks a record variable with
+        // (`p(r), r = [x, y]`), through chains of such equalities.
+        let unpacks: Vec<_> = rule
+            .body
+            .iter()
+            .filter_map(|l| match l {
+                ast::Literal::Compare(c) => unpacking(c),
+                _ => None,
+            })
+            .collect();
+        let mut typed = vec![false; unpacks.len()];
+        while let Some((i, id)) = unpacks.iter().enumerate().find_map(|(i, (v, _))| {
+            let known = uses.iter().find(|(n, _)| *n == v.name).map(|u| u.1);
+            match known {
+                Some(Type::Record(id)) if !typed[i] => Some((i, id)),
+                _ => None,
+            }
+        }) {
+            typed[i] = true;
+            column_uses(unpacks[i].1, Type::Record(id), &mut uses);
+        }
         let mut rc = RuleChecker {
             file,
             relations: &relations,
@@ -260,6 +281,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
         // Every expression of an atom becomes a fresh variable `$eN`, computed by an
         // assignment once the variables it reads are bound; comparisons wait for the same.
         let mut pending = Vec::new();
+        let mut unpack = Vec::new();
         let head_atom = rc.lower_atom(head_rel, &rule.head, "the rule head", &mut pending)?;
         // Positive atoms first: they bind variables and fix their types.
         for lit in &rule.body {
@@ -281,6 +303,14 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                     let a = rc.lower_atom(rel, a, "a negated atom", &mut pending)?;
                     body.push(Slot::Negative(rel, a));
                 }
+                // Taken apart where written when an atom before it has typed the variable
+                // (so that its fields are bound before the comparisons after it read them),
+                // else below, once every positive atom has.
+                ast::Literal::Compare(c) if unpacking(c).is_some() => {
+                    if !rc.unpack(c, &mut pending, &mut body, false)? {
+                        unpack.push(c.clone());
+                    }
+                }
                 ast::Literal::Compare(c) => {
                     pending.push(Pending::Compare(c.clone()));
                     body.push(Slot::Compare(pending.len() - 1));
@@ -292,6 +322,12 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
                     )
                 }
             }
+        }
+        // `v = [x, y]` (or `$C(x, y) = v`) with `v` of a record type or ADT bound by a positive
+        // atom and the pattern naming a variable none binds, or a `_`: a pattern taking `v`
+        // apart as a positive atom's would; otherwise a value built and compared.
+        for c in unpack {
+            rc.unpack(&c, &mut pending, &mut body, true)?;
         }
         let (mut assigns, done) = rc.bind(&pending)?;
         let mut checked_body = Vec::with_capacity(body.len() + assigns.len() + 1);
@@ -426,6 +462,30 @@ enum Slot {
     Negative(RelId, ast::Atom),
     /// The comparison at this index of the pending list.
     Compare(usize),
+}
+
+/// For an equality of a variable with a record or constructor (either way round), the two:
+/// what may unpack the variable's value (see `check`'s rule loop).
+fn unpacking(c: &ast::Comparison) -> Option<(&ast::Ident, &ast::Term)> {
+    if c.op != CmpOp::Eq {
+        return None;
+    }
+    match (&c.left, &c.right) {
+        (ast::Term::Var(v), p @ (ast::Term::Record(..) | ast::Term::Ctor(..)))
+        | (p @ (ast::Term::Record(..) | ast::Term::Ctor(..)), ast::Term::Var(v)) => Some((v, p)),
+        _ => None,
+    }
+}
+
+/// True when a record or constructor pattern holds a `_`, at any depth.
+fn pattern_has_wildcard(t: &ast::Term) -> bool {
+    match t {
+        ast::Term::Wildcard(_) => true,
+        ast::Term::Record(args, _) | ast::Term::Ctor(_, args, _) => {
+            args.iter().any(pattern_has_wildcard)
+        }
+        _ => false,
+    }
 }
 
 /// What waits for variables to be bound before it can be checked.
@@ -678,6 +738,37 @@ impl RuleChecker<'_> {
             }));
         }
         Ok(())
+    }
+
+    /// For an equality [`unpacking`] accepts: when its variable has a record type or ADT
+    /// and its pattern names a variable not bound yet or a `_`, the equalities taking the
+    /// variable's value apart ([`Self::take_apart`]) with their slots; returns false when
+    /// the variable's type is not known yet, unless `last`, when the equality is kept as a
+    /// comparison then (a value built and compared).
+    fn unpack(
+        &mut self,
+        c: &ast::Comparison,
+        pending: &mut Vec<Pending>,
+        body: &mut Vec<Slot>,
+        last: bool,
+    ) -> Result<bool, Diagnostic> {
+        let (var, pattern) = unpacking(c).expect("an unpacking equality");
+        let ty = self.vars.iter().find(|(n, _)| *n == var.name).map(|v| v.1);
+        let mut open = pattern_has_wildcard(pattern);
+        pattern.for_each_var(&mut |id| open |= !self.is_bound(&id.name));
+        match ty {
+            Some(Type::Record(id)) if open => {
+                let first = pending.len();
+                self.take_apart(var, id, pattern.clone(), pending)?;
+                body.extend((first..pending.len()).map(Slot::Compare));
+            }
+            None if !last => return Ok(false),
+            _ => {
+                pending.push(Pending::Compare(c.clone()));
+                body.push(Slot::Compare(pending.len() - 1));
+            }
+        }
+        Ok(true)
     }
 
     fn is_bound(&self, name: &str) -> bool {

@@ -7,7 +7,7 @@
 //!   `R`'s body without the literals that depend on `x`: those naming `x`, then, until nothing
 //!   changes, those naming a variable the rest does not bind (a positive atom binds its
 //!   variables, another range atom its value once its bounds are bound, an equality its
-//!   variable once the other side is). A bound naming a variable `D` does not bind is refused
+//!   variable once the other side is, or a pattern's once it unpacks a bound record). A bound naming a variable `D` does not bind is refused
 //!   at the variable. An empty `D` makes it a fact.
 //! - `@rangeK(from, to[, step], v)` for every value `v` of the range, by recursion: the first
 //!   value from `@rangeK_d`, each next one from the one before. With a step, Soufflé's
@@ -212,10 +212,19 @@ fn bound_by(rule: &ast::Rule, positions: &[usize]) -> Vec<String> {
                 }
                 Literal::Compare(c) if c.op == CmpOp::Eq => {
                     for (target, value) in [(&c.left, &c.right), (&c.right, &c.left)] {
-                        if let Term::Var(v) = target {
-                            if !bound.contains(&v.name) && all_bound(value, &bound) {
-                                bound.push(v.name.clone());
+                        let Term::Var(v) = target else { continue };
+                        if matches!(value, Term::Record(..) | Term::Ctor(..)) {
+                            // A bound record unpacked by a pattern binds the pattern's
+                            // variables.
+                            if bound.contains(&v.name) {
+                                value.for_each_var(&mut |p| {
+                                    if !bound.contains(&p.name) {
+                                        bound.push(p.name.clone());
+                                    }
+                                });
                             }
+                        } else if !bound.contains(&v.name) && all_bound(value, &bound) {
+                            bound.push(v.name.clone());
                         }
                     }
                 }

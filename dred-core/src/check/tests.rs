@@ -701,6 +701,17 @@ fn record_type_errors_are_located() {
         ),
         ("m(to_number(x)) :- p(x).", (11, 13), "a `P` record"),
         ("l(x) :- p(x).", (11, 3), "`x` is a `P` in the body"),
+        // Unpacked by an equality: the pattern's shape and its fields' types are checked.
+        (
+            "m(x) :- p(r), r = [x].",
+            (11, 19),
+            "`P` has 2 field(s), this has 1",
+        ),
+        (
+            "m(x) :- p(r), [x, [y]] = r.",
+            (11, 19),
+            "field `b` of `P` has type `symbol`, not a record type",
+        ),
     ] {
         let (line, col, msg) = error_at(&format!("{RECORDS}{rule}\n"));
         assert!(msg.contains(what), "{rule}: {msg}");

@@ -248,6 +248,10 @@ fn shape(t: &Term) -> String {
         }
         Term::Field(r, i, _, _) => format!("{}.{i}", shape(r)),
         Term::Aggregate(a) => format!("{:?}:{{..}}", a.func),
+        Term::Range(args, _) => {
+            let args: Vec<String> = args.iter().map(shape).collect();
+            format!("range({})", args.join(", "))
+        }
         Term::Ctor(name, args, _) => {
             let args: Vec<String> = args.iter().map(shape).collect();
             format!("${}({})", name.name, args.join(", "))
@@ -516,4 +520,43 @@ fn aggregates_written_as_terms_are_lifted_into_body_literals() {
         .any(|l| matches!(l, Literal::Aggregate(inner) if inner.func == AggFunc::Min)));
     // `min(1, 2)` stays a functor.
     assert_eq!(shape(&rules[2].head.args[0]), "min(1, 2)");
+}
+
+#[test]
+fn range_terms_are_lifted_into_range_atoms_of_their_body() {
+    let p =
+        parse_str("r(range(1, 3)) :- s(n), x = range(0, n, 2), n < count : { t(range(n, 9)) }.")
+            .expect("parses");
+    let Item::Rule(rule) = &p.items[0] else {
+        panic!("a rule")
+    };
+    let ranges: Vec<String> = rule
+        .body
+        .iter()
+        .filter_map(|l| match l {
+            Literal::Positive(a) if a.relation.name == RANGE => {
+                Some(a.args.iter().map(shape).collect::<Vec<_>>().join(", "))
+            }
+            _ => None,
+        })
+        .collect();
+    // The head's and the comparison's, each binding a fresh variable; the aggregate's stays in
+    // its braces.
+    assert_eq!(ranges, ["0, n, 2, @ranget1", "1, 3, @ranget0"], "{rule:?}");
+    assert_eq!(shape(&rule.head.args[0]), "@ranget0");
+    let braces = rule
+        .body
+        .iter()
+        .find_map(|l| match l {
+            Literal::Aggregate(a) => Some(&a.body),
+            _ => None,
+        })
+        .expect("the count stays a literal");
+    assert!(
+        braces.iter().any(
+            |l| matches!(l, Literal::Positive(a) if a.relation.name == RANGE
+            && shape(&a.args[0]) == "n")
+        ),
+        "{braces:?}"
+    );
 }
