@@ -53,11 +53,19 @@ fn wrap_literal(l: &mut ast::Literal) {
 
 /// `rule`'s positive body atoms with each record pattern `[t]` replaced by a fresh variable
 /// `@uN` that an equality after the atom unpacks (`@uN = [t]`, or `[t] = @uN` every other
-/// one), as `p(r), r = [x]` is written for `p([x])`.
-fn unpack_by_equalities(rule: &mut ast::Rule) {
+/// one), as `p(r), r = [x]` is written for `p([x])`; and its negated atoms' `_` written `[_]`
+/// (no value is `nil`, so both match every value).
+fn unpack_by_equalities(rule: &mut ast::Rule) -> usize {
     let mut fresh = 0;
     let mut body = Vec::new();
     for mut lit in std::mem::take(&mut rule.body) {
+        if let ast::Literal::Negative(a, _) = &mut lit {
+            for t in a.args.iter_mut() {
+                if let Term::Wildcard(span) = *t {
+                    *t = Term::Record(vec![Term::Wildcard(span)], span);
+                }
+            }
+        }
         let mut equalities = Vec::new();
         if let ast::Literal::Positive(a) = &mut lit {
             for t in a.args.iter_mut().filter(|t| matches!(t, Term::Record(..))) {
@@ -85,12 +93,18 @@ fn unpack_by_equalities(rule: &mut ast::Rule) {
         body.extend(equalities);
     }
     rule.body = body;
+    fresh
 }
 
 /// The case's program with its columns and atom arguments wrapped (module header); with
 /// `by_equalities`, the patterns of rule bodies' positive atoms are unpacked by equalities
-/// ([`unpack_by_equalities`]).
-fn wrapped_program(case: &RandomCase, symbols: &mut Symbols, by_equalities: bool) -> Program {
+/// ([`unpack_by_equalities`]); with the number of equalities written.
+fn wrapped_program(
+    case: &RandomCase,
+    symbols: &mut Symbols,
+    by_equalities: bool,
+) -> (Program, usize) {
+    let mut unpacked = 0;
     let file = SourceFile::new("p.dl", case.program());
     let mut ast = dred_core::syntax::parse(&file).expect("the generator's program parses");
     for item in &mut ast.items {
@@ -100,19 +114,20 @@ fn wrapped_program(case: &RandomCase, symbols: &mut Symbols, by_equalities: bool
                 r.head.args.iter_mut().for_each(wrap);
                 r.body.iter_mut().for_each(wrap_literal);
                 if by_equalities {
-                    unpack_by_equalities(r);
+                    unpacked += unpack_by_equalities(r);
                 }
             }
             _ => {}
         }
     }
-    dred_core::check(&ast, symbols).unwrap_or_else(|d| {
+    let program = dred_core::check(&ast, symbols).unwrap_or_else(|d| {
         panic!(
             "the wrapped program is refused:\n{}\n{}",
             d.render(),
             case.program()
         )
-    })
+    });
+    (program, unpacked)
 }
 
 /// What the engines are run on: a program, its symbols, EDB and batches.
@@ -121,11 +136,14 @@ struct Loaded {
     symbols: Symbols,
     edb: Edb,
     batches: Vec<dred_core::RequestedBatch>,
+    /// Equalities written by [`unpack_by_equalities`].
+    unpacked: usize,
 }
 
 fn load_wrapped(case: &RandomCase, by_equalities: bool) -> Loaded {
     let mut symbols = Symbols::new();
-    let program = Arc::new(wrapped_program(case, &mut symbols, by_equalities));
+    let (program, unpacked) = wrapped_program(case, &mut symbols, by_equalities);
+    let program = Arc::new(program);
     let mut edb = Edb::empty(&program);
     for (rel, vals) in &case.edb {
         let id = program.input_id(rel).expect("an input relation");
@@ -150,6 +168,7 @@ fn load_wrapped(case: &RandomCase, by_equalities: bool) -> Loaded {
         symbols,
         edb,
         batches,
+        unpacked,
     }
 }
 
@@ -203,7 +222,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
 
     /// The same with every pattern of a rule body's positive atom unpacked by an equality
-    /// after the atom (`p(r), r = [x]`), either way round.
+    /// after the atom (`p(r), r = [x]`), either way round, and `_` inside a record in negated
+    /// atoms (`!p([_])`).
     #[test]
     fn records_unpacked_by_equalities_have_the_case_s_models(case in random_case_with(true, true)) {
         let plain = case.load().map_err(TestCaseError::fail)?;
@@ -260,4 +280,45 @@ proptest! {
             );
         }
     }
+}
+
+/// The unpacking variant is not trivial: on a sample, most cases unpack records by equalities,
+/// a good share negate a `[_]` (a generated `@neg` relation), and most models are not empty
+/// (printed).
+#[test]
+fn records_unpacked_by_equalities_are_not_trivial() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, TestRunner};
+    const SAMPLE: usize = 100;
+    let mut runner = TestRunner::new(Config::default());
+    let strategy = random_case_with(true, true);
+    let (mut unpacking, mut negating, mut nonempty, mut equalities) = (0, 0, 0, 0);
+    for _ in 0..SAMPLE {
+        let case = strategy.new_tree(&mut runner).expect("case").current();
+        let wrapped = load_wrapped(&case, true);
+        let n = wrapped.unpacked;
+        equalities += n;
+        unpacking += usize::from(n > 0);
+        negating += usize::from(
+            wrapped
+                .program
+                .relations
+                .iter()
+                .any(|r| r.name.starts_with("@neg")),
+        );
+        let model = Oracle::least_model(&wrapped.program, &wrapped.edb);
+        nonempty +=
+            usize::from(
+                model.relations.iter().enumerate().any(|(rel, t)| {
+                    compared(&wrapped.program.relations[rel].name) && !t.is_empty()
+                }),
+            );
+    }
+    eprintln!(
+        "of {SAMPLE}: {unpacking} unpack by equalities ({equalities} in all), {negating} negate \
+         a `[_]`, {nonempty} have a non-empty model"
+    );
+    assert!(unpacking * 10 >= SAMPLE * 8, "{unpacking}");
+    assert!(negating * 5 >= SAMPLE, "{negating}");
+    assert!(nonempty * 2 >= SAMPLE, "{nonempty}");
 }

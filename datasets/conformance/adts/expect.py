@@ -108,6 +108,7 @@ out = {
     "vars": [(sum(1 for e in sub if e[0] == "Var"),)],
     "largest": [(max(value.values()),)] if value else [],
     "operands": [(T(e[1]), T(e[2])) for e in sub if e[0] == "Add"],
+    "not_left": [(T(e),) for e in sub if not any(f[0] == "Add" and f[1] == e for f in sub)],
     "painted_var": [(e[1], T(c)) for e, c in paint if e[0] == "Var" and c != ("Red",)],
 }
 expected_csv.write(here, out)

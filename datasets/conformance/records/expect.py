@@ -106,5 +106,6 @@ out["by_equality"] = [(n, s) for n, s in pair]
 out["inner_tag"] = [(s, t) for (_, s), t in wrapped]
 out["second_hop"] = [(p[1][0],) for p, n in path if n == 2 and p[1][1] is None]
 out["one_hop"] = [(p[0],) for p, _ in path if p is not None and p[1] is None]
+out["no_pair_of"] = [(b,) for b in bound if not any(n == b for n, _ in pair)]
 
 expected_csv.write(here, out)

@@ -16,6 +16,7 @@
 mod aggregates;
 mod eqrel;
 mod exprs;
+mod negation;
 mod range;
 mod strata;
 
@@ -44,6 +45,7 @@ pub fn check(ast: &ast::Program, symbols: &mut Symbols) -> Result<Program, Diagn
     let (closed, facts_names) = eqrel::desugar(ast)?;
     let (desugared, specs) = aggregates::desugar(&closed)?;
     let desugared = range::desugar(&desugared)?;
+    let desugared = negation::desugar(&desugared);
     let ast = &desugared;
     let file = &ast.file;
     let err = |span: Span, msg: String, label: &str| Diagnostic::new(file, span, msg, label);
