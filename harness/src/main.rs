@@ -17,6 +17,17 @@ struct Cli {
     /// (default: `engines.toml` in the current directory, else the repository's).
     #[arg(long, global = true)]
     engines_file: Option<std::path::PathBuf>,
+    /// Defines a macro for the C preprocessor before every program is read, as Soufflé's
+    /// `-M`: `NAME` (defined as 1), `NAME=VALUE` or `NAME(params)=BODY` (the value or body
+    /// runs to the end of the argument); repeat it for several, or name several macros
+    /// without values in one argument (`-M 'DEBUG TRACE' -M LIMIT=3`).
+    #[arg(
+        short = 'M',
+        long = "macro",
+        global = true,
+        value_name = "NAME[=VALUE]"
+    )]
+    macros: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +76,21 @@ fn main() -> ExitCode {
         }
     }));
     harness::external::set_engines_file(cli.engines_file.clone());
+    let macros: Vec<String> = cli
+        .macros
+        .iter()
+        .flat_map(|m| {
+            if m.contains('=') {
+                vec![m.trim().to_string()]
+            } else {
+                m.split_whitespace().map(str::to_string).collect()
+            }
+        })
+        .collect();
+    if let Err(e) = dred_core::syntax::set_command_line_macros(&macros) {
+        eprintln!("error: -M: {e}");
+        return ExitCode::from(2);
+    }
     let result = match &cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Regress(args) => cmd::regress::run(args),

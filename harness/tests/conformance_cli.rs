@@ -293,3 +293,59 @@ fn the_magic_set_rewrite_refuses_an_input_eqrel() {
         stderr(&o)
     );
 }
+
+/// `-M` defines macros before every program is read, as Soufflé's: `NAME` as 1, `NAME=VALUE`,
+/// `NAME(params)=BODY` (a body with spaces); a definition that does not read exits 2 before
+/// anything runs.
+#[test]
+fn command_line_macros_are_defined_before_the_program() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let facts = tmp.path().join("facts");
+    std::fs::create_dir(&facts).expect("mkdir");
+    let program = tmp.path().join("p.dl");
+    std::fs::write(
+        &program,
+        ".decl r(x: number)\n.output r\n#ifdef DEBUG\nr(LIMIT).\n#endif\nr(TWICE(4)).\n",
+    )
+    .expect("write");
+    let out = tmp.path().join("out");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        program.to_str().expect("utf-8"),
+        "--facts",
+        facts.to_str().expect("utf-8"),
+        "--engines",
+        "oracle,dred,dd",
+        "-M",
+        "DEBUG",
+        "-M",
+        "LIMIT=3",
+        "--macro",
+        "TWICE(x)=x * 2",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(out.join("r.csv")).expect("r.csv"),
+        "3\n8\n"
+    );
+    for bad in ["3X=1", "F(=1"] {
+        let o = dredbench(&[
+            "run",
+            "--program",
+            program.to_str().expect("utf-8"),
+            "--facts",
+            facts.to_str().expect("utf-8"),
+            "-M",
+            bad,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("macro `{bad}`")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

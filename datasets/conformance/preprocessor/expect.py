@@ -1,7 +1,8 @@
 """Independent expected outputs of program.dl on facts/ (plain Python, no engine code):
 python3 expect.py writes expected/*.csv. The program as the preprocessor leaves it: LIMIT is
 3 in the rules before `#undef LIMIT` and a variable in the last one; WITH_EXTRA is defined,
-so `cyclic` and `big` are declared and `missing.dl` is never read."""
+so `cyclic` and `big` are declared and `missing.dl` is never read. `#x` makes the argument
+`x` the string "x", `reach ## _named` the name reach_named."""
 import os
 import sys
 
@@ -24,5 +25,8 @@ out = {
     "big": [(x,) for x, _ in reach if x > 3],
     # After `#undef LIMIT`, `LIMIT` is a variable: every edge's source.
     "label": [("LIMIT EDGE", x) for x, _ in edge],
+    # `NAMED(reach, x)` reads `reach_named("x", x)`.
+    "reach_named": [("x", x) for x, _ in edge if x < 3],
+    "tagged": [("a, (b)", y) for _, y in edge],
 }
 expected_csv.write(here, out)

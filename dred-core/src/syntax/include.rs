@@ -28,16 +28,18 @@ use crate::diagnostic::{Diagnostic, Piece, SourceFile, Span};
 /// keep a generated chain from exhausting memory).
 const MAX_DEPTH: usize = 64;
 
-/// `file` with every include directive replaced by the included file's text, recursively.
+/// `file` with every include directive replaced by the included file's text, recursively,
+/// and the command line's macros ([`preprocess::set_command_line_macros`]) defined first.
 pub(crate) fn expand(file: &SourceFile) -> Result<SourceFile, Diagnostic> {
-    if !has_cpp_directive(file) && directives(file)?.is_empty() {
+    let macros: HashMap<String, Macro> = preprocess::command_line_macros().into_iter().collect();
+    if macros.is_empty() && !has_cpp_directive(file) && directives(file)?.is_empty() {
         return Ok(file.clone());
     }
     let mut splice = Splice {
         text: String::new(),
         pieces: Vec::new(),
         stack: Vec::new(),
-        macros: HashMap::new(),
+        macros,
     };
     let own = SourceFile::new(file.name.clone(), file.text.clone());
     let path = canonical(Path::new(&*file.name));
@@ -600,9 +602,9 @@ mod tests {
                 "takes 1 argument(s), here 2",
             ),
             (
-                "#define G(x) #x\n",
+                "#define G(x) #y\n",
                 (1, 1),
-                "`#` and `##` are not supported",
+                "`#` must be followed by a parameter",
             ),
             ("#if (1\n#endif\n", (1, 1), "without `)`"),
             (

@@ -11,3 +11,4 @@ mod parser;
 mod preprocess;
 
 pub use parser::parse;
+pub use preprocess::set_command_line_macros;

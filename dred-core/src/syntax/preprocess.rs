@@ -9,8 +9,10 @@
 //! other than white space is `#` (outside a block comment), continued by a `\` at the end of
 //! a line. Macros are expanded in the lines that are kept, outside strings and comments, and
 //! rescanned (a macro is not expanded inside its own expansion); a function-like macro's
-//! arguments must close on the line of its name. The operators `#` and `##` in a macro body
-//! are refused, as are `#line` and directives `cpp` has and Soufflé programs do not use. An
+//! arguments must close on the line of its name. In a body, `#param` makes the argument a
+//! string literal and `##` joins the pieces on either side (both before the rescan; an
+//! argument is substituted as written, not expanded first). `#line` and directives `cpp` has
+//! and Soufflé programs do not use are refused. An
 //! `#if` expression has integers, `defined NAME`/`defined(NAME)`, macros (an undefined name
 //! is 0), `!`, `&&`, `||`, the comparisons and parentheses.
 
@@ -21,6 +23,45 @@ use std::collections::HashMap;
 pub(super) struct Macro {
     pub(super) params: Option<Vec<String>>,
     pub(super) body: String,
+}
+
+/// The macros defined on the command line (`dredbench -M NAME=VALUE`), which every program
+/// read afterwards starts with; process-wide, as a compiler's `-D` is for its run.
+static COMMAND_LINE: std::sync::RwLock<Vec<(String, Macro)>> = std::sync::RwLock::new(Vec::new());
+
+/// Defines the macros every program read from now on starts with, from `NAME`, `NAME=VALUE`
+/// or `NAME(params)=BODY` (as `cpp -D` reads them: `NAME` alone is defined as `1`); replaces
+/// those set before. An error names the first definition that does not read.
+pub fn set_command_line_macros(defs: &[String]) -> Result<(), String> {
+    let mut macros = Vec::with_capacity(defs.len());
+    for d in defs {
+        let text = match d.split_once('=') {
+            Some((name, value)) => format!("{name} {value}"),
+            None => format!("{d} 1"),
+        };
+        let parsed = parse_define(&text)
+            .map_err(|e| format!("macro `{d}`: {}", e.replace(" after `#define`", "")))?;
+        if !d.starts_with(parsed.0.as_str())
+            || !matches!(d[parsed.0.len()..].chars().next(), None | Some('=' | '('))
+        {
+            return Err(format!(
+                "macro `{d}`: expected NAME, NAME=VALUE or NAME(params)=BODY"
+            ));
+        }
+        macros.push(parsed);
+    }
+    *COMMAND_LINE
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = macros;
+    Ok(())
+}
+
+/// The macros set by [`set_command_line_macros`].
+pub(super) fn command_line_macros() -> Vec<(String, Macro)> {
+    COMMAND_LINE
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
 }
 
 /// How deep expansions may nest before the preprocessor gives up (a macro expanding into
@@ -89,7 +130,7 @@ pub(super) struct Expansion {
 }
 
 /// The identifiers of `text` in its code ranges `code`: each one's byte range, and the end
-/// of the code range it stands in (where a call's arguments must close).
+/// of the code range it stands in.
 fn identifiers(text: &str, code: &[(usize, usize)]) -> Vec<(usize, usize, usize)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -142,7 +183,8 @@ fn invocations<'m>(
         };
         let (args, end) = match &m.params {
             None => (Vec::new(), j),
-            Some(_) => match call_args(text, j, to) {
+            // The arguments may hold strings, so they may close past the code range.
+            Some(_) => match call_args(text, j, text.len().max(to)) {
                 Some(found) => found,
                 None => continue,
             },
@@ -182,7 +224,8 @@ pub(super) fn expand_line(
 }
 
 /// The arguments of a call whose `(` follows (after white space) byte `at`, and the byte
-/// after its `)`; `None` when no `(` follows or the `)` is not before `to`.
+/// after its `)`; `None` when no `(` follows or the `)` is not before `to` or a `//`
+/// comment. Strings and block comments inside are skipped.
 fn call_args(text: &str, at: usize, to: usize) -> Option<(Vec<String>, usize)> {
     let b = text.as_bytes();
     let mut i = at;
@@ -218,6 +261,10 @@ fn call_args(text: &str, at: usize, to: usize) -> Option<(Vec<String>, usize)> {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
             }
+            b'/' if b.get(i + 1) == Some(&b'/') => return None,
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..to].find("*/").map_or(to, |k| i + 2 + k + 1);
+            }
             _ => {}
         }
         i += 1;
@@ -240,25 +287,142 @@ fn apply(
             "macro expansion nested more than {MAX_DEPTH} deep (in `{name}`)"
         ));
     }
-    let body = match &m.params {
-        None => m.body.clone(),
-        Some(params) => {
-            if params.len() != args.len() {
-                return Err(format!(
-                    "macro `{name}` takes {} argument(s), here {}",
-                    params.len(),
-                    args.len()
-                ));
-            }
-            substitute(&m.body, |word| {
-                params
-                    .iter()
-                    .position(|p| p == word)
-                    .map(|k| args[k].clone())
-            })
-        }
-    };
+    let params: &[String] = m.params.as_deref().unwrap_or(&[]);
+    if m.params.is_some() && params.len() != args.len() {
+        return Err(format!(
+            "macro `{name}` takes {} argument(s), here {}",
+            params.len(),
+            args.len()
+        ));
+    }
+    let body = replace_params(&m.body, m.params.is_some(), |word| {
+        params
+            .iter()
+            .position(|p| p == word)
+            .map(|k| args[k].as_str())
+    });
     rescan(&body, macros, disabled, depth + 1)
+}
+
+/// A piece of a macro body: what `#` and `##` work on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BodyToken {
+    /// A name.
+    Ident,
+    /// A run of white space.
+    Space,
+    /// `#`.
+    Hash,
+    /// `##`.
+    Paste,
+    /// Anything else: a string or comment whole, or one character.
+    Other,
+}
+
+/// `body` cut into [`BodyToken`]s, each with its text.
+fn body_tokens(body: &str) -> Vec<(BodyToken, &str)> {
+    let b = body.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        let kind = if is_ident_start(b[i]) {
+            while i < b.len() && is_ident(b[i]) {
+                i += 1;
+            }
+            BodyToken::Ident
+        } else if b[i].is_ascii_whitespace() {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            BodyToken::Space
+        } else if b[i] == b'#' {
+            i += 1;
+            if b.get(i) == Some(&b'#') {
+                i += 1;
+                BodyToken::Paste
+            } else {
+                BodyToken::Hash
+            }
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(b.len());
+            BodyToken::Other
+        } else if b[i] == b'/' && matches!(b.get(i + 1), Some(b'/' | b'*')) {
+            // A comment runs to the end of the body (a `#define` is one line).
+            i = b.len();
+            BodyToken::Other
+        } else {
+            i += body[i..].chars().next().map_or(1, char::len_utf8);
+            BodyToken::Other
+        };
+        out.push((kind, &body[start..i]));
+    }
+    out
+}
+
+/// `body` with each parameter (`arg` gives its argument) replaced by its argument, `#param`
+/// (in a function-like macro) by the argument as a string literal, and each `##` removed
+/// with the white space around it, so that the pieces on either side join into one.
+fn replace_params<'a>(
+    body: &str,
+    function_like: bool,
+    arg: impl Fn(&str) -> Option<&'a str>,
+) -> String {
+    let tokens = body_tokens(body);
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let (kind, text) = tokens[i];
+        i += 1;
+        match kind {
+            BodyToken::Hash if function_like => {
+                while tokens.get(i).is_some_and(|t| t.0 == BodyToken::Space) {
+                    i += 1;
+                }
+                // `parse_define` checked that a parameter follows.
+                if let Some(a) = tokens.get(i).and_then(|t| arg(t.1)) {
+                    out.push_str(&stringify(a));
+                    i += 1;
+                }
+            }
+            BodyToken::Paste => {
+                out.truncate(out.trim_end().len());
+                while tokens.get(i).is_some_and(|t| t.0 == BodyToken::Space) {
+                    i += 1;
+                }
+            }
+            BodyToken::Ident => out.push_str(arg(text).unwrap_or(text)),
+            _ => out.push_str(text),
+        }
+    }
+    out
+}
+
+/// An argument as `#` makes it a string literal: white space runs as one space, `"` and `\`
+/// escaped.
+fn stringify(arg: &str) -> String {
+    let mut out = String::from('"');
+    let mut space = false;
+    for c in arg.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 /// `text` with every identifier outside strings for which `f` gives a replacement replaced.
@@ -330,11 +494,28 @@ pub(super) fn parse_define(rest: &str) -> Result<(String, Macro), String> {
     } else {
         (None, rest[j..].trim())
     };
-    let (code, _) = code_ranges(body, false);
-    if code.iter().any(|&(f, t)| body[f..t].contains('#')) {
+    let tokens: Vec<(BodyToken, &str)> = body_tokens(body)
+        .into_iter()
+        .filter(|t| t.0 != BodyToken::Space)
+        .collect();
+    if tokens.first().is_some_and(|t| t.0 == BodyToken::Paste)
+        || tokens.last().is_some_and(|t| t.0 == BodyToken::Paste)
+    {
         return Err(format!(
-            "macro `{name}`: the operators `#` and `##` are not supported"
+            "macro `{name}`: `##` cannot be at either end of the body"
         ));
+    }
+    if let Some(params) = &params {
+        for (k, t) in tokens.iter().enumerate() {
+            let names_param = tokens
+                .get(k + 1)
+                .is_some_and(|n| n.0 == BodyToken::Ident && params.iter().any(|p| p == n.1));
+            if t.0 == BodyToken::Hash && !names_param {
+                return Err(format!(
+                    "macro `{name}`: `#` must be followed by a parameter of the macro"
+                ));
+            }
+        }
     }
     Ok((
         name,
@@ -558,9 +739,39 @@ mod tests {
     #[test]
     fn defines_are_checked() {
         assert!(parse_define("F(a, b) a + b").is_ok());
-        for bad in ["", "1X", "F(a b) a", "G(x) #x", "H a ## b", "K(a"] {
+        for bad in [
+            "",
+            "1X",
+            "F(a b) a",
+            "G(x) #y",
+            "H ## b",
+            "I(a) a ##",
+            "K(a",
+        ] {
             assert!(parse_define(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn stringify_and_paste_like_cpp() {
+        let m = macros(&[
+            "NAME(x) name(#x, # x)",
+            "REL(k) rel_ ## k",
+            "JOIN a ## _b",
+            "BOTH(p, s) p##s(#s)",
+            "QUOTE(x) #x",
+        ]);
+        assert_eq!(
+            expanded("NAME( foo   bar )", &m),
+            "name(\"foo bar\", \"foo bar\")"
+        );
+        assert_eq!(expanded("REL(edge)(x, y)", &m), "rel_edge(x, y)");
+        assert_eq!(expanded("JOIN", &m), "a_b");
+        assert_eq!(expanded("BOTH(e, dge)", &m), "edge(\"dge\")");
+        assert_eq!(expanded(r#"QUOTE("a\b")"#, &m), r#""\"a\\b\"""#);
+        // A pasted name is rescanned: it may name a macro.
+        let m = macros(&["CAT(a, b) a ## b", "AB done"]);
+        assert_eq!(expanded("CAT(A, B)", &m), "done");
     }
 
     #[test]
