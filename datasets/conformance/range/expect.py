@@ -58,5 +58,8 @@ out = {
     "reach": [(x,) for x in reach],
     "shifted": [(10 * x + 1,) for x in rng(1, 3)],
     "gaps": [(x,) for x in rng(0, 16) if x not in reach],
+    "far": [(x,) for x in rng(9223372036854775804, 9223372036854775807, 2)]
+    + [(x,) for x in rng(-9223372036854775807, -9223372036854775805)],
+    "evens": [(x,) for x in rng(0, 9, 4)],
 }
 expected_csv.write(here, out, fmt)
