@@ -1474,6 +1474,27 @@ pub fn random_case_with(negation: bool, aggregates: bool) -> impl Strategy<Value
     })
 }
 
+/// Random cases whose columns are all `number` ([`random_case_with`] without negation or
+/// aggregates): for tests that add rules of their own doing arithmetic on the generator's EDB.
+pub fn random_number_case() -> impl Strategy<Value = RandomCase> {
+    random_case_with(false, false).prop_filter("number columns", |c| c.ty == ColumnType::Number)
+}
+
+/// Declarations of the generator's input relations, all `number`, and of `names` (name and
+/// arity, `number` columns too), with the inputs' `.input` lines: a [`RandomCase::header`] for
+/// rules a test writes over [`random_number_case`]'s EDB.
+pub fn number_header(names: &[(&str, usize)]) -> String {
+    let mut s = String::new();
+    for (name, arity) in EDB.iter().chain(names) {
+        let cols: Vec<String> = (0..*arity).map(|i| format!("a{i}: number")).collect();
+        let _ = writeln!(s, ".decl {name}({})", cols.join(", "));
+    }
+    for (name, _) in EDB {
+        let _ = writeln!(s, ".input {name}");
+    }
+    s
+}
+
 /// What a generated case may contain beyond positive Datalog.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Draw {

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use dred_core::testing::{
-    models_as_text, random_case_with, ColumnType, LoadedCase, RandomCase, EDB,
+    models_as_text, number_header, random_number_case, LoadedCase, RandomCase,
 };
 use dred_core::{Bf, Counting, Dred, Engine, Oracle};
 use proptest::prelude::*;
@@ -50,19 +50,6 @@ within(x, s) :- g(x), s = sum y : { within_in(x, y, _) }.
 terms(x, c) :- g(x), k = count : { e(x, _) }, c = 1 + k, m = max y : { f(y, _) }, x < m.
 ";
 
-/// Declarations of the input relations of the generator (all `number`) and of `names`.
-fn header(names: &[(&str, usize)]) -> String {
-    let mut s = String::new();
-    for (name, arity) in EDB.iter().chain(names) {
-        let cols: Vec<String> = (0..*arity).map(|i| format!("a{i}: number")).collect();
-        s.push_str(&format!(".decl {name}({})\n", cols.join(", ")));
-    }
-    for (name, _) in EDB {
-        s.push_str(&format!(".input {name}\n"));
-    }
-    s
-}
-
 const OUTPUTS: [(&str, usize); 7] = [
     ("plus", 2),
     ("below", 2),
@@ -91,7 +78,7 @@ fn with_rules(case: &RandomCase, rules: &str, aux: bool) -> RandomCase {
         names.extend(AUXILIARY);
     }
     RandomCase {
-        header: header(&names),
+        header: number_header(&names),
         rules: rules.lines().map(str::to_string).collect(),
         ..case.clone()
     }
@@ -104,15 +91,11 @@ fn models(case: &LoadedCase, engine: &mut dyn Engine) -> Vec<BTreeSet<String>> {
     })
 }
 
-fn number_case() -> impl Strategy<Value = RandomCase> {
-    random_case_with(false, false).prop_filter("number columns", |c| c.ty == ColumnType::Number)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
 
     #[test]
-    fn aggregate_sugar_has_the_plain_program_s_models(case in number_case()) {
+    fn aggregate_sugar_has_the_plain_program_s_models(case in random_number_case()) {
         let plain = with_rules(&case, PLAIN, true).load().map_err(TestCaseError::fail)?;
         let sugared = with_rules(&case, SUGARED, false).load().map_err(TestCaseError::fail)?;
         let expected = models(&plain, &mut Oracle::new(plain.program.clone()));
@@ -137,7 +120,7 @@ fn aggregate_sugar_cases_are_not_trivial() {
     use proptest::test_runner::{Config, TestRunner};
     const SAMPLE: usize = 100;
     let mut runner = TestRunner::new(Config::default());
-    let strategy = number_case();
+    let strategy = random_number_case();
     let mut rows = [0usize; COMPARED.len()];
     let mut positive_below = 0;
     for _ in 0..SAMPLE {

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use dred_core::testing::{
-    models_as_text, random_case_with, ColumnType, LoadedCase, RandomCase, EDB,
+    models_as_text, number_header, random_number_case, LoadedCase, RandomCase,
 };
 use dred_core::{Bf, Counting, Dred, Engine, Oracle, Recompute};
 use proptest::prelude::*;
@@ -60,19 +60,6 @@ outside(x) :- g(x), x {SMALL}, x {BELOW}, !rec(x + 1).
     )
 }
 
-/// Declarations of the input relations of the generator (all `number`) and of `names`.
-fn header(names: &[(&str, usize)]) -> String {
-    let mut s = String::new();
-    for (name, arity) in EDB.iter().chain(names) {
-        let cols: Vec<String> = (0..*arity).map(|i| format!("a{i}: number")).collect();
-        s.push_str(&format!(".decl {name}({})\n", cols.join(", ")));
-    }
-    for (name, _) in EDB {
-        s.push_str(&format!(".input {name}\n"));
-    }
-    s
-}
-
 const OUTPUTS: [(&str, usize); 6] = [
     ("up", 3),
     ("stepped", 4),
@@ -89,7 +76,7 @@ fn with_rules(case: &RandomCase, rules: &str, dom: bool) -> RandomCase {
         names.push(("dom", 1));
     }
     RandomCase {
-        header: header(&names),
+        header: number_header(&names),
         rules: rules.lines().map(str::to_string).collect(),
         ..case.clone()
     }
@@ -102,15 +89,11 @@ fn models(case: &LoadedCase, engine: &mut dyn Engine) -> Vec<BTreeSet<String>> {
     })
 }
 
-fn number_case() -> impl Strategy<Value = RandomCase> {
-    random_case_with(false, false).prop_filter("number columns", |c| c.ty == ColumnType::Number)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
 
     #[test]
-    fn range_has_the_comparisons_models(case in number_case()) {
+    fn range_has_the_comparisons_models(case in random_number_case()) {
         let plain = with_rules(&case, &plain(), true).load().map_err(TestCaseError::fail)?;
         let ranged = with_rules(&case, &ranged(), false).load().map_err(TestCaseError::fail)?;
         let expected = models(&plain, &mut Oracle::new(plain.program.clone()));
@@ -137,7 +120,7 @@ fn range_cases_are_not_trivial() {
     use proptest::test_runner::{Config, TestRunner};
     const SAMPLE: usize = 100;
     let mut runner = TestRunner::new(Config::default());
-    let strategy = number_case();
+    let strategy = random_number_case();
     let mut rows = [0usize; COMPARED.len()];
     let mut grown = 0;
     let mut values = 0;

@@ -82,12 +82,7 @@ pub(super) fn desugar(
         return Ok((program.clone(), Vec::new()));
     }
     let file = &program.file;
-    let mut types: HashMap<String, Vec<Type>> = HashMap::new();
-    for item in &program.items {
-        if let Item::Decl(d) = item {
-            types.insert(d.name.name.clone(), d.columns.iter().map(|c| c.1).collect());
-        }
-    }
+    let mut types = super::declared_types(program);
     let mut out = ast::Program {
         file: file.clone(),
         items: Vec::new(),

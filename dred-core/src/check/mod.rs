@@ -466,6 +466,21 @@ enum Slot {
     Compare(usize),
 }
 
+/// The column types of every relation `program` declares, by name: what the rewritings that
+/// run before the checks (aggregates, ranges, negated patterns) type their relations by.
+fn declared_types(program: &ast::Program) -> HashMap<String, Vec<Type>> {
+    program
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Decl(d) => {
+                Some((d.name.name.clone(), d.columns.iter().map(|c| c.1).collect()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// For an equality of a variable with a record or constructor (either way round), the two:
 /// what may unpack the variable's value (see `check`'s rule loop).
 fn unpacking(c: &ast::Comparison) -> Option<(&ast::Ident, &ast::Term)> {

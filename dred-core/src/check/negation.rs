@@ -12,8 +12,6 @@
 //! those of `!p(..)`. An atom whose patterns do not fit its columns' types is left as written,
 //! for the checks to report.
 
-use std::collections::HashMap;
-
 use crate::syntax::ast::{self, Ident, Item, Literal, Term, Type};
 
 /// Rewrites every negated atom with a `_` inside a record or constructor (see the module's
@@ -26,12 +24,7 @@ pub(super) fn desugar(program: &ast::Program) -> ast::Program {
     if !has_one {
         return program.clone();
     }
-    let mut types: HashMap<String, Vec<Type>> = HashMap::new();
-    for item in &program.items {
-        if let Item::Decl(d) = item {
-            types.insert(d.name.name.clone(), d.columns.iter().map(|c| c.1).collect());
-        }
-    }
+    let mut types = super::declared_types(program);
     let mut out = ast::Program {
         file: program.file.clone(),
         items: Vec::new(),

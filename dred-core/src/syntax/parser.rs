@@ -1180,15 +1180,7 @@ impl Parser<'_> {
     /// `name(args)` of the functor `op`, its name at the cursor; the number of arguments is
     /// checked against [`ArithOp::signature`] (types are the checker's).
     fn functor_call(&mut self, op: ArithOp) -> PResult<Term> {
-        let start = self.bump().1;
-        self.bump();
-        let mut args = vec![self.term()?];
-        while self.peek() == Some(&Tok::Comma) {
-            self.bump();
-            args.push(self.term()?);
-        }
-        let close = self.expect(Tok::RParen, "`,` or `)` in the functor's arguments")?;
-        let span = start.to(close);
+        let (args, span) = self.call_arguments("`,` or `)` in the functor's arguments")?;
         if let (Operands::Fixed(types), n) = (op.signature().0, args.len()) {
             if types.len() != n {
                 return Err(self.error(
@@ -1205,9 +1197,9 @@ impl Parser<'_> {
         Ok(Term::Expr(Box::new(Expr { op, args, span })))
     }
 
-    /// `range(from, to)` or `range(from, to, step)` at the cursor (the name and `(` not
-    /// yet taken), as a [`Term::Range`].
-    fn range_call(&mut self) -> PResult<Term> {
+    /// The arguments of a call at the cursor (its name, `(`, terms separated by `,`, `)`),
+    /// and the call's span; `expected` names what may follow an argument, for the error.
+    fn call_arguments(&mut self, expected: &str) -> PResult<(Vec<Term>, Span)> {
         let start = self.bump().1;
         self.bump();
         let mut args = vec![self.term()?];
@@ -1215,8 +1207,14 @@ impl Parser<'_> {
             self.bump();
             args.push(self.term()?);
         }
-        let close = self.expect(Tok::RParen, "`,` or `)` in the arguments of `range`")?;
-        let span = start.to(close);
+        let close = self.expect(Tok::RParen, expected)?;
+        Ok((args, start.to(close)))
+    }
+
+    /// `range(from, to)` or `range(from, to, step)` at the cursor (the name and `(` not
+    /// yet taken), as a [`Term::Range`].
+    fn range_call(&mut self) -> PResult<Term> {
+        let (args, span) = self.call_arguments("`,` or `)` in the arguments of `range`")?;
         if !(2..=3).contains(&args.len()) {
             return Err(self.error(
                 span,
