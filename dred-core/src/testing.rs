@@ -2214,6 +2214,22 @@ pub fn random_query() -> impl Strategy<Value = QuerySpec> {
 }
 
 impl LoadedCase {
+    /// The facts of the least model of the program over the initial EDB, as a program writes
+    /// them (`Program::fact_to_string`): what non-triviality checks count.
+    pub fn least_model_facts(&self) -> Vec<String> {
+        let model = Oracle::least_model(&self.program, &self.edb);
+        model
+            .relations
+            .iter()
+            .enumerate()
+            .flat_map(|(rel, tuples)| {
+                tuples
+                    .iter()
+                    .map(move |t| self.program.fact_to_string(&self.symbols, rel, t))
+            })
+            .collect()
+    }
+
     /// Rewrites the case for `query` (text such as [`RandomCase::query_text`] writes) by
     /// magic sets: the EDB and the batches (normalised in turn against the evolving EDB) are
     /// carried over to the generated program's relation ids, and the naive [`Oracle`] runs the

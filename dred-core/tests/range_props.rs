@@ -127,18 +127,7 @@ fn range_cases_are_not_trivial() {
     for _ in 0..SAMPLE {
         let case = strategy.new_tree(&mut runner).expect("case").current();
         let loaded = with_rules(&case, &ranged(), false).load().expect("loads");
-        let model = Oracle::least_model(&loaded.program, &loaded.edb);
-        let loaded = &loaded;
-        let facts: Vec<String> = model
-            .relations
-            .iter()
-            .enumerate()
-            .flat_map(|(rel, tuples)| {
-                tuples
-                    .iter()
-                    .map(move |t| loaded.program.fact_to_string(&loaded.symbols, rel, t))
-            })
-            .collect();
+        let facts = loaded.least_model_facts();
         for (i, name) in COMPARED.iter().enumerate() {
             rows[i] += usize::from(facts.iter().any(|f| f.starts_with(&format!("{name}("))));
         }
