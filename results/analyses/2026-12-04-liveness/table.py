@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Per-batch time ratios of the liveness runs in this folder, side by side within each run:
 median, p10, p90 and the worst batch, deletions (odd batches) and re-insertions (even ones)
-apart. Usage: python3 table.py before.csv saturation.csv after.csv > table.md"""
+apart. Usage: python3 table.py before.csv.gz saturation.csv.gz after.csv.gz > table.md"""
 import collections
 import csv
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # results/
+from report_times import open_report  # noqa: E402
 
 
 def quantile(values, p):
@@ -21,7 +25,7 @@ print("| run | batches | ratio | median | p10 | p90 | worst (stream, batch) |")
 print("|---|---|---|---:|---:|---:|---|")
 for path in sys.argv[1:]:
     times = collections.defaultdict(dict)
-    for row in csv.DictReader(open(path)):
+    for row in csv.DictReader(open_report(path)):
         if row["batch"] == "0" or not row["time_ns"]:
             continue
         times[(row["stream"], int(row["batch"]))][row["engine"]] = int(row["time_ns"])
@@ -33,7 +37,7 @@ for path in sys.argv[1:]:
             r = [p for p, _ in pairs]
             worst, (stream, batch) = max(pairs)
             size = stream.split("-")[1]
-            print(f"| {path.removesuffix('.csv')} | {kind} | {a} / {b} | {statistics.median(r):.2f} | "
+            print(f"| {path.removesuffix('.gz').removesuffix('.csv')} | {kind} | {a} / {b} | {statistics.median(r):.2f} | "
                   f"{quantile(r, .1):.2f} | {quantile(r, .9):.2f} | {worst:.2f} ({size}, {batch}) |")
 print()
 print("Work (probes plus rows touched, millions) of the first batch of each size, per phase:")
@@ -41,9 +45,9 @@ print()
 print("| run | stream | engine | time ms | over-deletion | rederivation | insertion | saturated levels |")
 print("|---|---|---|---:|---:|---:|---:|---:|")
 for path in sys.argv[1:]:
-    for row in csv.DictReader(open(path)):
+    for row in csv.DictReader(open_report(path)):
         if row["batch"] in ("1", "2") and row["engine"] in ("dred", "bf", "recompute"):
             size = row["stream"].split("-")[1]
-            print(f"| {path.removesuffix('.csv')} | {size} b{row['batch']} | {row['engine']} | "
+            print(f"| {path.removesuffix('.gz').removesuffix('.csv')} | {size} b{row['batch']} | {row['engine']} | "
                   f"{int(row['time_ns']) / 1e6:.0f} | {work(row, 'overdelete') / 1e6:.1f} | "
                   f"{work(row, 'rederive') / 1e6:.1f} | {work(row, 'insert') / 1e6:.1f} | {row['saturated'] or '–'} |")

@@ -20,7 +20,7 @@ print("| workload | binary | batches | engine / recompute | n | median | p10 | p
 print("|---|---|---|---|---:|---:|---:|---:|---|")
 for workload in ("liveness", "pointsto", "tc"):
     for binary in ("before", "after"):
-        rows = list(csv.DictReader(open_report(f"{binary}-{workload}.csv")))
+        rows = list(csv.DictReader(open_report(f"{binary}-{workload}.csv.gz")))
         batches = collections.defaultdict(dict)
         for row in rows:
             if row["batch"] != "0" and not row["error"]:
@@ -46,7 +46,7 @@ print()
 print("| binary | engine | time | deletion | restoration | insertion | saturated | overdeleted | rederived | removed |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for binary in ("before", "after"):
-    for row in csv.DictReader(open_report(f"{binary}-liveness.csv")):
+    for row in csv.DictReader(open_report(f"{binary}-liveness.csv.gz")):
         if "k1000" in row["stream"] and row["batch"] == "1" and row["engine"] in ("dred", "recompute", "recompute-levels"):
             ms = lambda c: f"{(time_ns(row, c) or 0) / 1e6:.0f}"  # noqa: E731
             print(f"| {binary} | {row['engine']} | {ms('time')} | {ms('overdelete')} | {ms('rederive')} | "

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Median batch time in ms per workload, what the batch does, engine and binary, from the
-CSVs of this folder (absolute times; the two binaries ran minutes apart on a shared machine,
+reports of this folder (absolute times; the two binaries ran minutes apart on a shared machine,
 so a ratio near 1 is noise). Usage: python3 absolute.py > absolute.md (from this folder)."""
 import collections
 import csv
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))  # results/
+from report_times import open_report  # noqa: E402
 
 print("Median batch time (ms); the binaries ran one after the other on a shared machine.\n")
 print("| workload | batches | engine | before | after | after / before |")
@@ -13,7 +18,7 @@ for w in ("liveness", "pointsto", "tc"):
     med = {}
     for b in ("before", "after"):
         times = collections.defaultdict(list)
-        for r in csv.DictReader(open(f"{b}-{w}.csv")):
+        for r in csv.DictReader(open_report(f"{b}-{w}.csv.gz")):
             if r["batch"] == "0" or r["error"]:
                 continue
             kind = "delete" if int(r["eff_ins"] or 0) == 0 else "insert"

@@ -4,7 +4,7 @@
 # of it or more. Two binaries, each run once per workload with every engine side by side;
 # the ratios are per batch within a run. Usage: run.sh BEFORE_BINARY AFTER_BINARY (release
 # builds of `dredbench`: before = 7a7d876, after = the commit RUN.md names). Writes
-# {before,after}-{liveness,pointsto,tc}.csv here.
+# {before,after}-{liveness,pointsto,tc}.csv.gz here.
 # The workloads and engines of ../2026-12-04-replaced/run.sh, written here.
 set -euo pipefail
 HERE=results/analyses/2026-12-04-saturation exec "$(dirname "$0")/../2026-12-04-replaced/run.sh" "$@"
