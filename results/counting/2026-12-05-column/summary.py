@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises a TABLE.md written by `2026-12-03-nonrecursive/table.py` (issue 39's target
+"""Summarises a TABLE.md written by `nonrecursive_table.py` (issue 39's target
 table: counting / dred per report and direction): per change size and direction, the range of
 the rows' median ratios and how many rows reach the target (median <= 0.5); then every
 deleting row that misses it, with dred's work over counting's (the counters' medians): below

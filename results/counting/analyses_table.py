@@ -10,7 +10,7 @@ p10/p90 (⚠ when the A/A median leaves [0.9, 1.1]; ✗ when counting / dd's med
 and counting's counters (medians): counts_changed, rounds_moved, rounds looked at.
 Then materialisation (batch 0) per report. Percentiles are nearest-rank.
 
-    python3 results/counting/2026-12-03-analyses/table.py REPORT.csv[.gz] [...]
+    python3 results/counting/analyses_table.py REPORT.csv[.gz] [...]
 """
 import csv
 import os
@@ -18,7 +18,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from report_times import direction, num, open_report, rank, time_ns, us  # noqa: E402
 
 ENGINES = ("dred", "counting", "dd", "recompute")

@@ -1,18 +1,19 @@
 #!/bin/sh
-# The non-recursive runs of 2026-12-03 (issue 39's target: on non-recursive programs `counting`
-# at most 0.5x `dred` by median): two_hop.dl on five real graphs and go_joins.dl on GO BP,
+# The non-recursive runs of issue 39 (its target: on non-recursive programs `counting`
+# at most 0.5x `dred` by median; first run 2026-12-03, the run folder's script until it was
+# removed, d5a96ea:results/counting/2026-12-03-nonrecursive/run.sh): two_hop.dl on five real graphs and go_joins.dl on GO BP,
 # deletions and insertions of 1, 10, 100 and 1,000 facts, 11 batches each followed by its
 # inverse (--revert, seed 1), engines dred, dred@2 (the A/A check), counting, bf, dd and
 # recompute side by side in one run per case. A run over 10 minutes is cut and named.
-# Usage (from the repository root, after a release build; B overrides the binary):
-#   sh results/counting/2026-12-03-nonrecursive/run.sh
-#   B=/tmp/dredbench-counting sh results/counting/2026-12-03-nonrecursive/run.sh
-#   OUT=DIR sh ... writes the reports into DIR instead (a later run's folder)
-# Then the table: python3 results/counting/2026-12-03-nonrecursive/table.py \
-#   results/counting/2026-12-03-nonrecursive/*.csv.gz > results/counting/2026-12-03-nonrecursive/TABLE.md
+# Usage (from the repository root, after a release build; B overrides the binary; OUT, the
+# run folder the reports go to, is required):
+#   OUT=results/counting/DATE-NAME sh results/counting/nonrecursive.sh
+#   B=/tmp/dredbench-counting OUT=... sh results/counting/nonrecursive.sh
+# Then the table: python3 results/counting/nonrecursive_table.py \
+#   $OUT/*.csv.gz > $OUT/TABLE.md
 set -e
 B=${B:-target/release/dredbench}
-OUT=${OUT:-results/counting/2026-12-03-nonrecursive}
+OUT=${OUT:?OUT=DIR names the run folder the reports go to}
 ENGINES=dred,dred@2,counting,bf,dd,recompute
 SIZES=${SIZES:-1 10 100 1000}
 

@@ -3,12 +3,15 @@
 # item 4): the borrow check and the liveness/initialisation analysis over rustc's facts
 # (rust-nll:CRATE), the points-to analysis over MIR facts (rust-mir:CRATE); single
 # statements and one-function edits, deleted and put back (`--revert`), 5 batches each way.
-# `dred@2` is the A/A pair. Usage, from the repository root after a release build:
-#   sh results/counting/2026-12-03-analyses/run.sh
-# HERE=DIR writes the reports into DIR (a later run's folder); CRATES="getopts smallvec" a subset.
+# `dred@2` is the A/A pair. First run 2026-12-03 (the run folder's script until it was removed,
+# d5a96ea:results/counting/2026-12-03-analyses/run.sh). Usage, from the repository root after a
+# release build:
+#   HERE=results/counting/DATE-NAME sh results/counting/analyses.sh
+# HERE=DIR (required) names the run folder the reports go to; CRATES="getopts smallvec" a subset.
+# Then the table: python3 results/counting/analyses_table.py $HERE/*.csv > $HERE/TABLE.md
 set -e
 B=${B:-target/release/dredbench}
-HERE=${HERE:-results/counting/2026-12-03-analyses}
+HERE=${HERE:?HERE=DIR names the run folder the reports go to}
 CRATES=${CRATES:-getopts smallvec memchr}
 E=dred,dred@2,counting,dd,recompute
 for c in $CRATES; do

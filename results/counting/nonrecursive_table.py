@@ -21,7 +21,7 @@ per direction it prints two markdown tables:
 Percentiles are nearest-rank (p10 of 11 batches is the 2nd smallest, p90 the 10th).
 Times in µs.
 
-    python3 results/counting/2026-12-03-nonrecursive/table.py REPORT.csv[.gz] [...]
+    python3 results/counting/nonrecursive_table.py REPORT.csv[.gz] [...]
 """
 import csv
 import os
@@ -29,7 +29,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from report_times import direction, num, open_report, rank, time_ns, us  # noqa: E402
 
 ENGINES = ("dred", "dred@2", "counting", "bf", "dd", "recompute")

@@ -2,11 +2,13 @@
 # Peak resident memory of counting against dd (issue 39's target: counting <= 1.0x dd) and
 # dred, one engine per process (`peak_rss_kb` is then that engine's footprint), on the
 # largest models of the program analyses and of the non-recursive views; one function edit
-# (or 10 edges) and its inverse after materialisation.
-#   sh results/counting/2026-12-03-memory/run.sh
+# (or 10 edges) and its inverse after materialisation. First run 2026-12-03 (the run folder's
+# script until it was removed, d5a96ea:results/counting/2026-12-03-memory/run.sh).
+#   HERE=results/counting/DATE-NAME sh results/counting/memory.sh
+# HERE=DIR (required) names the run folder the reports and TABLE.md go to.
 set -e
 B=${B:-target/release/dredbench}
-HERE=${HERE:-results/counting/2026-12-03-memory}
+HERE=${HERE:?HERE=DIR names the run folder the reports go to}
 # CASES="PROGRAM DATASET KIND -;..." replaces the cases below (a later run's choice).
 CASES=${CASES:-"nll_liveness_init rust-nll:memchr function-edit -;\
 polonius_naive rust-nll:memchr function-edit -;\
