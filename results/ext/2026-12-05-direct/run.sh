@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The protocol's overhead after the exchange moved into the calling thread (session 33):
-# the streams of ../2026-12-04-overhead/run.sh (GO MF, linear and non-linear TC, 1/10/100
-# edges deleted and inserted, 21 batches each followed by its inverse), each run twice in a
-# row: free (the OS places the child) into free/, and with the harness and its child on one
-# CPU (`taskset -c 1`) into pinned/. Prints both summaries (../overhead.py) into summary.md.
+# the streams of session 27's run (d5a96ea:results/ext/2026-12-04-overhead/run.sh: GO MF,
+# linear and non-linear TC, 1/10/100 edges deleted and inserted, 21 batches each followed by
+# its inverse), each run twice in a row: free (the OS places the child) into free/, and with
+# the harness and its child on one CPU (`taskset -c 1`) into pinned/. Prints both summaries
+# (../overhead.py) into summary.md.
 # Run from anywhere; builds nothing (cargo build --release -p harness --bin dredbench first).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
