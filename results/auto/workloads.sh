@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# auto's first regret measurement (issue 40): auto beside dred, bf, recompute and
-# recompute-levels, side by side in each run; regret.py tabulates the reports.
+# auto's regret workloads (issue 40): auto beside dred, bf, recompute and recompute-levels,
+# side by side in each run, on GO MF and R-MAT, the collapse set and smallvec's points-to;
+# regret.py tabulates the reports. The script of the first measurement (2026-12-03, the run
+# folder's run.sh until it was removed: d5a96ea:results/auto/2026-12-03-first/run.sh);
+# HERE=DIR (required) names the run folder the reports go to.
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
-HERE=${HERE:-results/auto/2026-12-03-first}
+cd "$(dirname "$0")/../.."
+HERE=${HERE:?HERE=DIR names the run folder the reports go to}
 B=${B:-target/release/dredbench}
 P=datasets/programs; R='gen:rmat?n=4096&m=16384&seed=1&dag=1'
 E=dred,bf,recompute,recompute-levels,auto
@@ -22,4 +25,4 @@ F=$("$B" datasets path rust-mir:smallvec)
   --size 10 --batches 21 --revert --seed 1 --out /tmp/auto-sv10.updates
 "$B" run --program $P/andersen.dl --facts "$F" --updates /tmp/auto-sv10.updates \
   --engines $E --report "$HERE/pointsto-smallvec.csv.gz"
-python3 results/auto/2026-12-03-first/regret.py $HERE/graphs.csv.gz $HERE/collapses.csv.gz $HERE/pointsto-smallvec.csv.gz
+python3 results/auto/regret.py $HERE/graphs.csv.gz $HERE/collapses.csv.gz $HERE/pointsto-smallvec.csv.gz

@@ -1,7 +1,7 @@
 """Regret of `auto`: per deleting batch, auto's time over the best of dred, bf and recompute
 measured beside it in the same run (same batch, same model), and the confusion of its choice.
 
-    python3 results/auto/2026-12-03-first/regret.py REPORT.csv.gz [REPORT ...]
+    python3 results/auto/regret.py REPORT.csv.gz [REPORT ...]
 
 Prints, per workload (dataset, program, change size): batches, median / p90 / worst regret,
 the choices (`!` = abandoned); then the same over all batches, the share within 1.25x and 2x,
@@ -14,7 +14,7 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from report_times import open_report, time_ns  # noqa: E402
 
 FIXED = ("dred", "bf", "recompute")
