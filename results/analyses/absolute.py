@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Median batch time in ms per workload, what the batch does, engine and binary, from the
-reports of this folder (absolute times; the two binaries ran minutes apart on a shared machine,
-so a ratio near 1 is noise). Usage: python3 absolute.py > absolute.md (from this folder)."""
+{before,after}-{liveness,pointsto,tc}.csv.gz reports of the current folder, a run of
+2026-12-04-replaced/run.sh (absolute times; the two binaries ran minutes apart on a shared
+machine, so a ratio near 1 is noise). Usage, from the run's folder:
+python3 ../absolute.py > absolute.md"""
 import collections
 import csv
 import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))  # results/
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # results/
 from report_times import open_report  # noqa: E402
 
 print("Median batch time (ms); the binaries ran one after the other on a shared machine.\n")
