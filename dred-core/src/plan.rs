@@ -404,6 +404,19 @@ fn place_ready_once(
                     placed_other[i] = true;
                     *again |= !bound[*var];
                     bound[*var] = true;
+                } else if bound[*var] {
+                    // `var` given (a head checked for a proof) and the expression's one
+                    // unknown solvable: computed, it keys the atom that would otherwise be
+                    // scanned; the assignment stays and checks once it is ready.
+                    if let Some((x, value)) = expr.solve(Expr::Term(Term::Var(*var)), bound) {
+                        steps.push(Step::Assign {
+                            var: x,
+                            expr: value,
+                            check: false,
+                        });
+                        bound[x] = true;
+                        *again = true;
+                    }
                 }
             }
             Literal::Compare { left, op, right } => {
@@ -656,7 +669,8 @@ mod tests {
         assert_eq!((*var, *check), (k, false));
         assert_eq!(walk.index, Some(by_col0));
         assert_eq!(walk.key, vec![Operand::Var(k)]);
-        // next(x, $e0) with the head bound: the assignment of $e0 = y + 1 checks it.
+        // next(x, $e0) with the head bound: y is solved from $e0 = y + 1 (y = $e0 - 1), the
+        // assignment checks $e0 at once, and e(x, y) is a membership test.
         let head_bound = PlanOptions {
             seeded: false,
             prebound: program.rules[1].head_vars().collect(),
@@ -669,10 +683,71 @@ mod tests {
             &head_bound,
             &mut relations,
         );
-        assert!(matches!(
-            plan.steps.as_slice(),
-            [Step::Atom(_), Step::Assign { check: true, .. }]
-        ));
+        let y = program.rules[1]
+            .var_names
+            .iter()
+            .position(|n| n == "y")
+            .expect("y");
+        let [Step::Assign {
+            var, check: false, ..
+        }, Step::Assign { check: true, .. }, Step::Atom(test)] = plan.steps.as_slice()
+        else {
+            panic!("solve, check, membership test: {:?}", plan.steps)
+        };
+        assert_eq!(*var, y);
+        assert!(test.membership);
+    }
+
+    /// `solve` inverts the one-to-one integer operators along the path to the one unbound
+    /// variable, and gives up on anything else: two unknowns, an unknown twice, `*`, floats.
+    #[test]
+    fn solve_inverts_one_to_one_integer_operators() {
+        use crate::syntax::ast::{ArithOp, Type};
+        let (x, y, v) = (0, 1, 2);
+        let var = |i| Expr::Term(Term::Var(i));
+        let num = |c| Expr::Term(Term::Const(c));
+        let op = |o, args| Expr::Op(o, args);
+        let bound = [false, true, true];
+        let values = [7, -3, 0];
+        // v = -(y - (x bxor 5)) + 2 for x = 7, y = -3.
+        let e = op(
+            ArithOp::Add,
+            vec![
+                op(
+                    ArithOp::Neg,
+                    vec![op(
+                        ArithOp::Sub,
+                        vec![var(y), op(ArithOp::BXor, vec![var(x), num(5)])],
+                    )],
+                ),
+                num(2),
+            ],
+        );
+        let at = |vals: [Value; 3]| move |i: VarId| vals[i];
+        let given = e.eval(&at(values)).expect("a value");
+        let (solved, inverse) = e.solve(var(v), &bound).expect("solvable");
+        assert_eq!(solved, x);
+        assert_eq!(inverse.eval(&at([0, -3, given])), Some(7));
+        // Wrapping: x + 1 = i64::MIN solves to i64::MAX.
+        let plus_one = op(ArithOp::Add, vec![var(x), num(1)]);
+        let (_, inverse) = plus_one.solve(var(v), &bound).expect("solvable");
+        assert_eq!(inverse.eval(&at([0, 0, Value::MIN])), Some(Value::MAX));
+        // Unsigned: 3 - x.
+        let u = Expr::Typed(Type::Unsigned, ArithOp::Sub, vec![num(3), var(x)]);
+        assert!(u.solve(var(v), &bound).is_some());
+        // Not solvable.
+        for e in [
+            op(ArithOp::Add, vec![var(x), var(x)]),
+            op(ArithOp::Mul, vec![var(x), num(3)]),
+            op(ArithOp::Add, vec![var(x), Expr::Term(Term::Var(3))]),
+            Expr::Typed(Type::Float, ArithOp::Add, vec![var(x), num(1)]),
+            var(y),
+        ] {
+            assert!(
+                e.solve(var(v), &[false, true, true, false]).is_none(),
+                "{e:?}"
+            );
+        }
     }
 
     /// A plan's first lookup takes its key from the row a run starts from: the seed row's

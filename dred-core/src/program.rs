@@ -229,6 +229,42 @@ impl Expr {
         ready
     }
 
+    /// For `self = value`, where exactly one variable `x` of `self` is not `bound`: `x` and an
+    /// expression over `value` and the bound variables whose value is the one value of `x`
+    /// for which `self` equals `value`. `None` unless `self` reaches `x` through integer
+    /// operators that are one-to-one in the operand holding it (`+`, `-`, unary `-`, `bnot`,
+    /// `bxor` on `number` or `unsigned`: they wrap, so each has exactly one inverse), each
+    /// with every other operand bound; `x` occurs once.
+    ///
+    /// Why: a check of a given fact `p(5)` against `p(x + 1) :- p(x)` binds the head's
+    /// value first; solved for `x`, the body atom is looked up instead of scanned (B/F was
+    /// quadratic on such chains: 3.6 s for 20,000 values against `dred`'s 0.07 s).
+    pub fn solve(&self, value: Expr, bound: &[bool]) -> Option<(VarId, Expr)> {
+        let (make, op, args): (&dyn Fn(ArithOp, Vec<Expr>) -> Expr, _, _) = match self {
+            Expr::Term(Term::Var(x)) if !bound[*x] => return Some((*x, value)),
+            Expr::Op(op, args) => (&|op, args| Expr::Op(op, args), *op, args),
+            Expr::Typed(Type::Unsigned, op, args) => {
+                (&|op, args| Expr::Typed(Type::Unsigned, op, args), *op, args)
+            }
+            _ => return None,
+        };
+        let mut unbound = args.iter().enumerate().filter(|(_, a)| !a.ready(bound));
+        let (k, inner) = unbound.next()?;
+        if unbound.next().is_some() {
+            return None;
+        }
+        let other = || args[1 - k].clone();
+        let value = match (op, k, args.len()) {
+            (ArithOp::Add, _, 2) => make(ArithOp::Sub, vec![value, other()]),
+            (ArithOp::Sub, 0, 2) => make(ArithOp::Add, vec![value, other()]),
+            (ArithOp::Sub, 1, 2) => make(ArithOp::Sub, vec![other(), value]),
+            (ArithOp::BXor, _, 2) => make(ArithOp::BXor, vec![value, other()]),
+            (ArithOp::Neg | ArithOp::BNot, 0, 1) => make(op, vec![value]),
+            _ => return None,
+        };
+        inner.solve(value, bound)
+    }
+
     /// The expression as a program would write it, variables by `name`.
     pub fn display(&self, name: &impl Fn(Term) -> String) -> String {
         match self {

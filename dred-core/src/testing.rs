@@ -57,7 +57,7 @@ use crate::engine::{
 use crate::io::{parse_updates, parse_value};
 use crate::magic::{parse_query, rewrite, MagicProgram, Query};
 use crate::oracle::Oracle;
-use crate::program::{Literal, Program, Term};
+use crate::program::{Expr, Literal, Program, Term};
 use crate::value::{Symbols, Tuple};
 
 /// Input relations: name and arity.
@@ -542,6 +542,9 @@ pub struct Features {
     pub arithmetic: bool,
     /// Arithmetic in a recursive rule.
     pub recursive_arithmetic: bool,
+    /// A head value that a check of a given head solves for a body variable
+    /// ([`crate::program::Expr::solve`]: `p(x + 1) :- p(x), ...`).
+    pub solvable_head: bool,
     /// A string functor or constraint ([`crate::program::Expr::Str`]).
     pub strings: bool,
     /// A string functor in a recursive rule.
@@ -630,10 +633,19 @@ impl Features {
                     }
                     Literal::Negative(_) => f.negation = true,
                     Literal::Compare { .. } => f.comparison = true,
-                    Literal::Assign { .. } => {
+                    Literal::Assign { var, expr } => {
                         f.arithmetic = true;
-                        f.recursive_arithmetic |=
+                        let recursive =
                             p.stratum_of[rule.head.rel].is_some_and(|s| p.strata[s].recursive);
+                        f.recursive_arithmetic |= recursive;
+                        let mut head_bound = vec![false; rule.num_vars()];
+                        for v in rule.head_vars() {
+                            head_bound[v] = true;
+                        }
+                        f.solvable_head |= head_bound[*var]
+                            && expr
+                                .solve(Expr::Term(Term::Var(*var)), &head_bound)
+                                .is_some();
                     }
                 }
             }
@@ -774,6 +786,7 @@ impl NonTriviality {
             ("negation", features.negation),
             ("arithmetic", features.arithmetic),
             ("arithmetic in recursion", features.recursive_arithmetic),
+            ("head solved for a body variable", features.solvable_head),
             ("aggregate", features.aggregate),
             ("arithmetic in an aggregate", features.aggregate_arithmetic),
             ("string functors", features.strings),
@@ -1731,7 +1744,15 @@ fn render_rule(
         .collect();
     if let (Some(a), true) = (&r.arith, ty != ColumnType::Symbol && arithmetic) {
         let expr = |e: &ExprCode| render_expr(ty, e, &bound_term);
-        render_arith(ty, a, &expr, &bound, negation, &mut lits, &mut head_args);
+        render_arith(
+            ty,
+            a,
+            (&bound_term, &expr),
+            &bound,
+            negation,
+            &mut lits,
+            &mut head_args,
+        );
     }
     if let (Some(a), ColumnType::Symbol, true) = (&r.arith, ty, arithmetic) {
         render_strings(a, &bound_term, &bound, negation, &mut lits, &mut head_args);
@@ -1848,11 +1869,13 @@ fn render_expr(ty: ColumnType, e: &ExprCode, term: &impl Fn(TermCode) -> String)
 /// comparison of two expressions; an equality of a bound variable and an expression (a
 /// filter); an assignment whose variable is a lookup key of an atom after it; a negated atom
 /// over an expression (with negation). Every value a head receives from arithmetic is taken
-/// modulo [`BOUND`], so that recursion through it terminates.
+/// modulo [`BOUND`], so that recursion through it terminates, except a head argument
+/// one-to-one in a body variable (`x + 1`, `1 - x`, `bnot x`, ...), whose variable a guard
+/// keeps within `BOUND` instead, so that checks of given heads solve for it.
 fn render_arith(
     ty: ColumnType,
     a: &ArithCode,
-    expr: &impl Fn(&ExprCode) -> String,
+    (term, expr): (&impl Fn(TermCode) -> String, &impl Fn(&ExprCode) -> String),
     bound: &[u8],
     negation: bool,
     lits: &mut Vec<String>,
@@ -1866,6 +1889,28 @@ fn render_arith(
     let pos = a.pos as usize;
     let kind = arith_kind(a, bound, negation, head_args);
     match kind {
+        0 | 1 if ty != ColumnType::Float && a.cmp.is_multiple_of(3) == (kind == 1) => {
+            // A head value one-to-one in a body variable, kept finite by a guard on that
+            // variable: what a check of a given head fact solves for (`Expr::solve`).
+            let t = term(a.exprs[0].terms[0]);
+            let value = match a.exprs[0].ops[1] % 5 {
+                0 => format!("{t} + 1"),
+                1 => format!("{t} - 1"),
+                2 => format!("1 - {t}"),
+                3 => format!("bnot {t}"),
+                _ => format!("{t} bxor 1"),
+            };
+            lits.push(format!("{t} < {BOUND}"));
+            if ty == ColumnType::Number {
+                lits.push(format!("{t} > -{BOUND}"));
+            }
+            head_args[pos % head_args.len()] = if kind == 0 {
+                value
+            } else {
+                lits.push(format!("v = {value}"));
+                "v".into()
+            };
+        }
         0 => head_args[pos % head_args.len()] = bounded(&a.exprs[0]),
         1 => {
             lits.push(format!("v = {}", bounded(&a.exprs[0])));
