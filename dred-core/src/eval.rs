@@ -12,7 +12,7 @@
 //! join runs in the shared executor ([`crate::exec::Matcher`]), but for the plans of one
 //! scanned and one walked atom, which run in a loop of their own (`scan_walk`).
 
-mod scan_walk;
+pub(crate) mod scan_walk;
 
 use std::sync::Arc;
 

@@ -36,7 +36,7 @@ fn shape(plan: &RulePlan) -> Option<(&AtomStep, &AtomStep, IndexId)> {
 
 /// Runs `plan` as [`Matcher::run`] does, through this module's loop when the plan has its
 /// shape: appends the head of every instance to `out`, returns how many there were.
-pub(super) fn run(
+pub(crate) fn run(
     relations: &[Relation],
     versions: &[Versions],
     work: &WorkCounter,

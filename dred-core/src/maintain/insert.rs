@@ -66,7 +66,11 @@ fn insert_instances(
                 n += 1;
                 buf.extend(plan.head.iter().map(|o| o.get(vars)));
             }),
-            None => n = matcher.run(plan, buf),
+            // The loop of one scanned and one walked atom where the plan has that shape
+            // (the same instances, work counts and order as the interpreter's): the
+            // recursive rule of linear recursion, two-atom base rules. In the interpreter,
+            // `Matcher::step` was a sixth of `recompute-levels`' samples on GO BP's TC.
+            None => n = crate::eval::scan_walk::run(relations, versions, work, plan, buf),
         }
         work.probe(n);
         relations[plan.head_rel].insert_flat(buf, n);
