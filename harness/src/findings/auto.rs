@@ -27,6 +27,8 @@ pub struct AutoBatch {
     pub chosen: String,
     /// Whether the choice passed its budget (and another algorithm finished the batch).
     pub abandoned: bool,
+    /// Nanoseconds of the A/A instance `dred@2` on the batch, where it ran.
+    pub aa_ns: Option<u64>,
 }
 
 impl AutoBatch {
@@ -97,6 +99,7 @@ pub fn auto_batches(rows: &[ReportRow]) -> Vec<AutoBatch> {
                 time_ns,
                 chosen: auto.chosen.clone().unwrap_or_default(),
                 abandoned: auto.abandoned.is_some_and(|n| n > 0),
+                aa_ns: engines.get("dred@2").map(|r| r.time_ns),
             })
         })
         .collect()
@@ -198,8 +201,54 @@ pub fn confusion_table(batches: &[AutoBatch]) -> String {
 /// The values the findings' text cites: `auto_batches`, `auto_median`, `auto_p90`,
 /// `auto_worst`, `auto_within_125` and `auto_within_2` (percent of batches),
 /// `auto_geomean` and `auto_geomean_{dred,bf,recompute}`, `auto_over_2x_recompute`
-/// (batches), `auto_abandoned` (batches).
+/// (batches), `auto_abandoned` (batches); and the regret's noise floor
+/// ([`floor_values`]).
 pub fn values(batches: &[AutoBatch]) -> Vec<(String, String)> {
+    let mut v = regret_values(batches);
+    v.extend(floor_values(batches));
+    v
+}
+
+/// What the instrument's noise alone costs the regret: on the batches where `dred` was the
+/// fastest and its A/A instance `dred@2` ran beside it, `dred@2` is what a chooser that picked
+/// the fastest algorithm every time would read — the same algorithm, measured again — so its
+/// "regret" is the floor no chooser can go below. Values: `auto_floor_batches`,
+/// `auto_floor_within_125` (percent), `auto_floor_geomean`, and `auto`'s own
+/// `auto_floor_auto_within_125` and `auto_floor_auto_geomean` on the same batches.
+pub fn floor_values(batches: &[AutoBatch]) -> Vec<(String, String)> {
+    let on: Vec<(&AutoBatch, u64)> = batches
+        .iter()
+        .filter(|b| b.best() == "dred")
+        .filter_map(|b| b.aa_ns.map(|aa| (b, aa)))
+        .collect();
+    let mut v = vec![("auto_floor_batches".to_string(), thousands(on.len() as f64))];
+    if on.is_empty() {
+        return v;
+    }
+    let floor: Vec<f64> = on
+        .iter()
+        .map(|(b, aa)| (*aa).max(1) as f64 / b.time_ns[1].max(1) as f64)
+        .collect();
+    let auto: Vec<f64> = on.iter().map(|(b, _)| b.over_best("auto")).collect();
+    let within = |r: &[f64]| {
+        let n = r.iter().filter(|&&x| x <= 1.25).count();
+        format!("{:.1}", 100.0 * n as f64 / r.len() as f64)
+    };
+    v.push(("auto_floor_within_125".into(), within(&floor)));
+    v.push((
+        "auto_floor_geomean".into(),
+        format!("{:.2}", geomean(floor.iter().copied())),
+    ));
+    v.push(("auto_floor_auto_within_125".into(), within(&auto)));
+    v.push((
+        "auto_floor_auto_geomean".into(),
+        format!("{:.2}", geomean(auto.iter().copied())),
+    ));
+    v
+}
+
+/// The regret figures of [`values`].
+fn regret_values(batches: &[AutoBatch]) -> Vec<(String, String)> {
     let mut v = vec![("auto_batches".to_string(), thousands(batches.len() as f64))];
     if batches.is_empty() {
         return v;
@@ -294,6 +343,7 @@ mod tests {
         assert_eq!(v["auto_within_125"], "0.0");
         assert_eq!(v["auto_over_2x_recompute"], "0");
         assert_eq!(v["auto_abandoned"], "1");
+        assert_eq!(v["auto_floor_batches"], "0", "no dred@2 in these rows");
         let confusion = confusion_table(&batches);
         assert!(confusion.contains("| dred | 1 | 0 | 0 |"), "{confusion}");
         assert!(
@@ -301,6 +351,36 @@ mod tests {
             "{confusion}"
         );
         assert!(regret_table(&batches).contains("| all | 2 | 1.75 |"));
+    }
+
+    /// The floor counts only batches where `dred` was fastest and `dred@2` ran: there,
+    /// `dred@2` over `dred` is what a perfect chooser reads.
+    #[test]
+    fn the_floor_is_the_aa_instance_where_dred_was_fastest() {
+        let mut rows = Vec::new();
+        for (batch, [auto, dred, bf, rec, aa]) in [
+            (1, [150, 100, 300, 1_000, 140]),
+            (2, [100, 100, 300, 1_000, 110]),
+            (3, [900, 500, 200, 1_000, 50]),
+        ] {
+            for (e, t) in [
+                ("auto", auto),
+                ("dred", dred),
+                ("bf", bf),
+                ("recompute", rec),
+                ("dred@2", aa),
+            ] {
+                rows.push(row(e, batch, 1, t));
+            }
+        }
+        let v: BTreeMap<_, _> = values(&auto_batches(&rows)).into_iter().collect();
+        assert_eq!(v["auto_floor_batches"], "2", "batch 3's fastest is bf");
+        assert_eq!(v["auto_floor_within_125"], "50.0", "1.40 and 1.10");
+        assert_eq!(
+            v["auto_floor_geomean"],
+            format!("{:.2}", (1.4f64 * 1.1).sqrt())
+        );
+        assert_eq!(v["auto_floor_auto_within_125"], "50.0", "1.50 and 1.00");
     }
 
     #[test]
