@@ -19,7 +19,8 @@ fn models(case: &LoadedCase, engine: &mut dyn Engine) -> Vec<BTreeSet<String>> {
 }
 
 /// `rule` with every relation `n` written `REL_n` (`EDGE(n, a, b)` for the first binary atom
-/// of a relation of arity 2 in the rule, through the function-like macro).
+/// of a relation of arity 2 in the rule, through the function-like macro, its arguments over
+/// two lines with a comment between them).
 fn through_macros(rule: &str) -> String {
     let mut out = rule.to_string();
     for (name, arity) in EDB.iter().chain(IDB) {
@@ -43,7 +44,8 @@ fn through_macros(rule: &str) -> String {
             let args = close.map(|c| &after[..c]);
             match args {
                 Some(a) if *arity == 2 && !edge_used && !a.contains('(') && !a.contains('"') => {
-                    rewritten.push_str(&format!("EDGE(REL_{name}, {a})"));
+                    // Over two lines, a comment between the arguments.
+                    rewritten.push_str(&format!("EDGE(REL_{name}, // {name}\n    {a})"));
                     rest = &after[close.expect("found") + 1..];
                     edge_used = true;
                 }

@@ -2,7 +2,8 @@
 python3 expect.py writes expected/*.csv. The program as the preprocessor leaves it: LIMIT is
 3 in the rules before `#undef LIMIT` and a variable in the last one; WITH_EXTRA is defined,
 so `cyclic` and `big` are declared and `missing.dl` is never read. `#x` makes the argument
-`x` the string "x", `reach ## _named` the name reach_named."""
+`x` the string "x", `reach ## _named` the name reach_named; a call's arguments may run over
+lines."""
 import os
 import sys
 
@@ -28,5 +29,7 @@ out = {
     # `NAMED(reach, x)` reads `reach_named("x", x)`.
     "reach_named": [("x", x) for x, _ in edge if x < 3],
     "tagged": [("a, (b)", y) for _, y in edge],
+    # `EDGE(x, // ...\n y)` over two lines reads `edge(x, y)`.
+    "spread": [(x, y) for x, y in edge if x < 2],
 }
 expected_csv.write(here, out)

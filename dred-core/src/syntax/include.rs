@@ -264,8 +264,29 @@ impl Splice {
                 pos = end;
                 continue;
             }
-            let (code, still_open) = preprocess::code_ranges(line, in_comment);
-            in_comment = still_open;
+            let (mut code, still_open) = preprocess::code_ranges(line, in_comment);
+            let mut line = line;
+            if active && !self.macros.is_empty() {
+                // A call whose arguments go on in the next lines takes them in (and any
+                // comment it opens or closes on the way).
+                let starts_in_comment = in_comment;
+                let mut open = still_open;
+                while let Some((i, j)) = preprocess::unclosed_call(line, &code, &self.macros) {
+                    if end >= text.len() {
+                        return Err(err(
+                            Span::new(pos + i, pos + j),
+                            format!("the arguments of macro `{}` never close", &line[i..j]),
+                            "this call has no `)`",
+                        ));
+                    }
+                    end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+                    line = &text[pos..end];
+                    (code, open) = preprocess::code_ranges_of_lines(line, starts_in_comment);
+                }
+                in_comment = open;
+            } else {
+                in_comment = still_open;
+            }
             if !active {
                 pos = end;
                 continue;
@@ -581,6 +602,32 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A call's arguments may run over lines, with comments among them; the lines after the
+    /// call keep their place, and a call whose `(` is not on its name's line is no call.
+    #[test]
+    fn a_call_may_span_lines() {
+        let f = SourceFile::new(
+            "p.dl",
+            "#define E(a, b) edge(a, b)\nr(x, y) :- E(x, // the source\n   y), /* E( */ x < 2.\n\
+             s(x) :- E\n(x, x).\nt(x) :- E(x, \"a)\"), E(x,\nx).\n",
+        );
+        let spliced = expand(&f).expect("expands");
+        let text: String = spliced
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            text,
+            "r(x, y) :- edge(x, y), /* E( */ x < 2. s(x) :- E (x, x). \
+             t(x) :- edge(x, \"a)\"), edge(x, x).",
+            "{}",
+            spliced.text
+        );
+        let at = spliced.text.find("x < 2").expect("rest of the line");
+        assert_eq!(spliced.line_col(at), (3, 17));
+    }
+
     #[test]
     fn preprocessor_errors_are_located() {
         for (text, at, what) in [
@@ -614,6 +661,11 @@ mod tests {
             ),
             ("#include missing.dl\n", (1, 10), "double quotes"),
             ("#define A\n#include missing.dl\n", (2, 1), "double quotes"),
+            (
+                "#define F(a) a\nr(x) :- e(x),\n  F(x,\n",
+                (3, 3),
+                "the arguments of macro `F` never close",
+            ),
         ] {
             let f = SourceFile::new("p.dl", text);
             let e = expand(&f).expect_err(text);

@@ -9,7 +9,8 @@
 //! other than white space is `#` (outside a block comment), continued by a `\` at the end of
 //! a line. Macros are expanded in the lines that are kept, outside strings and comments, and
 //! rescanned (a macro is not expanded inside its own expansion); a function-like macro's
-//! arguments must close on the line of its name. In a body, `#param` makes the argument a
+//! `(` must stand on the line of its name, and its arguments may run over the lines after
+//! (with comments between them), as `cpp` reads them. In a body, `#param` makes the argument a
 //! string literal and `##` joins the pieces on either side (both before the rescan; an
 //! argument is substituted as written, not expanded first). `#line` and directives `cpp` has
 //! and Soufflé programs do not use are refused. An
@@ -201,6 +202,47 @@ fn invocations<'m>(
     out
 }
 
+/// The byte range of the name of a call in `text` (code ranges `code`) of a function-like
+/// macro whose `(` stands on the call's line and whose `)` is not in `text`: the call goes
+/// on in the lines after, which the caller joins to it (`cpp` reads a call's arguments
+/// across lines).
+pub(super) fn unclosed_call(
+    text: &str,
+    code: &[(usize, usize)],
+    macros: &HashMap<String, Macro>,
+) -> Option<(usize, usize)> {
+    let mut after = 0;
+    for (i, j, _) in identifiers(text, code) {
+        if i < after || !macros.get(&text[i..j]).is_some_and(|m| m.params.is_some()) {
+            continue;
+        }
+        let line_end = text[j..].find('\n').map_or(text.len(), |k| j + k);
+        let opens = text[j..line_end].trim_start().starts_with('(');
+        match call_args(text, j, text.len()) {
+            Some((_, end)) => after = end,
+            None if opens => return Some((i, j)),
+            None => {}
+        }
+    }
+    None
+}
+
+/// [`code_ranges`] of a text of several lines (a `//` comment ends at its line's end).
+pub(super) fn code_ranges_of_lines(
+    text: &str,
+    mut in_comment: bool,
+) -> (Vec<(usize, usize)>, bool) {
+    let mut ranges = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let (code, open) = code_ranges(line, in_comment);
+        ranges.extend(code.into_iter().map(|(a, b)| (at + a, at + b)));
+        in_comment = open;
+        at += line.len();
+    }
+    (ranges, in_comment)
+}
+
 /// The macro invocations of `line` (outside strings and comments, by `code_ranges`) with
 /// their expansions, in order; an error for a wrong number of arguments or expansions nested
 /// too deep.
@@ -224,8 +266,8 @@ pub(super) fn expand_line(
 }
 
 /// The arguments of a call whose `(` follows (after white space) byte `at`, and the byte
-/// after its `)`; `None` when no `(` follows or the `)` is not before `to` or a `//`
-/// comment. Strings and block comments inside are skipped.
+/// after its `)`; `None` when no `(` follows or the `)` is not before `to`. Strings and
+/// comments inside are skipped (a `//` comment to its line's end).
 fn call_args(text: &str, at: usize, to: usize) -> Option<(Vec<String>, usize)> {
     let b = text.as_bytes();
     let mut i = at;
@@ -237,14 +279,18 @@ fn call_args(text: &str, at: usize, to: usize) -> Option<(Vec<String>, usize)> {
     }
     let mut depth = 0;
     let mut args = Vec::new();
-    let mut start = i + 1;
+    // The argument so far, its comments each a space (as `cpp` reads them: a `//` comment
+    // moved into a body could hide the rest of its line); `text[copied..i]` is still to add.
+    let mut arg = String::new();
+    let mut copied = i + 1;
     while i < to {
         match b[i] {
             b'(' => depth += 1,
             b')' => {
                 depth -= 1;
                 if depth == 0 {
-                    let last = text[start..i].trim();
+                    arg.push_str(&text[copied..i]);
+                    let last = arg.trim();
                     if !(args.is_empty() && last.is_empty()) {
                         args.push(last.to_string());
                     }
@@ -252,8 +298,10 @@ fn call_args(text: &str, at: usize, to: usize) -> Option<(Vec<String>, usize)> {
                 }
             }
             b',' if depth == 1 => {
-                args.push(text[start..i].trim().to_string());
-                start = i + 1;
+                arg.push_str(&text[copied..i]);
+                args.push(arg.trim().to_string());
+                arg.clear();
+                copied = i + 1;
             }
             b'"' => {
                 i += 1;
@@ -261,9 +309,20 @@ fn call_args(text: &str, at: usize, to: usize) -> Option<(Vec<String>, usize)> {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => return None,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                arg.push_str(&text[copied..i]);
+                arg.push(' ');
+                // The line's end is kept: it is the comment's end.
+                i = text[i..to].find('\n').map_or(to, |k| i + k);
+                copied = i;
+                continue;
+            }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = text[i + 2..to].find("*/").map_or(to, |k| i + 2 + k + 1);
+                arg.push_str(&text[copied..i]);
+                arg.push(' ');
+                i = text[i + 2..to].find("*/").map_or(to, |k| i + 2 + k + 2);
+                copied = i;
+                continue;
             }
             _ => {}
         }
