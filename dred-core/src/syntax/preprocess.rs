@@ -213,7 +213,7 @@ pub(super) fn unclosed_call(
 ) -> Option<(usize, usize)> {
     let mut after = 0;
     for (i, j, _) in identifiers(text, code) {
-        if i < after || !macros.get(&text[i..j]).is_some_and(|m| m.params.is_some()) {
+        if i < after || macros.get(&text[i..j]).is_none_or(|m| m.params.is_none()) {
             continue;
         }
         let line_end = text[j..].find('\n').map_or(text.len(), |k| j + k);
