@@ -117,9 +117,9 @@ proptest! {
 #[test]
 fn aggregate_sugar_cases_are_not_trivial() {
     use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::TestRunner;
     const SAMPLE: usize = 100;
-    let mut runner = TestRunner::new(Config::default());
+    let mut runner = TestRunner::deterministic();
     let strategy = random_number_case();
     let mut rows = [0usize; COMPARED.len()];
     let mut positive_below = 0;

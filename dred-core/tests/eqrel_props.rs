@@ -101,9 +101,9 @@ proptest! {
 #[test]
 fn eqrel_cases_are_not_trivial() {
     use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::TestRunner;
     const SAMPLE: usize = 200;
-    let mut runner = TestRunner::new(Config::default());
+    let mut runner = TestRunner::deterministic();
     let strategy = random_case_with(true, true);
     let mut grown = 0;
     for _ in 0..SAMPLE {

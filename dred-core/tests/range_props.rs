@@ -111,15 +111,18 @@ proptest! {
     }
 }
 
-/// The cases are not trivial: on a sample, the initial models have rows in each compared
-/// relation in a third of the cases or more (printed), and the recursion through a range
-/// goes past the facts it starts from in a quarter of them.
+/// The cases are not trivial: on a fixed sample, the initial models have rows in each
+/// compared relation in a third of the cases or more (printed), and the recursion through a
+/// range goes past the facts it starts from in a quarter of them (session 39's sample: rows
+/// in 58–86 of 100, recursion past its seeds in 39).
 #[test]
 fn range_cases_are_not_trivial() {
     use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::TestRunner;
     const SAMPLE: usize = 100;
-    let mut runner = TestRunner::new(Config::default());
+    // Seeded: a floor checked on a different sample each run failed at the edge once (24
+    // cases grown of 100 where two earlier samples read 26 and 34).
+    let mut runner = TestRunner::deterministic();
     let strategy = random_number_case();
     let mut rows = [0usize; COMPARED.len()];
     let mut grown = 0;

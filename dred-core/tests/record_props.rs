@@ -288,9 +288,9 @@ proptest! {
 #[test]
 fn records_unpacked_by_equalities_are_not_trivial() {
     use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::TestRunner;
     const SAMPLE: usize = 100;
-    let mut runner = TestRunner::new(Config::default());
+    let mut runner = TestRunner::deterministic();
     let strategy = random_case_with(true, true);
     let (mut unpacking, mut negating, mut nonempty, mut equalities) = (0, 0, 0, 0);
     for _ in 0..SAMPLE {

@@ -77,9 +77,9 @@ proptest! {
 #[test]
 fn generated_sugar_is_not_trivial() {
     use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::TestRunner;
     const SAMPLE: usize = 300;
-    let mut runner = TestRunner::new(Config::default());
+    let mut runner = TestRunner::deterministic();
     let strategy = random_case_with(true, true);
     let (mut disjunction, mut several_heads, mut typed, mut components) = (0, 0, 0, 0);
     for _ in 0..SAMPLE {
