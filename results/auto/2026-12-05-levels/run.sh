@@ -1,7 +1,8 @@
 #!/bin/sh
 # Recomputation on the chassis (`recompute-levels`, and `auto` when it recomputes) against
 # the `recompute` engine: linear TC of GO BP, 21 deletions of 1,000 edges (no reverts), each
-# binary three times, alternating; medians of the batches and of the per-batch ratios.
+# binary three times, alternating; medians of the batches, and of the per-batch ratios with
+# p10/p90 (nearest rank) and the worst batch.
 # Usage (from the repository root): sh results/auto/2026-12-05-levels/run.sh BEFORE AFTER
 set -e
 F=$("$1" datasets path go-bp)
@@ -19,9 +20,12 @@ t = collections.defaultdict(list)
 for r in csv.DictReader(open(sys.argv[2])):
     if r["batch"] != "0":
         t[r["engine"]].append(int(r["time_ns"]) / 1e6)
-ratio = lambda e: st.median(a / b for a, b in zip(t[e], t["recompute"]))
+def ratio(e):
+    r = sorted(a / b for a, b in zip(t[e], t["recompute"]))
+    q = lambda f: r[min(len(r) - 1, int(f * len(r)))]
+    return f"{st.median(r):.2f} [p10 {q(0.1):.2f}, p90 {q(0.9):.2f}, worst {r[-1]:.2f}]"
 print(sys.argv[1], " ".join(f"{e}={st.median(v):.1f}ms" for e, v in t.items()),
-      f"recompute-levels/recompute={ratio('recompute-levels'):.2f} auto/recompute={ratio('auto'):.2f}")
+      f"recompute-levels/recompute={ratio('recompute-levels')} auto/recompute={ratio('auto')}")
 PY
     done
 done
