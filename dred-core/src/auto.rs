@@ -23,7 +23,11 @@
 //!   that was abandoned counts as [`CENSORED`] times the time it spent; and every batch that
 //!   recomputes makes the incremental algorithms' figures for its kind [`FORGET`] times
 //!   cheaper, so that an algorithm judged too costly on one batch is tried again on later
-//!   ones (the guard bounds what a wrong try costs).
+//!   ones (the guard bounds what a wrong try costs). But not at once: an algorithm
+//!   abandoned k times in a row on a kind sits out the next 2^k batches of the kind (at
+//!   most [`BACKOFF_MAX`]); without that, on GO BP's TC, where recomputing is best, B/F
+//!   and DRed were tried again every few batches, each try abandoned at 2–3 times
+//!   `recompute`.
 //!
 //! The cheapest prediction wins (ties: DRed, B/F, recomputation). A batch that deletes
 //! nothing runs DRed, which then does nothing before phase 3.
@@ -40,7 +44,7 @@
 //! (probes plus rows touched, what the algorithms count as they go), converted from time by
 //! each algorithm's measured nanoseconds per unit of work; an algorithm not measured yet gets
 //! the evaluation's rate and, since it may spend far more time per unit than that, the same
-//! shares of the guard as deadlines from the batch's start. The levels above 0 run the
+//! shares of half the guard ([`UNTRIED_SHARE`]) as deadlines from the batch's start. The levels above 0 run the
 //! algorithm that finished level 0, under what is left of the guard.
 //!
 //! Report: `chosen` (dred, bf, recompute), `abandoned` (how many algorithms passed their
@@ -67,12 +71,20 @@ use crate::value::Tuple;
 pub const GUARD: f64 = 1.0;
 /// DRed's phase 1 may spend this share of the guard's budget.
 pub const PHASE1_SHARE: f64 = 0.5;
+/// An algorithm whose time per unit of work is not measured yet gets this share of the
+/// guard, as deadlines: before the first recomputation of a kind of batch the predicted
+/// recomputation is the materialisation's, which overestimates one on the chassis's reused
+/// memory by up to twice (GO BP's TC: 141 ms against 73), so a first try under the whole
+/// guard, abandoned, then recomputed, cost 7.8 times `recompute` on that batch.
+pub const UNTRIED_SHARE: f64 = 0.5;
 /// An abandoned run is counted as this many times the time it spent (it would have cost
 /// more).
 pub const CENSORED: f64 = 1.5;
 /// Each batch that recomputes multiplies the incremental algorithms' nanoseconds per fact by
 /// this.
 pub const FORGET: f64 = 0.9;
+/// The most batches of a kind an abandoned algorithm sits out (see the module's header).
+pub const BACKOFF_MAX: u32 = 64;
 /// No budget below this much work: on tiny batches an abandonment saves nothing.
 pub const BUDGET_FLOOR: u64 = 2_000;
 /// No deadline sooner than this many nanoseconds after the batch began, for the same reason
@@ -90,8 +102,9 @@ pub enum Choosing {
     /// Always this incremental method, abandoned at once (a budget of 0 work): every batch
     /// that deletes goes through abandonment.
     Abandoning(Method),
-    /// Always DRed, its phase 1 unbounded and its rederivation abandoned after its first
-    /// round (when it needs more than one).
+    /// Always DRed, its phase 1 unbounded and its rederivation abandoned at once: in round
+    /// 1's checks, after what its scans restored, or after round 1 when it has no checks
+    /// (and needs more than one round).
     AbandoningRederivation,
     /// Always DRed, under the guard, its own saturation firing at once: every level with an
     /// over-deletion is recomputed by DRed, not abandoned.
@@ -178,6 +191,9 @@ struct CostModel {
     /// Per [`Kind`], each stratum's last evaluation from scratch on a batch of the kind, in
     /// nanoseconds (0: none yet; empty until the first).
     stratum_ns: [Vec<u64>; 3],
+    /// Per [`Kind`], DRed's and B/F's backoff: abandonments in a row, and batches of the
+    /// kind left to sit out.
+    backoff: [[(u32, u32); 2]; 3],
 }
 
 /// `auto`'s deletion: the three algorithms, the model, and the running batch's choice.
@@ -249,6 +265,12 @@ impl AutoDeletion {
         ([incremental(0), incremental(1), recompute], changed_facts)
     }
 
+    /// Whether an incremental `method` sits out the running batch, abandoned on the batches
+    /// of its kind before (see the module's header).
+    fn sits_out(&self, method: Method) -> bool {
+        method != Method::Recompute && self.model.backoff[self.kind.index()][index(method)].1 > 0
+    }
+
     /// The running method's algorithm.
     fn algorithm(&mut self, method: Method) -> &mut dyn Deletion {
         match method {
@@ -312,8 +334,10 @@ impl AutoDeletion {
             // GO MF's 1,000-edge deletions it finished in 2.2 times a recomputation, and the
             // batch cost 6.5). And only when predicting: the clock would make the forced
             // branches of the tests depend on the machine's speed.
-            deadlines: (self.choosing == Choosing::Predicted && measured.is_none())
-                .then(|| (after(self.budget_ns * PHASE1_SHARE), after(self.budget_ns))),
+            deadlines: (self.choosing == Choosing::Predicted && measured.is_none()).then(|| {
+                let whole = self.budget_ns * UNTRIED_SHARE;
+                (after(whole * PHASE1_SHARE), after(whole))
+            }),
         })
     }
 
@@ -327,6 +351,11 @@ impl AutoDeletion {
     ) -> Result<LevelDeletion, EngineError> {
         store.budget = self.budget(store, method);
         let t = Instant::now();
+        if method != Method::Recompute {
+            // What a recomputation of an earlier batch deferred, the incremental algorithms
+            // read: built on their time.
+            store.build_deferred_indexes();
+        }
         let outcome = run(self.algorithm(method), store);
         store.budget = None;
         let level = outcome?;
@@ -379,6 +408,18 @@ impl AutoDeletion {
             let (ns, work, abandoned) = self.spent[index(m)];
             if work == 0 && ns == 0 {
                 continue;
+            }
+            if m != Method::Recompute {
+                let backoff = &mut self.model.backoff[kind][index(m)];
+                if abandoned {
+                    backoff.0 += 1;
+                    backoff.1 = 1u32
+                        .checked_shl(backoff.0)
+                        .unwrap_or(BACKOFF_MAX)
+                        .min(BACKOFF_MAX);
+                } else {
+                    backoff.0 = 0;
+                }
             }
             if m != Method::Recompute && self.changed_facts > 0 {
                 let cost = if abandoned {
@@ -433,11 +474,16 @@ impl Deletion for AutoDeletion {
             Choosing::AbandoningRederivation | Choosing::Saturating => Method::Dred,
             Choosing::Predicted if changed_facts == 0 => Method::Dred,
             Choosing::Predicted => {
-                let mut best = Method::Dred;
-                for m in Method::ALL {
-                    if predicted[index(m)] < predicted[index(best)] {
+                // The cheapest of those not sitting out; ties go to the earlier in
+                // `Method::ALL` (recomputation never sits out).
+                let mut best = Method::Recompute;
+                for m in Method::ALL.into_iter().rev() {
+                    if !self.sits_out(m) && predicted[index(m)] <= predicted[index(best)] {
                         best = m;
                     }
+                }
+                for b in &mut self.model.backoff[self.kind.index()] {
+                    b.1 = b.1.saturating_sub(1);
                 }
                 best
             }
@@ -466,7 +512,9 @@ impl Deletion for AutoDeletion {
         if level.deleted.abandoned
             && chosen == Method::Dred
             && level.deleted.deleted.is_empty()
-            && (predicted[bf] < predicted[recompute] || self.choosing != Choosing::Predicted)
+            && (self.choosing != Choosing::Predicted
+                || (predicted[bf] < predicted[recompute]
+                    && !self.sits_out(Method::BackwardForward)))
         {
             level = self.run_guarded(store, Method::BackwardForward, |algorithm, store| {
                 algorithm.delete_level0(store, deletions, Deleted::default())
@@ -509,6 +557,10 @@ impl Deletion for AutoDeletion {
             let mut changed = Recompute::changed_by(store, lower_changed(changes));
             Recompute::resume(store, level_index, &mut changed, level, true)
         }))
+    }
+
+    fn reads_indexes(&self) -> bool {
+        false
     }
 
     fn report(&mut self, store: &Store, report: &mut BatchReport) {

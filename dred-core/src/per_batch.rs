@@ -88,7 +88,16 @@ impl Deletion for PerBatchDeletion {
             self.method = Method::ALL[(store.batches - 1) % Method::ALL.len()];
         }
         self.last = self.method;
+        if self.method != Method::Recompute {
+            store.build_deferred_indexes();
+        }
         self.chosen().delete_level0(store, deletions, reuse)
+    }
+
+    /// The chosen algorithm builds what a recomputation deferred, or not (a recomputation
+    /// after a recomputation leaves them deferred): the alternation tests cover both.
+    fn reads_indexes(&self) -> bool {
+        false
     }
 
     fn delete_level(
@@ -99,6 +108,9 @@ impl Deletion for PerBatchDeletion {
         touched: &[(AggregatePlan, Tuple)],
         old_rows: &[Option<RowRef>],
     ) -> Result<LevelDeletion, EngineError> {
+        if self.method != Method::Recompute {
+            store.build_deferred_indexes();
+        }
         self.chosen()
             .delete_level(store, level, changes, touched, old_rows)
     }

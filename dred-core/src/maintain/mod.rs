@@ -240,6 +240,13 @@ pub trait Deletion {
 
     /// Adds the algorithm's own counters of the batch just applied to its report.
     fn report(&mut self, store: &Store, report: &mut BatchReport);
+
+    /// Whether the deletion reads indexes a recomputation may have deferred: the chassis
+    /// then builds them before calling it. An algorithm that says no builds what it needs
+    /// itself (`Store::build_deferred_indexes`, or an evaluation's own).
+    fn reads_indexes(&self) -> bool {
+        true
+    }
 }
 
 /// A set-based maintenance engine: the chassis with deletion algorithm `D`. Cloning copies
@@ -350,6 +357,15 @@ impl<D: Deletion> Maintained<D> {
             // The level's aggregate groups that the changes below touched: their old rows are
             // deleted outright, kept if their value stays, replaced if it moves.
             let aggregates = store.plans.aggregates_of_level[level].clone();
+            for a in &aggregates {
+                let def = &store.program.aggregates[a.def];
+                if let Some(ix) = a.rows {
+                    store.relations[def.rel].build_deferred_index(ix);
+                }
+                if let Some(ix) = a.input_rows {
+                    store.relations[def.input].build_deferred_index(ix);
+                }
+            }
             let touched =
                 levels::touched_groups(&store.program, &aggregates, changes, &store.relations);
             let level_start: Vec<RowId> = store.relations.iter().map(Relation::end).collect();
@@ -368,6 +384,9 @@ impl<D: Deletion> Maintained<D> {
                             .map(|&r| (def.rel, r))
                     })
                     .collect();
+                if self.deletion.reads_indexes() {
+                    store.build_deferred_indexes();
+                }
                 self.deletion
                     .delete_level(store, level, changes, &touched, &old_rows)
                     .map_err(|e| self.failed(e))?
@@ -407,10 +426,11 @@ impl<D: Deletion> Maintained<D> {
         let store = &mut self.store;
         let insert_start: Vec<RowId> = store.relations.iter().map(Relation::end).collect();
         let t = Instant::now();
-        let program = &store.program;
         let ins = if del.complete {
             insert::Inserted::default()
         } else {
+            store.build_deferred_indexes();
+            let program = &store.program;
             let below = insert::FromBelow {
                 delta_from: (0..store.relations.len())
                     .map(|rel| {
@@ -589,6 +609,9 @@ impl<D: Deletion> Engine for Maintained<D> {
         };
 
         let t = Instant::now();
+        if self.deletion.reads_indexes() {
+            self.store.build_deferred_indexes();
+        }
         let reuse = std::mem::take(&mut self.last_deleted);
         let mut del = self
             .deletion

@@ -6,8 +6,8 @@
 //! they stay valid across batches and compaction.
 
 use crate::plan::{
-    plan_negation_seeded, plan_rule_adaptive, plan_rule_with, plan_seeded_adaptive, PlanOptions,
-    RulePlan, Version,
+    plan_negation_seeded, plan_rule_adaptive, plan_rule_with, plan_seeded_adaptive, AtomStep,
+    PlanOptions, RulePlan, Step, Version,
 };
 use crate::program::{Literal, Program, RelId, Term};
 use crate::storage::{IndexId, Relation, RowId};
@@ -34,6 +34,10 @@ pub(crate) struct Plans {
     pub(crate) head_bound: Vec<Vec<RulePlan>>,
     /// For each rule, one semi-naive plan per positive body atom as the delta.
     pub(crate) semi_naive: Vec<Vec<RulePlan>>,
+    /// For each stratum, the indexes its evaluation from scratch reads (its rules'
+    /// semi-naive plans, its aggregate's groups): those a recomputation keeps up to date
+    /// while it evaluates ([`crate::storage::Relation::defer_index`]).
+    pub(crate) evaluation_reads: Vec<Vec<(RelId, IndexId)>>,
     /// For each rule with a positive body atom, a plan of all its instances over the live
     /// rows (round 1 of rederivation by scan, see [`ScanStats`](crate::dred::production::rederive_cost::ScanStats)).
     pub(crate) survivors: Vec<Option<RulePlan>>,
@@ -122,15 +126,72 @@ impl Plans {
                 plan_rule_with(program, r, &full, None, &PlanOptions::default(), relations)
             }));
         }
+        let evaluation_reads = program
+            .strata
+            .iter()
+            .map(|stratum| {
+                let mut reads = Vec::new();
+                for &r in &stratum.rules {
+                    semi_naive[r]
+                        .iter()
+                        .for_each(|plan| indexes_read(plan, &mut reads));
+                }
+                for a in aggregates_of_level.iter().flatten() {
+                    let def = &program.aggregates[a.def];
+                    if stratum.relations.contains(&def.rel) {
+                        reads.extend(a.rows.map(|ix| (def.rel, ix)));
+                        reads.extend(a.input_rows.map(|ix| (def.input, ix)));
+                    }
+                }
+                reads.sort_unstable();
+                reads.dedup();
+                reads
+            })
+            .collect();
         Plans {
             seeded,
             negated,
             aggregates_of_level,
             head_bound,
             semi_naive,
+            evaluation_reads,
             survivors,
         }
     }
+}
+
+/// Adds the (relation, index) pairs `plan` looks up, in any of its orders, to `out`.
+fn indexes_read(plan: &RulePlan, out: &mut Vec<(RelId, IndexId)>) {
+    fn atom(a: &AtomStep, out: &mut Vec<(RelId, IndexId)>) {
+        out.extend(a.index.map(|ix| (a.rel, ix)));
+    }
+    fn step(s: &Step, out: &mut Vec<(RelId, IndexId)>) {
+        match s {
+            Step::Atom(a) => atom(a, out),
+            Step::Absent {
+                rel,
+                index: Some(ix),
+                ..
+            } => out.push((*rel, *ix)),
+            _ => {}
+        }
+    }
+    plan.steps.iter().for_each(|s| step(s, out));
+    if let Some(search) = &plan.adaptive {
+        if let Some((_, seed)) = &search.seed {
+            atom(seed, out);
+        }
+        search.start.iter().for_each(|s| step(s, out));
+        for choice in search.choices.iter().flatten() {
+            atom(&choice.atom, out);
+            choice.then.iter().for_each(|s| step(s, out));
+        }
+    }
+    out.extend(
+        plan.first_lookup
+            .as_ref()
+            .and_then(|f| f.index.map(|ix| (f.rel, ix))),
+    );
 }
 
 /// How a maintenance algorithm finds the rows of one group of an aggregate relation and of

@@ -85,8 +85,8 @@ impl Recompute {
     /// ([`Replaced`]) rather than deleted row by row: its old facts are listed nowhere, the
     /// batch's counters compare it with the new one, and a level above that reads it is
     /// recomputed too (it has no lost facts as rows to start from; see
-    /// [`LowerChanges::replaced`]). The others (those of D: an abandoned algorithm's
-    /// partial deletion) lose their facts as tombstones, each appended to D.
+    /// [`LowerChanges::replaced`]). The others (those of D: above level 0, an abandoned
+    /// algorithm's partial deletion) lose their facts as tombstones, each appended to D.
     fn recompute(
         store: &mut Store,
         level: usize,
@@ -104,7 +104,15 @@ impl Recompute {
         for &s in strata {
             for &rel in &program.strata[s].relations {
                 if !holds_deleted[rel] {
-                    let fresh = store.emptied(rel);
+                    let mut fresh = store.emptied(rel);
+                    // Indexed only when read: by an evaluation (`Store::evaluate_stratum`
+                    // builds what it reads) or by a later phase or batch that needs them
+                    // (`Store::build_deferred_indexes`). A batch recomputing again next never
+                    // builds those only the incremental algorithms read (on GO BP's TC, both
+                    // of `path`'s: a fifth of `recompute-levels`' time).
+                    for ix in 0..fresh.index_count() {
+                        fresh.defer_index(ix);
+                    }
                     let old = std::mem::replace(&mut store.relations[rel], fresh);
                     deleted.work.touched += old.len() as u64;
                     replaced.push(Replaced {
@@ -231,8 +239,11 @@ impl Recompute {
             .overdeleted_idb
             .retain(|&(rel, r)| !relations[rel].is_live(r));
         deleted.rounds.clear();
-        let from = deleted.deleted.len();
         let strata = affected_strata(&store.program, Some(level), changed);
+        if level == 0 {
+            Self::undo_partial(store, &strata, &mut deleted);
+        }
+        let from = deleted.deleted.len();
         let mut out = Self::recompute(store, level, &strata, deleted, from, complete);
         let mut rounds = partial.rounds;
         rounds.append(&mut out.rounds);
@@ -240,6 +251,42 @@ impl Recompute {
         out.restore_work += partial.restore_work;
         out.restore_ns += partial.restore_ns;
         out
+    }
+
+    /// At level 0, makes the facts an abandoned algorithm removed from `strata`'s relations
+    /// live again and drops them from D, so that [`Recompute::recompute`] replaces those
+    /// relations whole, as it does when no algorithm ran before it. Tombstoning every live
+    /// row instead and evaluating into the same relation cost twice a fresh recomputation
+    /// (B/F abandoned on a 1,000-edge deletion of GO BP's TC: 169 ms where
+    /// `recompute-levels` takes about 80). Sound at level 0 only: there an algorithm's
+    /// deletion only removes old facts and restores some of them, so after this the
+    /// relations hold exactly their facts before the batch; above, a change below may have
+    /// added new ones. One probe per fact of D in those relations, which the budget bounded.
+    fn undo_partial(store: &mut Store, strata: &[usize], deleted: &mut Deleted) {
+        let program = &store.program;
+        let mut in_strata = vec![false; store.relations.len()];
+        for &s in strata {
+            for &rel in &program.strata[s].relations {
+                in_strata[rel] = true;
+            }
+        }
+        let mut row = Vec::new();
+        for &(rel, r) in &deleted.deleted {
+            if !in_strata[rel] {
+                continue;
+            }
+            let relation = &mut store.relations[rel];
+            row.clear();
+            row.extend_from_slice(relation.row(r));
+            // A fact restored as a newer row is live already; otherwise its newest row (this
+            // one, or a copy removed again) comes back.
+            if !relation.contains(&row) {
+                relation.make_live(&row);
+            }
+            deleted.work.probes += 1;
+        }
+        deleted.deleted.retain(|&(rel, _)| !in_strata[rel]);
+        deleted.overdeleted_idb.retain(|&(rel, _)| !in_strata[rel]);
     }
 
     /// A level above 0 recomputed from the net changes below (`changes`), the relations
@@ -279,6 +326,10 @@ pub(crate) fn lower_changed(changes: &LowerChanges) -> impl Iterator<Item = RelI
 impl Deletion for Recompute {
     fn name(&self) -> &'static str {
         "recompute-levels"
+    }
+
+    fn reads_indexes(&self) -> bool {
+        false
     }
 
     fn delete_level0(

@@ -168,6 +168,9 @@ impl Store {
             "{}: insert before materialise",
             self.engine
         );
+        if !insertions.is_empty() {
+            self.build_deferred_indexes();
+        }
         insert::insert(
             &self.program,
             &mut self.relations,
@@ -246,6 +249,15 @@ impl Store {
         Ok(())
     }
 
+    /// Brings every index a recomputation deferred up to date
+    /// ([`Relation::build_deferred`]): before any phase that reads indexes other than an
+    /// evaluation from scratch.
+    pub(crate) fn build_deferred_indexes(&mut self) {
+        for r in &mut self.relations {
+            r.build_deferred();
+        }
+    }
+
     /// Compacts relations whose tombstones outnumber their live rows (row ids change, so no
     /// row reference of the batch may be used afterwards).
     pub(crate) fn compact(&mut self) {
@@ -264,6 +276,12 @@ impl Store {
     /// one's fixpoint (Debian installability: 345 million probes against 20 million).
     pub(crate) fn evaluate_stratum(&mut self, s: usize, record: bool) -> (insert::Inserted, Work) {
         let start = std::time::Instant::now();
+        // What the evaluation reads must be indexed: a recomputation defers the indexes of
+        // the relations it empties, this stratum's own among them (empty, they are built at
+        // once and kept up to date as it evaluates).
+        for &(rel, ix) in &self.plans.evaluation_reads[s] {
+            self.relations[rel].build_deferred_index(ix);
+        }
         let program = self.program.clone();
         let stratum = &program.strata[s];
         let mut rows: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];

@@ -39,6 +39,12 @@ pub(super) struct Index {
     /// While `table` holds a one-column key's groups: the largest key value stored, or
     /// `None` once some value is negative (no dense array can hold it).
     pub(super) hashed_max: Option<Value>,
+    /// Rows from this id on are not in the index yet ([`Relation::defer_index`]): every
+    /// lookup refuses it until [`Relation::build_deferred`] adds them.
+    ///
+    /// [`Relation::defer_index`]: super::relation::Relation::defer_index
+    /// [`Relation::build_deferred`]: super::relation::Relation::build_deferred
+    pub(super) deferred_from: Option<RowId>,
 }
 
 /// The groups of a one-column index by key value: the group of value v at v, an empty
@@ -175,6 +181,7 @@ impl Index {
             all: Vec::new(),
             dense: (cols.len() == 1).then(DenseGroups::default),
             hashed_max: Some(-1),
+            deferred_from: None,
         }
     }
 

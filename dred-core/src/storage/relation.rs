@@ -705,7 +705,11 @@ impl Relation {
         self.claim(place, row, r);
         self.push_values(row);
         self.len += 1;
-        for ix in &mut self.indexes {
+        for ix in self
+            .indexes
+            .iter_mut()
+            .filter(|ix| ix.deferred_from.is_none())
+        {
             Self::index_insert(ix, &self.hasher, row, r);
         }
         true
@@ -736,7 +740,11 @@ impl Relation {
         self.claim(place, row, r);
         self.push_values(row);
         self.len += 1;
-        for ix in &mut self.indexes {
+        for ix in self
+            .indexes
+            .iter_mut()
+            .filter(|ix| ix.deferred_from.is_none())
+        {
             Self::index_insert(ix, &self.hasher, row, r);
         }
         r
@@ -836,15 +844,33 @@ impl Relation {
     /// time, each prefetching the groups of the rows a few places ahead (see
     /// [`Relation::insert_batch`]). `bulk`: the rows are at least as many as the relation
     /// held before them, and each table is sized once for the groups they may open.
+    /// Indexes deferred ([`Relation::defer_index`]) are left as they are.
     fn index_appended(&mut self, first: RowId, bulk: bool) {
-        const AHEAD: usize = 16;
         let (data, arity, hasher) = (&self.data, self.arity, &self.hasher);
-        let row = |r: RowId| &data[r as usize * arity..(r as usize + 1) * arity];
         let end = self.len as RowId;
         for ix in &mut self.indexes {
+            if ix.deferred_from.is_none() {
+                Self::index_rows(ix, data, arity, hasher, first, end, bulk);
+            }
+        }
+    }
+
+    /// Adds rows `first..end` to one index (see [`Relation::index_appended`]).
+    fn index_rows(
+        ix: &mut Index,
+        data: &[Value],
+        arity: usize,
+        hasher: &DefaultHashBuilder,
+        first: RowId,
+        end: RowId,
+        bulk: bool,
+    ) {
+        const AHEAD: usize = 16;
+        let row = |r: RowId| &data[r as usize * arity..(r as usize + 1) * arity];
+        {
             if ix.cols.is_empty() {
                 ix.all.extend(first..end);
-                continue;
+                return;
             }
             if let Some(dense) = ix.dense.as_mut().filter(|_| bulk) {
                 // Sized once for the new rows' values, or hashed now if they do not fit.
@@ -882,7 +908,7 @@ impl Relation {
             }
             let first = hashed_from;
             if first == end {
-                continue;
+                return;
             }
             let hash = |cols: &[usize], r: RowId| Self::hash_key(hasher, row(r), cols);
             if bulk {
@@ -919,12 +945,57 @@ impl Relation {
         }
     }
 
+    /// Stops bringing `index` up to date as rows are added, until
+    /// [`Relation::build_deferred`]; meanwhile [`Relation::lookup`] and
+    /// [`Relation::prefetch_group`] of it panic. For an evaluation that never reads the
+    /// index and a caller that may never need it (a recomputation whose next batch
+    /// recomputes again): each row is then indexed once, in one pass, or never. An index
+    /// without key columns, or of a relation of arity 0, is kept up to date.
+    pub fn defer_index(&mut self, index: IndexId) {
+        let len = self.len as RowId;
+        let ix = &mut self.indexes[index];
+        if self.arity > 0 && !ix.cols.is_empty() && ix.deferred_from.is_none() {
+            ix.deferred_from = Some(len);
+        }
+    }
+
+    /// How many indexes the relation has (their [`IndexId`]s are `0..` this).
+    pub fn index_count(&self) -> usize {
+        self.indexes.len()
+    }
+
+    /// Whether `index` is deferred ([`Relation::defer_index`]).
+    pub fn is_deferred(&self, index: IndexId) -> bool {
+        self.indexes[index].deferred_from.is_some()
+    }
+
+    /// Brings `index` up to date if it is deferred: one pass over the rows added since.
+    pub fn build_deferred_index(&mut self, index: IndexId) {
+        let (data, arity, hasher) = (&self.data, self.arity, &self.hasher);
+        let end = self.len as RowId;
+        let ix = &mut self.indexes[index];
+        if let Some(first) = ix.deferred_from.take() {
+            // As a bulk load when the rows are at least as many as those indexed already
+            // (a recomputed relation: all of them).
+            let bulk = (end - first) as usize >= (first as usize).max(1024);
+            Self::index_rows(ix, data, arity, hasher, first, end, bulk);
+        }
+    }
+
+    /// Brings every deferred index up to date ([`Relation::build_deferred_index`]).
+    pub fn build_deferred(&mut self) {
+        for index in 0..self.indexes.len() {
+            self.build_deferred_index(index);
+        }
+    }
+
     /// A hint that [`Relation::lookup`] of `index` and `key` comes soon: starts loading the
     /// group's entry (of the dense array, or the home slot of the hashed table), reading
     /// nothing that may miss. Changes no result.
     #[inline]
     pub fn prefetch_group(&self, index: IndexId, key: &[Value]) {
         let ix = &self.indexes[index];
+        assert!(ix.deferred_from.is_none(), "lookup of a deferred index");
         if let Some(dense) = &ix.dense {
             if let Some(g) = dense.get(key[0]) {
                 prefetch(g);
@@ -937,6 +1008,17 @@ impl Relation {
     /// The ascending ids of all rows whose indexed columns equal `key` (in index column order).
     #[inline]
     pub fn lookup(&self, index: IndexId, key: &[Value]) -> &[RowId] {
+        assert!(
+            self.indexes[index].deferred_from.is_none(),
+            "lookup of a deferred index"
+        );
+        self.lookup_built(index, key)
+    }
+
+    /// [`Relation::lookup`] of an index, deferred or not (of a deferred one: the rows
+    /// indexed before it was deferred).
+    #[inline]
+    fn lookup_built(&self, index: IndexId, key: &[Value]) -> &[RowId] {
         let ix = &self.indexes[index];
         if let Some(dense) = &ix.dense {
             return dense.get(key[0]).map_or(&[], |g| ix.pool.rows(g));
@@ -1024,6 +1106,7 @@ impl Relation {
             ix.keys.clear();
             ix.pool.clear();
             ix.all.clear();
+            ix.deferred_from = None;
             // Dense again (its array kept) until a value does not fit.
             if ix.cols.len() == 1 {
                 let mut dense = ix.dense.take().unwrap_or_default();
@@ -1068,6 +1151,9 @@ impl Relation {
             );
         }
         for (ixi, ix) in self.indexes.iter().enumerate() {
+            // A deferred index covers the rows before it was deferred.
+            let indexed = ix.deferred_from.map_or(self.len, |r| r as usize);
+            assert!(indexed <= self.len, "deferred past the last row");
             let dense_groups = ix.dense.iter().flat_map(|d| &d.groups);
             ix.pool
                 .check(ix.table.iter().map(|e| &e.rows).chain(dense_groups));
@@ -1102,7 +1188,7 @@ impl Relation {
                     };
                     assert_eq!(e.first, key[0], "first key value");
                     assert_eq!(
-                        self.lookup(ixi, key),
+                        self.lookup_built(ixi, key),
                         ix.pool.rows(&e.rows),
                         "group not found by its key"
                     );
@@ -1113,6 +1199,10 @@ impl Relation {
                     g.windows(2).all(|w| w[0] < w[1]),
                     "index group not ascending"
                 );
+                assert!(
+                    g.iter().all(|&r| (r as usize) < indexed),
+                    "a row past those indexed"
+                );
                 seen += g.len();
                 if self.arity > 0 && !ix.cols.is_empty() {
                     let key: Vec<Value> = ix.cols.iter().map(|&c| self.row(g[0])[c]).collect();
@@ -1122,7 +1212,7 @@ impl Relation {
                     }
                 }
             }
-            assert_eq!(seen, self.len, "index does not cover every row once");
+            assert_eq!(seen, indexed, "index does not cover every row once");
         }
     }
 }

@@ -474,3 +474,79 @@ fn heap_bytes_counts_each_structure() {
     rel.remove(&[0, 1_000_000]);
     assert!(rel.heap_bytes().tombstones >= 8);
 }
+
+/// A deferred index is left as it is while rows come (one by one, revived, in a batch, flat),
+/// refuses lookups, and once built equals an index kept up to date all along.
+#[test]
+fn deferred_indexes_built_later_equal_indexes_kept_up_to_date() {
+    // Keys that keep one index dense and send the other's groups to the hashed table.
+    let rows: Vec<[Value; 2]> = (0..3000).map(|i| [i % 37, -(i % 101) - 5]).collect();
+    for prefilled in [0, 10, 2000] {
+        let mut kept = Relation::new(2);
+        let mut deferred = Relation::new(2);
+        for r in [&mut kept, &mut deferred] {
+            r.ensure_index(&[0]);
+            r.ensure_index(&[1, 0]);
+            for row in &rows[..prefilled] {
+                r.insert(row);
+            }
+        }
+        deferred.defer_index(0);
+        deferred.defer_index(1);
+        assert!(deferred.is_deferred(0) && deferred.is_deferred(1));
+        deferred.check_invariants();
+        for r in [&mut kept, &mut deferred] {
+            let rest = &rows[prefilled..];
+            let (one, more) = rest.split_at(rest.len() / 3);
+            for row in one {
+                r.insert(row);
+            }
+            r.remove(&rows[prefilled.max(1) - 1]);
+            r.make_live(&rows[prefilled.max(1) - 1]);
+            let batch: Vec<&[Value]> = more.iter().map(|x| &x[..]).collect();
+            r.insert_batch(&batch, true);
+        }
+        deferred.check_invariants();
+        deferred.build_deferred();
+        assert!(!deferred.is_deferred(0) && !deferred.is_deferred(1));
+        deferred.check_invariants();
+        for row in &rows {
+            assert_eq!(kept.lookup(0, &row[..1]), deferred.lookup(0, &row[..1]));
+            let key = [row[1], row[0]];
+            assert_eq!(kept.lookup(1, &key), deferred.lookup(1, &key));
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "lookup of a deferred index")]
+fn lookup_of_a_deferred_index_panics() {
+    let mut r = Relation::new(2);
+    let ix = r.ensure_index(&[0]);
+    r.insert(&[1, 2]);
+    r.defer_index(ix);
+    r.lookup(ix, &[1]);
+}
+
+/// Clearing or compacting a relation leaves its indexes up to date, deferred or not.
+#[test]
+fn clear_and_compact_end_a_deferral() {
+    let mut r = Relation::new(2);
+    let ix = r.ensure_index(&[1]);
+    r.defer_index(ix);
+    for i in 0..3000 {
+        r.insert(&[i, i % 7]);
+    }
+    for i in 0..2000 {
+        r.remove(&[i, i % 7]);
+    }
+    assert!(r.compact());
+    assert!(!r.is_deferred(ix));
+    assert_eq!(r.lookup(ix, &[3]).len(), 1000 / 7 + 1);
+    r.check_invariants();
+    r.defer_index(ix);
+    r.clear();
+    assert!(!r.is_deferred(ix));
+    r.insert(&[1, 3]);
+    assert_eq!(r.lookup(ix, &[3]), &[0]);
+}
