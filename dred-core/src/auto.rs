@@ -24,8 +24,9 @@
 //!   recomputes makes the incremental algorithms' figures for its kind [`FORGET`] times
 //!   cheaper, so that an algorithm judged too costly on one batch is tried again on later
 //!   ones (the guard bounds what a wrong try costs). But not at once: an algorithm
-//!   abandoned k times in a row on a kind sits out the next 2^k batches of the kind (at
-//!   most [`BACKOFF_MAX`]); without that, on GO BP's TC, where recomputing is best, B/F
+//!   abandoned k times in a row on a kind (its first try, cold and under deadlines, not
+//!   counted) sits out the next 2^k batches of the kind (at most [`BACKOFF_MAX`]); without
+//!   that, on GO BP's TC, where recomputing is best, B/F
 //!   and DRed were tried again every few batches, each try abandoned at 2–3 times
 //!   `recompute`.
 //!
@@ -409,7 +410,11 @@ impl AutoDeletion {
             if work == 0 && ns == 0 {
                 continue;
             }
-            if m != Method::Recompute {
+            // A first try runs under deadlines, half the guard, cold: its abandonment is
+            // not held against the algorithm (on R-MAT's reachability B/F's first try was
+            // abandoned past its deadline at 60 µs, and wins at 5–10 µs afterwards).
+            let untried = self.model.per_work[index(m)].per().is_none();
+            if m != Method::Recompute && !(abandoned && untried) {
                 let backoff = &mut self.model.backoff[kind][index(m)];
                 if abandoned {
                     backoff.0 += 1;
