@@ -93,6 +93,10 @@ pub struct WorkBudget {
     /// Whether DRed's own saturation also applies: a phase 1 it stops is followed by the
     /// level's recomputation, as in `dred`, rather than handed back as abandoned.
     pub saturate: bool,
+    /// With `saturate`: at level 0, a phase 1 DRed's saturation stops is handed back as
+    /// abandoned, nothing removed, instead of recomputed, so that the caller may let B/F
+    /// (which never over-deletes) try the level first.
+    pub saturation_abandons: bool,
     /// Times past which `find` and `total` count as spent, whatever the work: a unit of
     /// work can cost an algorithm far more time than the rate that turned the guard's time
     /// into work (B/F's first checks on getopts' liveness analysis ran at 130 ns a unit, the
@@ -429,7 +433,7 @@ impl<D: Deletion> Maintained<D> {
         let ins = if del.complete {
             insert::Inserted::default()
         } else {
-            store.build_deferred_indexes();
+            store.build_insertion_indexes();
             let program = &store.program;
             let below = insert::FromBelow {
                 delta_from: (0..store.relations.len())

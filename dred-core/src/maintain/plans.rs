@@ -38,6 +38,10 @@ pub(crate) struct Plans {
     /// semi-naive plans, its aggregate's groups): those a recomputation keeps up to date
     /// while it evaluates ([`crate::storage::Relation::defer_index`]).
     pub(crate) evaluation_reads: Vec<Vec<(RelId, IndexId)>>,
+    /// The indexes phase 3 reads: every stratum's `evaluation_reads`, and those of the plans
+    /// seeded with a fact of a lower level (levels above 0). Those only the deletion
+    /// algorithms read stay deferred through an insertion.
+    pub(crate) insertion_reads: Vec<(RelId, IndexId)>,
     /// For each rule with a positive body atom, a plan of all its instances over the live
     /// rows (round 1 of rederivation by scan, see [`ScanStats`](crate::dred::production::rederive_cost::ScanStats)).
     pub(crate) survivors: Vec<Option<RulePlan>>,
@@ -126,7 +130,7 @@ impl Plans {
                 plan_rule_with(program, r, &full, None, &PlanOptions::default(), relations)
             }));
         }
-        let evaluation_reads = program
+        let evaluation_reads: Vec<Vec<(RelId, IndexId)>> = program
             .strata
             .iter()
             .map(|stratum| {
@@ -148,6 +152,13 @@ impl Plans {
                 reads
             })
             .collect();
+        let mut insertion_reads: Vec<(RelId, IndexId)> =
+            evaluation_reads.iter().flatten().copied().collect();
+        for plan in seeded.iter().chain(&negated).flatten().flatten() {
+            indexes_read(plan, &mut insertion_reads);
+        }
+        insertion_reads.sort_unstable();
+        insertion_reads.dedup();
         Plans {
             seeded,
             negated,
@@ -155,6 +166,7 @@ impl Plans {
             head_bound,
             semi_naive,
             evaluation_reads,
+            insertion_reads,
             survivors,
         }
     }

@@ -21,6 +21,10 @@
 //! recomputation records no derivations for `explain`.
 //!
 //! Cost: per affected stratum, one evaluation of it from scratch; no state between batches.
+//! The emptied relations' indexes that no evaluation reads are deferred
+//! ([`crate::storage::Relation::defer_index`]): phase 3 builds those it reads, an incremental
+//! algorithm all of them, each in one pass; a stream that recomputes batch after batch never
+//! builds those only the incremental algorithms read.
 
 use super::levels::LowerChanges;
 use super::plans::AggregatePlan;

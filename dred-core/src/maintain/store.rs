@@ -169,7 +169,7 @@ impl Store {
             self.engine
         );
         if !insertions.is_empty() {
-            self.build_deferred_indexes();
+            self.build_insertion_indexes();
         }
         insert::insert(
             &self.program,
@@ -255,6 +255,13 @@ impl Store {
     pub(crate) fn build_deferred_indexes(&mut self) {
         for r in &mut self.relations {
             r.build_deferred();
+        }
+    }
+
+    /// Brings the deferred indexes phase 3 reads up to date ([`Plans::insertion_reads`]).
+    pub(crate) fn build_insertion_indexes(&mut self) {
+        for &(rel, ix) in &self.plans.insertion_reads {
+            self.relations[rel].build_deferred_index(ix);
         }
     }
 

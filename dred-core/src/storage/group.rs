@@ -110,6 +110,30 @@ impl RowPool {
         GroupRows { len: 1, cells }
     }
 
+    /// A group holding exactly `rows` (ascending, at least one), numbered `number` as in
+    /// [`RowPool::single`]: what pushing them one by one makes, without the regions a
+    /// growing group moves through and abandons (a middling group's region holds exactly
+    /// its rows, or [`FIRST_REGION`]).
+    pub(crate) fn group_of(&mut self, rows: &[RowId], number: u32) -> GroupRows {
+        let len = u32::try_from(rows.len()).expect("fewer than 2^32 rows");
+        let mut g = self.single(rows[0], number);
+        g.len = len;
+        if len <= self.inline {
+            g.cells[..rows.len()].copy_from_slice(rows);
+        } else if len <= POOLED {
+            let start = self.rows.len();
+            let cap = len.max(FIRST_REGION);
+            self.rows.extend_from_slice(rows);
+            self.rows.resize(start + cap as usize, 0);
+            g.cells[0] = Self::offset(start);
+            g.cells[1] = cap;
+        } else {
+            g.cells[0] = RowId::try_from(self.large.len()).expect("fewer than 2^32 groups");
+            self.large.push(rows.to_vec());
+        }
+        g
+    }
+
     /// The ids of `g`, ascending.
     #[inline(always)]
     pub(crate) fn rows<'a>(&'a self, g: &'a GroupRows) -> &'a [RowId] {
@@ -340,6 +364,40 @@ mod tests {
             );
             for (i, g) in groups.iter().enumerate() {
                 assert_eq!(pool.rows(g), &model[i][..], "group {i} after compaction");
+            }
+        }
+    }
+
+    /// A group made whole reads back its rows and grows on as one pushed row by row.
+    #[test]
+    fn a_group_made_whole_equals_one_pushed() {
+        for numbered in [false, true] {
+            for n in [1usize, 3, 4, 5, 8, 9, 31, 32, 33, 200] {
+                let rows: Vec<RowId> = (0..n as RowId).map(|r| 3 * r + 1).collect();
+                let mut whole = RowPool::new(numbered);
+                let mut g = whole.group_of(&rows, 9);
+                assert_eq!(whole.rows(&g), &rows[..], "{n} rows");
+                if numbered {
+                    assert_eq!(g.number(), 9);
+                }
+                whole.check([&g].into_iter());
+                for r in 1000..1040 {
+                    if whole.push(&mut g, r) {
+                        whole.compact(std::iter::once(&mut g));
+                    }
+                }
+                let mut pushed = RowPool::new(numbered);
+                let mut h = pushed.single(rows[0], 9);
+                for &r in rows[1..]
+                    .iter()
+                    .chain(&(1000..1040).collect::<Vec<RowId>>())
+                {
+                    if pushed.push(&mut h, r) {
+                        pushed.compact(std::iter::once(&mut h));
+                    }
+                }
+                assert_eq!(whole.rows(&g), pushed.rows(&h), "{n} rows, grown");
+                whole.check([&g].into_iter());
             }
         }
     }

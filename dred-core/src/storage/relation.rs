@@ -888,6 +888,12 @@ impl Relation {
                     _ => {}
                 }
             }
+            if bulk && first == 0 && ix.dense.as_ref().is_some_and(|d| d.count == 0) {
+                // An empty dense index and every value fits it (checked above): each group
+                // made whole.
+                Self::dense_build(ix, data, arity, end);
+                return;
+            }
             // Rows from `hashed_from` on go to the hashed table: all of them, or those after
             // the row whose value turned the dense array off.
             let mut hashed_from = first;
@@ -941,6 +947,40 @@ impl Relation {
                 } else {
                     Self::index_insert_hashed(ix, row(r), r, h);
                 }
+            }
+        }
+    }
+
+    /// Fills an empty dense index with rows `0..end`, whose key values all lie within its
+    /// array: the rows sorted by value (a counting sort, so each group stays ascending),
+    /// then each group made whole ([`super::group::RowPool::group_of`]). Row by row, each row's group was a
+    /// cache miss and a middling group moved through regions as it grew: building `path`'s
+    /// two indexes after a recomputation of GO MF's TC cost about half the recomputation.
+    fn dense_build(ix: &mut Index, data: &[Value], arity: usize, end: RowId) {
+        let c = ix.cols[0];
+        let Index { dense, pool, .. } = ix;
+        let dense = dense.as_mut().expect("a dense index");
+        let values = dense.groups.len();
+        let value = |r: RowId| data[r as usize * arity + c] as usize;
+        let mut starts = vec![0u32; values + 1];
+        for r in 0..end {
+            starts[value(r) + 1] += 1;
+        }
+        for v in 0..values {
+            starts[v + 1] += starts[v];
+        }
+        let mut next = starts.clone();
+        let mut order = vec![0 as RowId; end as usize];
+        for r in 0..end {
+            let slot = &mut next[value(r)];
+            order[*slot as usize] = r;
+            *slot += 1;
+        }
+        for v in 0..values {
+            let (lo, hi) = (starts[v] as usize, starts[v + 1] as usize);
+            if lo < hi {
+                dense.groups[v] = pool.group_of(&order[lo..hi], 0);
+                dense.count += 1;
             }
         }
     }

@@ -274,7 +274,7 @@ impl Deletion for DredDeletion {
         let seeds = overdelete::Seeds::Deleted(deletions);
         let (mut over, guarded) = self.overdelete_level(store, seeds, reuse)?;
         self.saturated = 0;
-        if guarded {
+        if guarded || (over.abandoned && store.budget.is_some_and(|b| b.saturation_abandons)) {
             return Ok(abandoned(over));
         }
         if over.abandoned {
