@@ -365,6 +365,8 @@ impl Maintained<DredDeletion> {
         &mut self,
         deletions: &[Fact],
     ) -> Result<overdelete::OverDeleted, EngineError> {
+        // An earlier batch that saturated may have left indexes deferred.
+        self.store.build_deferred_indexes();
         let reuse = self.take_last_deleted();
         let seeds = overdelete::Seeds::Deleted(deletions);
         let over = self
