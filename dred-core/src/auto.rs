@@ -437,7 +437,7 @@ impl AutoDeletion {
                 // A first try stopped at a share of the guard is counted as if it had run
                 // to the whole guard: counted at its own time, it was predicted below the
                 // recomputation and tried again at once (getopts' liveness: B/F on two
-                // batches in a row, 1.9 and 2.8 times `recompute`).
+                // batches in a row, 1.7 and 2.8 times `recompute`).
                 let cost = match (abandoned, untried) {
                     (true, true) => ns as f64 * CENSORED / UNTRIED_SHARE,
                     (true, false) => ns as f64 * CENSORED,
