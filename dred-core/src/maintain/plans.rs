@@ -34,12 +34,21 @@ pub(crate) struct Plans {
     pub(crate) head_bound: Vec<Vec<RulePlan>>,
     /// For each rule, one semi-naive plan per positive body atom as the delta.
     pub(crate) semi_naive: Vec<Vec<RulePlan>>,
-    /// For each stratum, the indexes its evaluation from scratch reads (its rules'
-    /// semi-naive plans, its aggregate's groups): those a recomputation keeps up to date
-    /// while it evaluates ([`crate::storage::Relation::defer_index`]).
+    /// For each stratum, the indexes its evaluation from scratch reads (its aggregate's
+    /// groups, and of its rules' semi-naive plans those an evaluation runs): those a
+    /// recomputation keeps up to date while it evaluates
+    /// ([`crate::storage::Relation::defer_index`]).
+    ///
+    /// An evaluation from scratch starts with every row as delta and none old, so a plan
+    /// whose delta atom is not a rule's first finds nothing in round 1 (its first atom reads
+    /// old rows), and from round 2 only the stratum's own relations have a delta: the plans
+    /// it runs are each rule's first and those whose delta atom is over the stratum's own
+    /// relation. The others are phase 3's (a new fact below seeding any atom): on GO BP's
+    /// TC, building and growing `path`'s index by its second column for the plan of `edge`
+    /// as delta was a tenth of `recompute-levels`' samples.
     pub(crate) evaluation_reads: Vec<Vec<(RelId, IndexId)>>,
-    /// The indexes phase 3 reads: every stratum's `evaluation_reads`, and those of the plans
-    /// seeded with a fact of a lower level (levels above 0). Those only the deletion
+    /// The indexes phase 3 reads: those of every semi-naive plan and aggregate, and of the
+    /// plans seeded with a fact of a lower level (levels above 0). Those only the deletion
     /// algorithms read stay deferred through an insertion.
     pub(crate) insertion_reads: Vec<(RelId, IndexId)>,
     /// For each rule with a positive body atom, a plan of all its instances over the live
@@ -136,9 +145,12 @@ impl Plans {
             .map(|stratum| {
                 let mut reads = Vec::new();
                 for &r in &stratum.rules {
-                    semi_naive[r]
-                        .iter()
-                        .for_each(|plan| indexes_read(plan, &mut reads));
+                    let atoms = program.rules[r].positive_atoms();
+                    for (p, (plan, a)) in semi_naive[r].iter().zip(atoms).enumerate() {
+                        if p == 0 || stratum.relations.contains(&a.rel) {
+                            indexes_read(plan, &mut reads);
+                        }
+                    }
                 }
                 for a in aggregates_of_level.iter().flatten() {
                     let def = &program.aggregates[a.def];
@@ -154,6 +166,9 @@ impl Plans {
             .collect();
         let mut insertion_reads: Vec<(RelId, IndexId)> =
             evaluation_reads.iter().flatten().copied().collect();
+        for plan in semi_naive.iter().flatten() {
+            indexes_read(plan, &mut insertion_reads);
+        }
         for plan in seeded.iter().chain(&negated).flatten().flatten() {
             indexes_read(plan, &mut insertion_reads);
         }
