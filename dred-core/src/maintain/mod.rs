@@ -563,6 +563,20 @@ impl<D: Deletion> Engine for Maintained<D> {
         );
         let mut by_level = vec![0; program.num_levels().max(1)];
         by_level[0] = outcome.work.probes + outcome.work.touched;
+        // The derived relations' indexes are built after the evaluation, each in one pass,
+        // but for those it reads (`Store::evaluate_stratum` builds them first): so that each
+        // stratum's evaluation costs what a recomputation of it does, without the indexes
+        // only maintenance reads, and `auto`'s first prediction of a recomputation, taken
+        // from it, is not far too high (GO BP's TC, in one run: 90 ms with every index kept
+        // up to date, 61 without, against 48 for `recompute`'s batch). Built in one pass
+        // each, they also took less memory (the process's peak 85.6 MB, 82.1 without).
+        for (rel, r) in store.relations.iter_mut().enumerate() {
+            if program.is_idb(rel) {
+                for ix in 0..r.index_count() {
+                    r.defer_index(ix);
+                }
+            }
+        }
         for (s, stratum) in program.strata.iter().enumerate() {
             let (more, folding) = store.evaluate_stratum(s, false);
             outcome.work += more.work;
@@ -570,6 +584,7 @@ impl<D: Deletion> Engine for Maintained<D> {
             by_level[stratum.level] += more.work.probes + more.work.touched;
             outcome.rounds.extend(more.rounds);
         }
+        store.build_deferred_indexes();
         store.evaluation_work = by_level;
         self.last_change = NetChange {
             removed: 0,
