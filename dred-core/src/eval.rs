@@ -10,10 +10,7 @@
 //!
 //! This module only schedules: which plans run, over which versions, round after round; each
 //! join runs in the shared executor ([`crate::exec::Matcher`]), but for the plans of one
-//! scanned and one walked atom, which run in a loop of their own (`scan_walk`). A stratum's
-//! plans and its fixpoint loop (`StratumPlan`, `evaluate_rules`) also serve the maintenance
-//! chassis when it recomputes a stratum, so that recomputing on the chassis and `recompute`
-//! run the same joins.
+//! scanned and one walked atom, which run in a loop of their own (`scan_walk`).
 
 pub(crate) mod scan_walk;
 
