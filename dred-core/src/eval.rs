@@ -10,7 +10,10 @@
 //!
 //! This module only schedules: which plans run, over which versions, round after round; each
 //! join runs in the shared executor ([`crate::exec::Matcher`]), but for the plans of one
-//! scanned and one walked atom, which run in a loop of their own (`scan_walk`).
+//! scanned and one walked atom, which run in a loop of their own (`scan_walk`). A stratum's
+//! plans and its fixpoint loop (`StratumPlan`, `evaluate_rules`) also serve the maintenance
+//! chassis when it recomputes a stratum, so that recomputing on the chassis and `recompute`
+//! run the same joins.
 
 pub(crate) mod scan_walk;
 
@@ -23,13 +26,161 @@ use crate::program::{Program, RelId};
 use crate::storage::Relation;
 use crate::value::Value;
 
-/// Plans of one stratum.
+/// Plans of one stratum's evaluation from scratch: the `recompute` engine's, and the chassis's
+/// when it recomputes a stratum ([`crate::maintain`]).
 #[derive(Clone, Debug)]
-struct StratumPlan {
+pub(crate) struct StratumPlan {
     /// Rules reading no relation of this stratum: run once, on full relations.
-    base: Vec<RulePlan>,
+    pub(crate) base: Vec<RulePlan>,
     /// One plan per (recursive rule, same-stratum atom as delta).
-    recursive: Vec<RulePlan>,
+    pub(crate) recursive: Vec<RulePlan>,
+}
+
+impl StratumPlan {
+    /// Plans the rules of stratum `s`, creating in `relations` the indexes the plans read;
+    /// with `adaptive`, a recursive rule's plans order the atoms after the delta per row
+    /// where they can ([`crate::plan::plan_seeded_adaptive`]).
+    pub(crate) fn new(
+        program: &Program,
+        s: usize,
+        adaptive: bool,
+        relations: &mut [Relation],
+    ) -> Self {
+        let mut sp = StratumPlan {
+            base: Vec::new(),
+            recursive: Vec::new(),
+        };
+        for &r in &program.strata[s].rules {
+            let rule = &program.rules[r];
+            let same: Vec<bool> = rule
+                .positive_atoms()
+                .map(|a| program.stratum_of[a.rel] == Some(s))
+                .collect();
+            if same.iter().any(|&b| b) {
+                for p in (0..same.len()).filter(|&p| same[p]) {
+                    let versions = delta_versions(&same, p);
+                    let options = crate::plan::PlanOptions::default();
+                    let plan = adaptive
+                        .then(|| {
+                            crate::plan::plan_seeded_adaptive(
+                                program, r, &versions, p, &options, relations,
+                            )
+                        })
+                        .flatten()
+                        .unwrap_or_else(|| plan_rule(program, r, &versions, Some(p), relations));
+                    sp.recursive.push(plan);
+                }
+            } else {
+                let versions = vec![Version::Full; same.len()];
+                sp.base
+                    .push(plan_rule(program, r, &versions, None, relations));
+            }
+        }
+        sp
+    }
+
+    /// Every plan of the stratum.
+    pub(crate) fn plans(&self) -> impl Iterator<Item = &RulePlan> {
+        self.base.iter().chain(&self.recursive)
+    }
+}
+
+/// The versions a rule's positive atoms read in its semi-naive plan with atom `p` as the
+/// delta: `same` marks the atoms over the stratum's own relations; of those, the atoms
+/// before `p` read the old rows and those after it every row; the others (complete
+/// relations below) every row.
+pub(crate) fn delta_versions(same: &[bool], p: usize) -> Vec<Version> {
+    (0..same.len())
+        .map(|j| match (same[j], j.cmp(&p)) {
+            (false, _) => Version::Full,
+            (true, std::cmp::Ordering::Less) => Version::Old,
+            (true, std::cmp::Ordering::Equal) => Version::Delta,
+            (true, std::cmp::Ordering::Greater) => Version::Full,
+        })
+        .collect()
+}
+
+/// Runs `plans` over the rows `versions` shows and appends their heads (seen from the next
+/// round on); returns the instances matched.
+fn run_plans(
+    plans: &[RulePlan],
+    relations: &mut [Relation],
+    versions: &[Versions],
+    work: &WorkCounter,
+    out: &mut Vec<Value>,
+) -> u64 {
+    let mut instances = 0;
+    for plan in plans {
+        out.clear();
+        let n = scan_walk::run(relations, versions, work, plan, out);
+        instances += n;
+        work.probe(n);
+        relations[plan.head_rel].insert_flat(out, n);
+    }
+    instances
+}
+
+/// Runs the rules of stratum `s` (`plans`) to their fixpoint, semi-naively, appending what
+/// they derive to `relations`: over the rows `versions` shows of the relations below (all of
+/// them, complete), and over every row of the stratum's own relations, which must hold no
+/// live row the rules would not derive (their program facts, an aggregate's rows). Calls
+/// `round_done` with the relations after the base rules and after each round of the
+/// recursive ones that added rows; leaves the stratum's relations complete in `versions`;
+/// returns the instances matched. `out` is scratch.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate_rules(
+    program: &Program,
+    s: usize,
+    plans: &StratumPlan,
+    relations: &mut [Relation],
+    versions: &mut [Versions],
+    work: &WorkCounter,
+    out: &mut Vec<Value>,
+    mut round_done: impl FnMut(&[Relation]),
+) -> u64 {
+    let stratum = &program.strata[s];
+    for &rel in &stratum.relations {
+        versions[rel] = Versions::complete(&relations[rel]);
+    }
+    let mut instances = run_plans(&plans.base, relations, versions, work, out);
+    round_done(relations);
+    if plans.recursive.is_empty() {
+        for &rel in &stratum.relations {
+            versions[rel] = Versions::complete(&relations[rel]);
+        }
+        return instances;
+    }
+    // First round: every row so far is delta.
+    for &rel in &stratum.relations {
+        versions[rel] = Versions {
+            old_end: 0,
+            delta_end: relations[rel].end(),
+        };
+    }
+    let mut round = 0;
+    loop {
+        round += 1;
+        crate::rounds::check(round, || {
+            crate::rounds::names(program, stratum.relations.iter().copied())
+        });
+        instances += run_plans(&plans.recursive, relations, versions, work, out);
+        let mut changed = false;
+        for &rel in &stratum.relations {
+            let v = &mut versions[rel];
+            let len = relations[rel].end();
+            changed |= len > v.delta_end;
+            v.old_end = v.delta_end;
+            v.delta_end = len;
+        }
+        if !changed {
+            break;
+        }
+        round_done(relations);
+    }
+    for &rel in &stratum.relations {
+        versions[rel] = Versions::complete(&relations[rel]);
+    }
+    instances
 }
 
 /// Semi-naive evaluation of a whole program from an EDB, with plans and indexes made once.
@@ -61,44 +212,9 @@ impl Evaluator {
             .iter()
             .map(|d| Relation::new(d.arity()))
             .collect();
-        let mut plans = Vec::new();
-        for (s, stratum) in program.strata.iter().enumerate() {
-            let mut sp = StratumPlan {
-                base: Vec::new(),
-                recursive: Vec::new(),
-            };
-            for &r in &stratum.rules {
-                let rule = &program.rules[r];
-                let same: Vec<bool> = rule
-                    .positive_atoms()
-                    .map(|a| program.stratum_of[a.rel] == Some(s))
-                    .collect();
-                if same.iter().any(|&b| b) {
-                    for p in (0..same.len()).filter(|&p| same[p]) {
-                        let versions: Vec<Version> = (0..same.len())
-                            .map(|j| match (same[j], j.cmp(&p)) {
-                                (false, _) => Version::Full,
-                                (true, std::cmp::Ordering::Less) => Version::Old,
-                                (true, std::cmp::Ordering::Equal) => Version::Delta,
-                                (true, std::cmp::Ordering::Greater) => Version::Full,
-                            })
-                            .collect();
-                        sp.recursive.push(plan_rule(
-                            &program,
-                            r,
-                            &versions,
-                            Some(p),
-                            &mut relations,
-                        ));
-                    }
-                } else {
-                    let versions = vec![Version::Full; same.len()];
-                    sp.base
-                        .push(plan_rule(&program, r, &versions, None, &mut relations));
-                }
-            }
-            plans.push(sp);
-        }
+        let plans = (0..program.strata.len())
+            .map(|s| StratumPlan::new(&program, s, false, &mut relations))
+            .collect();
         Evaluator {
             program,
             relations,
@@ -161,57 +277,16 @@ impl Evaluator {
                 let fact = &program.facts[f];
                 self.relations[fact.rel].insert(&fact.tuple);
             }
-            for &rel in &stratum.relations {
-                versions[rel] = Versions::complete(&self.relations[rel]);
-            }
-            for plan in &self.plans[s].base {
-                out.clear();
-                let n = scan_walk::run(&self.relations, &versions, &work, plan, &mut out);
-                self.instances_matched += n;
-                work.probe(n);
-                self.relations[plan.head_rel].insert_flat(&out, n);
-            }
-            if self.plans[s].recursive.is_empty() {
-                for &rel in &stratum.relations {
-                    versions[rel] = Versions::complete(&self.relations[rel]);
-                }
-                continue;
-            }
-            // First round: every row so far is delta.
-            for &rel in &stratum.relations {
-                versions[rel] = Versions {
-                    old_end: 0,
-                    delta_end: self.relations[rel].end(),
-                };
-            }
-            let mut round = 0;
-            loop {
-                round += 1;
-                crate::rounds::check(round, || {
-                    crate::rounds::names(&program, stratum.relations.iter().copied())
-                });
-                for plan in &self.plans[s].recursive {
-                    out.clear();
-                    let n = scan_walk::run(&self.relations, &versions, &work, plan, &mut out);
-                    self.instances_matched += n;
-                    work.probe(n);
-                    self.relations[plan.head_rel].insert_flat(&out, n);
-                }
-                let mut changed = false;
-                for &rel in &stratum.relations {
-                    let v = &mut versions[rel];
-                    let len = self.relations[rel].end();
-                    changed |= len > v.delta_end;
-                    v.old_end = v.delta_end;
-                    v.delta_end = len;
-                }
-                if !changed {
-                    break;
-                }
-            }
-            for &rel in &stratum.relations {
-                versions[rel] = Versions::complete(&self.relations[rel]);
-            }
+            self.instances_matched += evaluate_rules(
+                &program,
+                s,
+                &self.plans[s],
+                &mut self.relations,
+                &mut versions,
+                &work,
+                &mut out,
+                |_| {},
+            );
         }
         self.work = work.total();
         out.clear();

@@ -198,14 +198,7 @@ fn replay_plans(program: &Program, s: usize, relations: &mut [Relation]) -> Repl
             continue;
         }
         for p in (0..same.len()).filter(|&p| same[p]) {
-            let versions: Vec<Version> = (0..same.len())
-                .map(|j| match (same[j], j.cmp(&p)) {
-                    (false, _) => Version::Full,
-                    (true, std::cmp::Ordering::Less) => Version::Old,
-                    (true, std::cmp::Ordering::Equal) => Version::Delta,
-                    (true, std::cmp::Ordering::Greater) => Version::Full,
-                })
-                .collect();
+            let versions = crate::eval::delta_versions(&same, p);
             let plan = plan_rule_with(
                 program,
                 r,

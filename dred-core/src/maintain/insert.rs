@@ -164,7 +164,7 @@ fn evaluation_reads_less(
 
 /// Round `round` of phase 3 at `level`, of `size` facts; with `trace_facts`, the facts
 /// themselves (`facts`, then sorted; empty otherwise).
-fn phase3_round(
+pub(crate) fn phase3_round(
     level: usize,
     round: usize,
     size: usize,

@@ -578,7 +578,7 @@ impl<D: Deletion> Engine for Maintained<D> {
             }
         }
         for (s, stratum) in program.strata.iter().enumerate() {
-            let (more, folding) = store.evaluate_stratum(s, false);
+            let (more, folding) = store.evaluate_stratum(s);
             outcome.work += more.work;
             outcome.work += folding;
             by_level[stratum.level] += more.work.probes + more.work.touched;

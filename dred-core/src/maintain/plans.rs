@@ -34,18 +34,18 @@ pub(crate) struct Plans {
     pub(crate) head_bound: Vec<Vec<RulePlan>>,
     /// For each rule, one semi-naive plan per positive body atom as the delta.
     pub(crate) semi_naive: Vec<Vec<RulePlan>>,
-    /// For each stratum, the indexes its evaluation from scratch reads (its aggregate's
-    /// groups, and of its rules' semi-naive plans those an evaluation runs): those a
-    /// recomputation keeps up to date while it evaluates
-    /// ([`crate::storage::Relation::defer_index`]).
-    ///
-    /// An evaluation from scratch starts with every row as delta and none old, so a plan
-    /// whose delta atom is not a rule's first finds nothing in round 1 (its first atom reads
-    /// old rows), and from round 2 only the stratum's own relations have a delta: the plans
-    /// it runs are each rule's first and those whose delta atom is over the stratum's own
-    /// relation. The others are phase 3's (a new fact below seeding any atom): on GO BP's
-    /// TC, building and growing `path`'s index by its second column for the plan of `edge`
-    /// as delta was a tenth of `recompute-levels`' samples.
+    /// For each stratum, the plans of its evaluation from scratch: `recompute`'s (a base
+    /// rule's order free, not from its first atom), but a recursive rule's plans order the
+    /// atoms after the delta per row where they can, as phase 3's do. Measured on getopts'
+    /// liveness and smallvec's points-to: phase 3's plans throughout cost liveness's
+    /// recomputations a fifth more than `recompute`'s, and `recompute`'s fixed orders
+    /// throughout cost points-to's twice as much as per-row orders.
+    pub(crate) evaluation: Vec<crate::eval::StratumPlan>,
+    /// For each stratum, the indexes its evaluation from scratch reads (`evaluation`'s plans,
+    /// its aggregate's groups): those a recomputation keeps up to date while it evaluates
+    /// ([`crate::storage::Relation::defer_index`]). Only those: on GO BP's TC, building and
+    /// growing `path`'s index by its second column, which only phase 3's plan of `edge` as
+    /// the delta reads, was a tenth of `recompute-levels`' samples.
     pub(crate) evaluation_reads: Vec<Vec<(RelId, IndexId)>>,
     /// The indexes phase 3 reads: those of every semi-naive plan and aggregate, and of the
     /// plans seeded with a fact of a lower level (levels above 0). Those only the deletion
@@ -139,19 +139,18 @@ impl Plans {
                 plan_rule_with(program, r, &full, None, &PlanOptions::default(), relations)
             }));
         }
+        let evaluation: Vec<crate::eval::StratumPlan> = (0..program.strata.len())
+            .map(|s| crate::eval::StratumPlan::new(program, s, true, relations))
+            .collect();
         let evaluation_reads: Vec<Vec<(RelId, IndexId)>> = program
             .strata
             .iter()
-            .map(|stratum| {
+            .zip(&evaluation)
+            .map(|(stratum, plans)| {
                 let mut reads = Vec::new();
-                for &r in &stratum.rules {
-                    let atoms = program.rules[r].positive_atoms();
-                    for (p, (plan, a)) in semi_naive[r].iter().zip(atoms).enumerate() {
-                        if p == 0 || stratum.relations.contains(&a.rel) {
-                            indexes_read(plan, &mut reads);
-                        }
-                    }
-                }
+                plans
+                    .plans()
+                    .for_each(|plan| indexes_read(plan, &mut reads));
                 for a in aggregates_of_level.iter().flatten() {
                     let def = &program.aggregates[a.def];
                     if stratum.relations.contains(&def.rel) {
@@ -180,6 +179,7 @@ impl Plans {
             aggregates_of_level,
             head_bound,
             semi_naive,
+            evaluation,
             evaluation_reads,
             insertion_reads,
             survivors,

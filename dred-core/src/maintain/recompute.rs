@@ -167,7 +167,7 @@ impl Recompute {
         };
         let mut evaluated_rounds = 0;
         for &s in strata {
-            let (ins, folding) = store.evaluate_stratum(s, false);
+            let (ins, folding) = store.evaluate_stratum(s);
             out.appended += ins.inserted;
             out.restore_work += ins.work;
             out.restore_work += folding;

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use super::plans::Plans;
 use super::{insert, Deleted, RowRef};
 use crate::engine::{Batch, EngineError, Fact, Phase, Round, Work};
+use crate::exec::Versions;
 use crate::program::{Program, RelId};
 use crate::record::Recorder;
-use crate::storage::Relation;
-use crate::value::{Tuple, Value};
+use crate::storage::{Relation, RowId};
+use crate::value::Tuple;
 
 /// The model every algorithm maintains, and what it is maintained with: the relations and
 /// their indexes, the plans, the program facts, and the recording. Cloning copies the model.
@@ -276,12 +277,15 @@ impl Store {
     }
 
     /// Evaluates stratum `s` from the relations below it, its own relations empty of live
-    /// rows (at materialisation, or when [`recompute`](super::recompute) has deleted them), with its program
-    /// facts and, for an aggregate relation, its rows; returns phase 3's outcome and the work
-    /// of folding the aggregate. Strata are evaluated one at a time, not a level's rules
+    /// rows (at materialisation, or when [`recompute`](super::recompute) has deleted them),
+    /// with its program facts and, for an aggregate relation, its rows, through its plans of
+    /// evaluation from scratch ([`Plans::evaluation`], `recompute`'s); returns what it added,
+    /// as phase 3 reports it (round 1 the program facts, the aggregate's rows and the base
+    /// rules' heads, then one round per round of the recursive rules), and the work of
+    /// folding the aggregate. Strata are evaluated one at a time, not a level's rules
     /// together: a rule of a later stratum would otherwise fire in every round of an earlier
     /// one's fixpoint (Debian installability: 345 million probes against 20 million).
-    pub(crate) fn evaluate_stratum(&mut self, s: usize, record: bool) -> (insert::Inserted, Work) {
+    pub(crate) fn evaluate_stratum(&mut self, s: usize) -> (insert::Inserted, Work) {
         let start = std::time::Instant::now();
         // What the evaluation reads must be indexed: a recomputation defers the indexes of
         // the relations it empties, this stratum's own among them (empty, they are built at
@@ -291,10 +295,16 @@ impl Store {
         }
         let program = self.program.clone();
         let stratum = &program.strata[s];
-        let mut rows: Vec<Vec<Tuple>> = vec![Vec::new(); self.relations.len()];
+        let work = crate::exec::WorkCounter::default();
+        let begin: Vec<RowId> = stratum
+            .relations
+            .iter()
+            .map(|&rel| self.relations[rel].end())
+            .collect();
         for &f in &stratum.facts {
             let fact = &program.facts[f];
-            rows[fact.rel].push(fact.tuple.clone());
+            work.probe(1);
+            self.relations[fact.rel].insert(&fact.tuple);
         }
         let mut folding = Work::default();
         if let Some(k) = stratum.aggregate {
@@ -302,25 +312,61 @@ impl Store {
             let counter = crate::exec::WorkCounter::default();
             let flat = crate::eval::aggregate_rows(def, &self.relations[def.input], &counter);
             folding = counter.total();
-            rows[def.rel].extend(flat.chunks_exact(def.group + 1).map(<[Value]>::to_vec));
+            let n = flat.len() / (def.group + 1);
+            work.probe(n as u64);
+            self.relations[def.rel].insert_flat(&flat, n as u64);
         }
-        let everything = vec![0; self.relations.len()];
-        let inserted = insert::insert_rows(
+        let mut versions: Vec<Versions> = self.relations.iter().map(Versions::complete).collect();
+        let mut rounds: Vec<Round> = Vec::new();
+        let mut seen = begin.clone();
+        let trace_facts = self.trace_facts;
+        let mut out = Vec::new();
+        crate::eval::evaluate_rules(
             &program,
+            s,
+            &self.plans.evaluation[s],
             &mut self.relations,
-            &self.plans,
-            stratum.level,
-            rows.iter().map(|r| r.iter()),
-            Some(insert::FromBelow {
-                delta_from: everything,
-                rules: Some(&stratum.rules),
-                ..insert::FromBelow::default()
-            }),
-            self.trace_facts,
-            if record { self.recorder.as_mut() } else { None },
+            &mut versions,
+            &work,
+            &mut out,
+            |relations| {
+                let mut size = 0;
+                let mut facts = Vec::new();
+                for (&rel, from) in stratum.relations.iter().zip(seen.iter_mut()) {
+                    let r = &relations[rel];
+                    let end = r.end();
+                    // Rows appended by an evaluation are live: it removes nothing.
+                    size += (end - *from) as usize;
+                    if trace_facts {
+                        facts.extend((*from..end).map(|row| Fact::new(rel, r.row(row).to_vec())));
+                    }
+                    *from = end;
+                }
+                if size > 0 {
+                    rounds.push(insert::phase3_round(
+                        stratum.level,
+                        rounds.len() + 1,
+                        size,
+                        facts,
+                        trace_facts,
+                    ));
+                }
+            },
         );
-        let work = inserted.work.probes + inserted.work.touched + folding.probes + folding.touched;
-        self.stratum_cost[s] = (start.elapsed().as_nanos() as u64, work);
+        let inserted = stratum
+            .relations
+            .iter()
+            .zip(&begin)
+            .filter(|&(&rel, _)| program.is_idb(rel))
+            .map(|(&rel, &from)| (self.relations[rel].end() - from) as usize)
+            .sum();
+        let inserted = insert::Inserted {
+            inserted,
+            rounds,
+            work: work.total(),
+        };
+        let total = inserted.work.probes + inserted.work.touched + folding.probes + folding.touched;
+        self.stratum_cost[s] = (start.elapsed().as_nanos() as u64, total);
         (inserted, folding)
     }
 }
