@@ -47,8 +47,9 @@ pub(crate) struct Plans {
     /// growing `path`'s index by its second column, which only phase 3's plan of `edge` as
     /// the delta reads, was a tenth of `recompute-levels`' samples.
     pub(crate) evaluation_reads: Vec<Vec<(RelId, IndexId)>>,
-    /// The indexes phase 3 reads: those of every semi-naive plan and aggregate, and of the
-    /// plans seeded with a fact of a lower level (levels above 0). Those only the deletion
+    /// The indexes phase 3 reads: those of every semi-naive plan and of the plans seeded
+    /// with a fact of a lower level (levels above 0), with every stratum's
+    /// `evaluation_reads` (its aggregate's groups among them). Those only the deletion
     /// algorithms read stay deferred through an insertion.
     pub(crate) insertion_reads: Vec<(RelId, IndexId)>,
     /// For each rule with a positive body atom, a plan of all its instances over the live
