@@ -567,8 +567,9 @@ impl<D: Deletion> Engine for Maintained<D> {
         // but for those it reads (`Store::evaluate_stratum` builds them first): so that each
         // stratum's evaluation costs what a recomputation of it does, without the indexes
         // only maintenance reads, and `auto`'s first prediction of a recomputation, taken
-        // from it, is not far too high (GO BP's TC, in one run: 90 ms with every index kept
-        // up to date, 61 without, against 48 for `recompute`'s batch). Built in one pass
+        // from it, is less far off (GO BP's TC, in one run: 90 ms with every index kept up
+        // to date, 61 without, against 48 for `recompute`'s batch; the process's first
+        // evaluation into fresh memory still varies, 61–233 ms in six runs). Built in one pass
         // each, they also took less memory (the process's peak 85.6 MB, 82.1 without).
         for (rel, r) in store.relations.iter_mut().enumerate() {
             if program.is_idb(rel) {
