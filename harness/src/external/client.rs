@@ -68,6 +68,9 @@ struct Process {
     /// The thread filling `stderr`: it ends at the child's end of stderr.
     stderr_reader: std::thread::JoinHandle<()>,
     timeout: Duration,
+    /// For an engine declared `same_cpu`: the pin of the harness's thread, held while the
+    /// process lives.
+    _same_cpu: Option<super::SameCpu>,
 }
 
 impl ExternalEngine {
@@ -180,6 +183,15 @@ impl ExternalEngine {
         let (exe, args) = command
             .split_first()
             .ok_or_else(|| self.misuse("an empty command".into()))?;
+        // Before the spawn: the child inherits the thread's mask.
+        let same_cpu = match decl.same_cpu.then(super::SameCpu::pin_here).transpose() {
+            Ok(pin) => pin,
+            Err(e) => {
+                return Err(self.misuse(format!(
+                    "cannot run it on the harness's CPU (`same_cpu = true`): {e}"
+                )))
+            }
+        };
         let mut child = Command::new(exe)
             .args(args)
             .current_dir(&decl.dir)
@@ -228,6 +240,7 @@ impl ExternalEngine {
             stderr: tail,
             stderr_reader,
             timeout: decl.timeout(),
+            _same_cpu: same_cpu,
         });
         Ok(())
     }
@@ -377,18 +390,13 @@ impl ExternalEngine {
         self.fold_pending()?;
         self.batches += 1;
         let mut request = String::new();
+        let writer = wire::FactWriter::new(&self.program, &self.symbols);
         for (sign, facts) in [('-', &batch.deletions), ('+', &batch.insertions)] {
             for f in facts {
-                wire::push_fact(
-                    &mut request,
-                    sign,
-                    &self.program,
-                    &self.symbols,
-                    f.rel,
-                    &f.tuple,
-                );
+                writer.push(&mut request, sign, f.rel, &f.tuple);
             }
         }
+        drop(writer);
         request.push_str("commit\n");
         let (lines, last) = self.exchange(request.into_bytes())?;
         let mut report = BatchReport::default();
@@ -521,10 +529,11 @@ impl Engine for ExternalEngine {
 /// level `model` answers (and, at level `changes`, at materialisation).
 pub fn model_lines(program: &Program, symbols: &Symbols, model: &Model) -> String {
     let mut out = String::new();
+    let writer = wire::FactWriter::new(program, symbols);
     for (rel, tuples) in model.relations.iter().enumerate() {
         let sorted: BTreeSet<_> = tuples.iter().collect();
         for t in sorted {
-            wire::push_fact(&mut out, '+', program, symbols, rel, t);
+            writer.push(&mut out, '+', rel, t);
         }
     }
     out

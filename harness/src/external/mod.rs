@@ -18,6 +18,8 @@ mod pipes;
 #[path = "pipes_unsupported.rs"]
 mod pipes;
 pub mod registry;
+#[cfg(target_os = "linux")]
+mod same_cpu;
 pub mod serve;
 pub mod wire;
 
@@ -32,6 +34,24 @@ pub use registry::{EngineDecl, Feature, Registry};
 
 use crate::engines::EngineSpec;
 use crate::BadInput;
+
+#[cfg(target_os = "linux")]
+use same_cpu::SameCpu;
+
+/// Elsewhere an engine declared `same_cpu` fails at its start, saying why.
+#[cfg(not(target_os = "linux"))]
+#[derive(Debug)]
+struct SameCpu;
+
+#[cfg(not(target_os = "linux"))]
+impl SameCpu {
+    fn pin_here() -> std::io::Result<SameCpu> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "`same_cpu` is built on Linux only",
+        ))
+    }
+}
 
 /// The engines file named by `--engines-file`, set once by `main` before a command runs.
 static ENGINES_FILE: Mutex<Option<PathBuf>> = Mutex::new(None);

@@ -117,6 +117,10 @@ pub struct EngineDecl {
     /// Extra environment variables of the engine's process.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// The engine is single-threaded: run it on the CPU of the harness's thread that talks
+    /// to it (see `external::same_cpu`), as a built-in engine runs.
+    #[serde(default)]
+    pub same_cpu: bool,
     /// One line on what the engine is (shown by error messages listing engines).
     #[serde(default)]
     pub description: Option<String>,
@@ -301,6 +305,10 @@ mod tests {
         assert_eq!(x.supports, vec![Feature::Negation]);
         assert_eq!(x.timeout(), Duration::from_secs(300));
         assert!(
+            !x.same_cpu,
+            "an engine is placed by the OS unless it says otherwise"
+        );
+        assert!(
             !x.start_command()[0].contains('{'),
             "{:?}",
             x.start_command()
@@ -324,6 +332,10 @@ mod tests {
                 "positive",
             ),
             ("[engine.\"a b\"]\ncommand = [\"a\"]\n", "a b"),
+            (
+                "[engine.x]\ncommand = [\"a\"]\nsame_cpu = \"yes\"\n",
+                "line 3",
+            ),
             ("format = 2\n", "format 2"),
         ];
         for (text, expected) in cases {

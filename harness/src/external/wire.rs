@@ -9,6 +9,7 @@
 
 use dred_core::io::format_tuple_raw;
 use dred_core::syntax::ast::Type;
+use dred_core::value::SymbolNames;
 use dred_core::{Program, RelId, Symbols, Tuple, Value};
 
 /// The protocol version this harness speaks.
@@ -153,24 +154,56 @@ fn key_value(word: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-/// Appends one fact line, `SIGN\trel[\tvalue...]\n` (a zero-arity fact has no values).
-pub fn push_fact(
-    out: &mut String,
-    sign: char,
-    program: &Program,
-    symbols: &Symbols,
-    rel: RelId,
-    tuple: &[Value],
-) {
-    let decl = &program.relations[rel];
-    out.push(sign);
-    out.push('\t');
-    out.push_str(decl.facts_name());
-    for (&ty, &v) in decl.types.iter().zip(tuple) {
-        out.push('\t');
-        dred_core::records::write_value(symbols, ty, v, out);
+/// Writes fact lines (`SIGN\trel[\tvalue...]\n`, a zero-arity fact with no values) for one
+/// request or answer.
+///
+/// Why a writer rather than a function per fact: the engine's answers and the harness's
+/// requests are timed, and writing a value through [`dred_core::records::write_value`] took
+/// the symbol table's lock and a reference count per value and allocated per value (~125 ns
+/// a fact of two symbols in `serve`'s answers). The writer holds the strings' lock
+/// ([`Symbols::names`]) while it lives and writes numbers without allocating; for a program
+/// with record columns it writes through `write_value`, which takes the table's locks
+/// itself, and holds none.
+#[derive(Debug)]
+pub struct FactWriter<'a> {
+    program: &'a Program,
+    symbols: &'a Symbols,
+    names: Option<SymbolNames<'a>>,
+}
+
+impl<'a> FactWriter<'a> {
+    /// A writer for facts of `program`'s relations, whose symbols are in `symbols`. Nothing
+    /// may intern in `symbols` from this thread while it lives.
+    pub fn new(program: &'a Program, symbols: &'a Symbols) -> Self {
+        FactWriter {
+            program,
+            symbols,
+            names: (!program.has_records()).then(|| symbols.names()),
+        }
     }
-    out.push('\n');
+
+    /// Appends the line of `sign` (`+` or `-`) and the fact `tuple` of `rel` to `out`.
+    pub fn push(&self, out: &mut String, sign: char, rel: RelId, tuple: &[Value]) {
+        use std::fmt::Write as _;
+        let decl = &self.program.relations[rel];
+        out.push(sign);
+        out.push('\t');
+        out.push_str(decl.facts_name());
+        for (&ty, &v) in decl.types.iter().zip(tuple) {
+            out.push('\t');
+            match (&self.names, ty) {
+                (Some(names), Type::Symbol) => {
+                    out.push_str(names.get(v).unwrap_or("<unknown symbol>"))
+                }
+                (Some(_), Type::Number) => {
+                    // Writing into a `String` cannot fail.
+                    let _ = write!(out, "{v}");
+                }
+                _ => dred_core::records::write_value(self.symbols, ty, v, out),
+            }
+        }
+        out.push('\n');
+    }
 }
 
 /// The symbols' values by text, for reading answers: a copy of the table's index taken
