@@ -461,16 +461,22 @@ impl<D: Deletion> Maintained<D> {
             )
         };
         phase_ns[2] += t.elapsed().as_nanos() as u64;
-        let net = self.level_totals(totals, &del, &ins);
-        let replaced = std::mem::take(&mut del.replaced);
-        rounds.extend(ins.rounds);
         let store = &self.store;
         let program = &store.program;
-        changes.record(&store.relations, &del.deleted.deleted, level_start, |rel| {
-            program.level_of(rel) == level
-                && program.is_idb(rel)
-                && !replaced.iter().any(|x| x.rel == rel)
-        });
+        let counted = changes.record(
+            &store.relations,
+            &del.deleted.deleted,
+            level_start,
+            |rel| program.is_idb(rel),
+            |rel| {
+                program.level_of(rel) == level
+                    && program.is_idb(rel)
+                    && !del.replaced.iter().any(|x| x.rel == rel)
+            },
+        );
+        let net = self.level_totals(totals, &del, &ins, Some(counted));
+        let replaced = std::mem::take(&mut del.replaced);
+        rounds.extend(ins.rounds);
         for x in &replaced {
             changes.replaced[x.rel] = true;
         }
@@ -479,15 +485,27 @@ impl<D: Deletion> Maintained<D> {
     }
 
     /// Adds a level's counters to the batch's; returns the level's net change. Run before
-    /// compaction: one probe per deleted IDB fact not live again.
+    /// compaction: one probe per deleted IDB fact not live again, unless `counted` brings
+    /// those probes' counts (gone, back) from recording the level's changes.
     fn level_totals(
         &mut self,
         totals: &mut LevelTotals,
         del: &LevelDeletion,
         ins: &insert::Inserted,
+        counted: Option<(usize, usize)>,
     ) -> NetChange {
         // A deleted fact not restored is gone unless it was derived again as a new row.
-        let (mut gone, mut back) = self.store.gone_and_back(&del.deleted.overdeleted_idb);
+        let (mut gone, mut back) = match counted {
+            Some(counted) => {
+                debug_assert_eq!(
+                    counted,
+                    self.store.gone_and_back(&del.deleted.overdeleted_idb),
+                    "D's IDB rows are D ∩ J"
+                );
+                counted
+            }
+            None => self.store.gone_and_back(&del.deleted.overdeleted_idb),
+        };
         for replaced in &del.replaced {
             let new = &self.store.relations[replaced.rel];
             let stayed = replaced.back(new);
@@ -644,21 +662,25 @@ impl<D: Deletion> Engine for Maintained<D> {
         let t = Instant::now();
         let ins = self.store.insert(&batch.insertions);
         phase_ns[2] += t.elapsed().as_nanos() as u64;
-        let mut totals = LevelTotals::default();
-        let mut net = self.level_totals(&mut totals, &del, &ins);
-        rounds.extend(ins.rounds);
-
-        if let Some(changes) = changes.as_mut() {
-            let store = &self.store;
-            // A replaced relation's rows are all new ones: its change is counted apart.
+        let store = &self.store;
+        // A replaced relation's rows are all new ones: its change is counted apart.
+        let counted = changes.as_mut().map(|changes| {
             changes.record(
                 &store.relations,
                 &del.deleted.deleted,
                 &level_start,
+                |rel| store.program.is_idb(rel),
                 |rel| {
                     store.program.level_of(rel) == 0 && !del.replaced.iter().any(|x| x.rel == rel)
                 },
-            );
+            )
+        });
+        let mut totals = LevelTotals::default();
+        let mut net = self.level_totals(&mut totals, &del, &ins, counted);
+        rounds.extend(ins.rounds);
+
+        if let Some(changes) = changes.as_mut() {
+            let store = &self.store;
             changes.record_revived(&store.relations, &batch.insertions, &level_start);
             for x in &del.replaced {
                 changes.replaced[x.rel] = true;
