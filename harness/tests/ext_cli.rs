@@ -114,8 +114,10 @@ fn ext_dred_agrees_with_dred_and_reports_its_own_time_beside_the_exchange() {
     assert!(
         counters.iter().any(|(e, v)| e == "ext:dred"
             && v.contains(&version)
-            && v.contains("hello_engine=dred")),
-        "batch 0 records the declared version and the greeting: {counters:?}"
+            && v.contains("hello_engine=dred")
+            && v.contains("hello_symbols=ids")),
+        "batch 0 records the declared version and the greeting, which took symbols as \
+         numbers: {counters:?}"
     );
     assert!(
         counters

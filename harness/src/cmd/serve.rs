@@ -13,6 +13,10 @@ pub struct ServeArgs {
     /// The built-in engine to serve.
     #[arg(long, value_enum, default_value_t = EngineKind::Dred)]
     pub engine: EngineKind,
+    /// Decline the option `symbols=ids`: symbols travel as text (to measure what numbers
+    /// save, or to test an engines file's text path with a built-in engine).
+    #[arg(long)]
+    pub symbols_as_text: bool,
 }
 
 /// Serves until stdin ends; an error (a malformed request, the engine's failure) has been
@@ -20,6 +24,6 @@ pub struct ServeArgs {
 pub fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    crate::external::serve::serve(args.engine, stdin, stdout)?;
+    crate::external::serve::serve_with(args.engine, !args.symbols_as_text, stdin, stdout)?;
     Ok(Outcome::Agree)
 }

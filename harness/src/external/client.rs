@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use dred_core::{
     Batch, BatchReport, Edb, Engine, EngineError, Model, ModelDigest, NetChange, Program, Symbols,
+    Value,
 };
 
 use super::held::{Held, PendingAnswer};
@@ -57,6 +58,10 @@ pub struct ExternalEngine {
     info: Vec<(String, String)>,
     /// The first line of the declared version command's output, if one is declared.
     version: Option<String>,
+    /// Symbols travel as their numbers (the engine accepted [`wire::SYMBOL_NUMBERS`]).
+    numbers: bool,
+    /// Symbols numbered for the engine so far: the harness's table's first `numbered`.
+    numbered: usize,
 }
 
 /// A running child, its pipes and the thread that keeps its last words.
@@ -121,6 +126,8 @@ impl ExternalEngine {
             program,
             symbols,
             index: wire::SymbolIndex::default(),
+            numbers: false,
+            numbered: 0,
             process: None,
             level: Level::Changes,
             batches: 0,
@@ -150,6 +157,27 @@ impl ExternalEngine {
         }
         self.broken = Some(e.clone());
         e
+    }
+
+    /// Writes the harness's symbols, one a line in the order of their numbers (symbols
+    /// travel as numbers), beside the program; returns the file's path.
+    fn write_symbols(&mut self) -> std::io::Result<String> {
+        let dir = self.workdir.as_ref().ok_or_else(|| {
+            std::io::Error::other("the inputs are written first (`write_inputs`)")
+        })?;
+        let path = dir.path().join("symbols");
+        let count = self.symbols.len();
+        let mut text = String::new();
+        {
+            let names = self.symbols.names();
+            for v in 0..count {
+                text.push_str(names.get(v as Value).unwrap_or_default());
+                text.push('\n');
+            }
+        }
+        std::fs::write(&path, text)?;
+        self.numbered = count;
+        Ok(path.display().to_string())
     }
 
     /// Writes the program and the EDB where the engine reads them; returns the program's
@@ -344,7 +372,10 @@ impl ExternalEngine {
             .write_inputs(edb)
             .map_err(|e| self.misuse(format!("writing its inputs: {e}")))?;
         self.start(&decl)?;
-        let (lines, last) = self.exchange(wire::greeting().into_bytes())?;
+        // Symbols as numbers only where every symbol of an answer is one the harness has
+        // (no string functors or records make new ones).
+        let offer = !self.program.has_string_functors() && !self.program.has_records();
+        let (lines, last) = self.exchange(wire::greeting(offer).into_bytes())?;
         if let Some(first) = lines.lines().next() {
             return Err(self.misuse(format!(
                 "malformed greeting: {first:?} before the `protocol` line"
@@ -358,7 +389,20 @@ impl ExternalEngine {
             .map_err(|e| self.misuse(format!("malformed greeting: {e}")))?;
         self.level = hello.level;
         self.info = hello.info;
-        let (lines, last) = self.exchange(format!("program {program}\nfacts {facts}\n").into())?;
+        self.numbers = offer
+            && self
+                .info
+                .iter()
+                .any(|(k, v)| wire::SYMBOL_NUMBERS == format!("{k}={v}"));
+        let mut request = format!("program {program}\nfacts {facts}\n");
+        if self.numbers {
+            let path = self
+                .write_symbols()
+                .map_err(|e| self.misuse(format!("writing its symbols: {e}")))?;
+            request.push_str(&format!("symbols {path}\n"));
+            self.index = wire::SymbolIndex::numbered(self.numbered);
+        }
+        let (lines, last) = self.exchange(request.into())?;
         let mut report = BatchReport::default();
         self.finish(&last, &mut report)?;
         self.pending = Some(PendingAnswer {
@@ -390,7 +434,24 @@ impl ExternalEngine {
         self.fold_pending()?;
         self.batches += 1;
         let mut request = String::new();
-        let writer = wire::FactWriter::new(&self.program, &self.symbols);
+        if self.numbers {
+            // Symbols the harness's table gained since the engine was last told.
+            let count = self.symbols.len();
+            for v in self.numbered..count {
+                let name = self.symbols.name(v as Value).unwrap_or_default();
+                request.push_str(&format!("symbol {v} {name}\n"));
+            }
+            if count > self.numbered {
+                self.numbered = count;
+                self.index = wire::SymbolIndex::numbered(count);
+            }
+        }
+        let numbers = if self.numbers {
+            wire::SymbolNumbers::Values
+        } else {
+            wire::SymbolNumbers::Text
+        };
+        let writer = wire::FactWriter::new(&self.program, &self.symbols).with_numbers(numbers);
         for (sign, facts) in [('-', &batch.deletions), ('+', &batch.insertions)] {
             for f in facts {
                 writer.push(&mut request, sign, f.rel, &f.tuple);
@@ -527,9 +588,14 @@ impl Engine for ExternalEngine {
 
 /// The facts of `model` that `program` declares, sorted, as `+` lines: what an engine at
 /// level `model` answers (and, at level `changes`, at materialisation).
-pub fn model_lines(program: &Program, symbols: &Symbols, model: &Model) -> String {
+pub fn model_lines(
+    program: &Program,
+    symbols: &Symbols,
+    model: &Model,
+    numbers: wire::SymbolNumbers<'_>,
+) -> String {
     let mut out = String::new();
-    let writer = wire::FactWriter::new(program, symbols);
+    let writer = wire::FactWriter::new(program, symbols).with_numbers(numbers);
     for (rel, tuples) in model.relations.iter().enumerate() {
         let sorted: BTreeSet<_> = tuples.iter().collect();
         for t in sorted {

@@ -4,7 +4,7 @@
 //! report shows what the protocol costs: writing, parsing and checking the lines, on top of
 //! the same engine's work.
 //!
-//! It answers at level `changes`. Engines that keep a batch's net change as facts
+//! It answers at level `changes`, with symbols as numbers whenever the harness offers it. Engines that keep a batch's net change as facts
 //! ([`Engine::keep_change_facts`]: the set-based maintenance engines, `dred`, `bf`, `auto`,
 //! ...) hand it over, checked against their own net-change count. For engines that list the
 //! facts of their phases' rounds (`reference`), it is read from those rounds
@@ -20,8 +20,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use dred_core::engine::Phase;
+use dred_core::syntax::ast::Type;
 use dred_core::{
     Batch, BatchReport, Engine, Fact, FactList, Model, Program, RelId, RequestedBatch, Symbols,
+    Value,
 };
 
 use super::wire::{self, VERSION};
@@ -36,8 +38,14 @@ pub const PLANTED_DROP_VAR: &str = "DREDBENCH_SERVE_DROP_REMOVAL";
 /// Serves one engine of kind `kind` over `input` and `output` until the input ends. Returns
 /// an error (after answering `error ...` where an answer was due) when a request is
 /// malformed or the engine fails: the state is then unknown, so nothing more is served.
-pub fn serve(
+pub fn serve(kind: EngineKind, input: impl BufRead, output: impl Write) -> anyhow::Result<()> {
+    serve_with(kind, true, input, output)
+}
+
+/// [`serve`], accepting the option `symbols=ids` only if `accept_numbers`.
+pub fn serve_with(
     kind: EngineKind,
+    accept_numbers: bool,
     mut input: impl BufRead,
     mut output: impl Write,
 ) -> anyhow::Result<()> {
@@ -69,15 +77,31 @@ pub fn serve(
         )?;
         anyhow::bail!("unexpected greeting {hello:?}");
     }
+    // Symbols as numbers whenever offered: the harness offers them only for programs whose
+    // answers hold no symbol it has not numbered.
+    let numbers = accept_numbers && offered.contains(&wire::SYMBOL_NUMBERS);
     answer(
         &mut output,
         &format!(
-            "protocol {VERSION} changes name=dredbench-serve engine={kind} version={}\n",
+            "protocol {VERSION} changes{} name=dredbench-serve engine={kind} version={}\n",
+            if numbers {
+                format!(" {}", wire::SYMBOL_NUMBERS)
+            } else {
+                String::new()
+            },
             env!("CARGO_PKG_VERSION")
         ),
     )?;
     let program_line = next()?.unwrap_or_default();
     let facts_line = next()?.unwrap_or_default();
+    let symbols_line = if numbers { next()? } else { None };
+    let symbols_path = symbols_line
+        .as_deref()
+        .map(|l| l.strip_prefix("symbols ").map(Path::new));
+    if symbols_path == Some(None) || (numbers && symbols_path.is_none()) {
+        answer(&mut output, "error expected a `symbols PATH` line\n")?;
+        anyhow::bail!("expected `symbols PATH`, got {symbols_line:?}");
+    }
     let (Some(program_path), Some(facts_dir)) = (
         program_line.strip_prefix("program "),
         facts_line.strip_prefix("facts "),
@@ -88,7 +112,13 @@ pub fn serve(
         )?;
         anyhow::bail!("expected program and facts, got {program_line:?}, {facts_line:?}");
     };
-    let mut state = match State::start(kind, Path::new(program_path), Path::new(facts_dir)) {
+    let started = State::start(
+        kind,
+        Path::new(program_path),
+        Path::new(facts_dir),
+        symbols_path.flatten(),
+    );
+    let mut state = match started {
         Ok(Started::Running(state, text)) => {
             answer(&mut output, &text)?;
             state
@@ -136,6 +166,19 @@ pub fn serve(
     Ok(())
 }
 
+/// Gives the symbol `name` the next number: interned in the engine's table, its value
+/// recorded both ways.
+fn number_symbol(numbers: &mut (Vec<Value>, Vec<u32>), symbols: &mut Symbols, name: &str) {
+    let v = symbols.intern(name);
+    let n = numbers.0.len() as u32;
+    numbers.0.push(v);
+    let i = usize::try_from(v).expect("symbols are numbered from 0");
+    if numbers.1.len() <= i {
+        numbers.1.resize(i + 1, u32::MAX);
+    }
+    numbers.1[i] = n;
+}
+
 /// A message on one line (answers are line-oriented).
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -162,11 +205,31 @@ struct State {
     /// engines whose rounds do not give the change ([`lists_rounds`]).
     held: Option<Model>,
     batches: usize,
+    /// Symbols travel as numbers ([`wire::SYMBOL_NUMBERS`]): the engine's value of each
+    /// number the harness gave, in order, and the number of each value (`u32::MAX`: none).
+    numbers: Option<(Vec<Value>, Vec<u32>)>,
 }
 
 impl State {
-    fn start(kind: EngineKind, program: &Path, facts: &Path) -> anyhow::Result<Started> {
-        let inputs = read_inputs(program, facts, None, None)?;
+    fn start(
+        kind: EngineKind,
+        program: &Path,
+        facts: &Path,
+        symbols: Option<&Path>,
+    ) -> anyhow::Result<Started> {
+        let mut inputs = read_inputs(program, facts, None, None)?;
+        let numbers = match symbols {
+            None => None,
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
+                let mut numbers = (Vec::new(), Vec::new());
+                for name in text.lines() {
+                    number_symbol(&mut numbers, &mut inputs.symbols, name);
+                }
+                Some(numbers)
+            }
+        };
         let program = inputs.program.clone();
         if !kind.supports(&program) {
             return Ok(Started::Unsupported(format!(
@@ -183,7 +246,11 @@ impl State {
         let ns = t.elapsed().as_nanos();
         engine.settle()?;
         let model = engine.model();
-        let mut text = super::client::model_lines(&program, &inputs.symbols, &model);
+        let form = match &numbers {
+            Some((_, of_value)) => wire::SymbolNumbers::Mapped(of_value),
+            None => wire::SymbolNumbers::Text,
+        };
+        let mut text = super::client::model_lines(&program, &inputs.symbols, &model, form);
         let held = (!keeps_change && !lists_rounds(kind)).then_some(model);
         text.push_str(&format!("ok time_ns={ns}{}\n", counters(&report)));
         let input_names = program
@@ -202,6 +269,7 @@ impl State {
                 engine,
                 held,
                 batches: 0,
+                numbers,
             },
             text,
         ))
@@ -233,7 +301,11 @@ impl State {
         }
         let t_format = Instant::now();
         out.clear();
-        let writer = wire::FactWriter::new(&self.program, &self.symbols);
+        let form = match &self.numbers {
+            Some((_, of_value)) => wire::SymbolNumbers::Mapped(of_value),
+            None => wire::SymbolNumbers::Text,
+        };
+        let writer = wire::FactWriter::new(&self.program, &self.symbols).with_numbers(form);
         for (sign, facts) in [('-', &removed), ('+', &added)] {
             for (rel, values) in facts.iter() {
                 writer.push(out, sign, rel, values);
@@ -264,6 +336,12 @@ impl State {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
+            if let Some(numbered) = line.strip_prefix("symbol ") {
+                self.number_symbol_line(numbered).map_err(|e| {
+                    anyhow::anyhow!("batch {}, line {}: {e}: {line:?}", self.batches, i + 1)
+                })?;
+                continue;
+            }
             let (deletion, fact) = self.parse_update(line).map_err(|e| {
                 anyhow::anyhow!("batch {}, line {}: {e}: {line:?}", self.batches, i + 1)
             })?;
@@ -274,6 +352,22 @@ impl State {
             }
         }
         Ok(requested)
+    }
+
+    /// A `symbol N TEXT` line's `N TEXT`: the next number, and its symbol.
+    fn number_symbol_line(&mut self, numbered: &str) -> Result<(), String> {
+        let Some(numbers) = self.numbers.as_mut() else {
+            return Err("a `symbol` line, but symbols travel as text".into());
+        };
+        let (n, name) = numbered.split_once(' ').unwrap_or((numbered, ""));
+        if n.parse::<usize>().ok() != Some(numbers.0.len()) {
+            return Err(format!(
+                "symbols are numbered in order: the next is {}",
+                numbers.0.len()
+            ));
+        }
+        number_symbol(numbers, &mut self.symbols, name);
+        Ok(())
     }
 
     /// One update line: whether it deletes, and its fact.
@@ -299,8 +393,20 @@ impl State {
         let mut tuple = Vec::with_capacity(types.len());
         let mut count = 0;
         for field in fields {
-            if let Some(&ty) = types.get(count) {
-                tuple.push(dred_core::io::parse_value(field, ty, &mut self.symbols)?);
+            match (types.get(count), &self.numbers) {
+                (Some(Type::Symbol), Some((values, _))) => tuple.push(
+                    field
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|n| values.get(n).copied())
+                        .ok_or_else(|| {
+                            format!("`{field}` is not the number of a symbol it was given")
+                        })?,
+                ),
+                (Some(&ty), _) => {
+                    tuple.push(dred_core::io::parse_value(field, ty, &mut self.symbols)?)
+                }
+                (None, _) => {}
             }
             count += 1;
         }
@@ -637,6 +743,59 @@ mod tests {
         let mut removed = answers[first_ok + 1..answers.len() - 1].to_vec();
         removed.sort_unstable();
         assert_eq!(removed, ["-\td\ta\t1", "-\td\tfresh\t-7"], "{out}");
+    }
+
+    /// Offered `symbols=ids`, `serve` accepts, reads the symbols' numbers from the file and
+    /// from `symbol` lines, and answers with numbers: the seed's model, then an inserted
+    /// edge to a fresh symbol numbered in the batch.
+    #[test]
+    fn symbols_travel_as_numbers_when_offered() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Numbers as the harness would give them: in the order of a table, here reversed.
+        let names = ["w", "v", "u", "e", "d", "c", "b", "a"];
+        std::fs::write(dir.path().join("symbols"), names.join("\n") + "\n").expect("symbols");
+        let number = |s: &str| names.iter().position(|&n| n == s).expect("numbered");
+        let input = format!(
+            "{}symbols {}\nsymbol 8 fresh\n+\tedge\t{}\t8\ncommit\n",
+            seed_opening("changes model symbols=ids"),
+            dir.path().join("symbols").display(),
+            number("d"),
+        );
+        let mut out = Vec::new();
+        serve(EngineKind::Dred, input.as_bytes(), &mut out).expect("serves");
+        let out = String::from_utf8(out).expect("utf-8");
+        let answers: Vec<&str> = out.lines().collect();
+        assert!(
+            answers[0].starts_with("protocol 1 changes symbols=ids "),
+            "{out}"
+        );
+        let path_a_d = format!("+\tpath\t{}\t{}", number("a"), number("d"));
+        assert!(answers[1..21].contains(&path_a_d.as_str()), "{out}");
+        assert!(answers[21].starts_with("ok "), "{out}");
+        let mut change = answers[22..answers.len() - 1].to_vec();
+        change.sort_unstable();
+        // d reaches fresh, and so do a, b, c, e, which reach d.
+        let mut expected: Vec<String> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|s| format!("+\tpath\t{}\t8", number(s)))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(change, expected, "{out}");
+        // A number it was not given is an error naming it.
+        let bad = format!(
+            "{}symbols {}\n+\tedge\t0\t9\ncommit\n",
+            seed_opening("changes symbols=ids"),
+            dir.path().join("symbols").display(),
+        );
+        let mut out = Vec::new();
+        assert!(serve(EngineKind::Dred, bad.as_bytes(), &mut out).is_err());
+        let out = String::from_utf8(out).expect("utf-8");
+        assert!(
+            out.lines()
+                .last()
+                .is_some_and(|l| l.contains("`9` is not the number of a symbol")),
+            "{out}"
+        );
     }
 
     #[test]

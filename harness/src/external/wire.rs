@@ -3,7 +3,8 @@
 //! ([`super::serve`]): the greeting, fact lines, and the line that ends every answer.
 //!
 //! Values travel as in `.facts` files and update streams: raw symbol text and decimal
-//! numbers, tab-separated. No escaping exists there, so a symbol holding a tab, a newline or
+//! numbers, tab-separated; or, once an engine accepts [`SYMBOL_NUMBERS`], symbols as the
+//! numbers the harness gave them. No escaping exists there, so a symbol holding a tab, a newline or
 //! a carriage return cannot travel; the harness refuses such a program or EDB
 //! ([`check_representable`]) rather than send a value the engine would read back wrong.
 
@@ -44,9 +45,19 @@ impl Level {
     }
 }
 
-/// The harness's greeting: the version and the levels it accepts, most preferred first.
-pub fn greeting() -> String {
-    format!("protocol {VERSION} changes model\n")
+/// The option word by which the harness offers, and an engine accepts, symbols written as
+/// their numbers (`docs/engine-protocol.md`, *Symbols as numbers*).
+pub const SYMBOL_NUMBERS: &str = "symbols=ids";
+
+/// The harness's greeting: the version and the levels it accepts, most preferred first,
+/// then [`SYMBOL_NUMBERS`] when `numbers` offers it.
+pub fn greeting(numbers: bool) -> String {
+    let option = if numbers {
+        format!(" {SYMBOL_NUMBERS}")
+    } else {
+        String::new()
+    };
+    format!("protocol {VERSION} changes model{option}\n")
 }
 
 /// The engine's greeting parsed: the level it chose and its `key=value` words (`name`,
@@ -169,6 +180,19 @@ pub struct FactWriter<'a> {
     program: &'a Program,
     symbols: &'a Symbols,
     names: Option<SymbolNames<'a>>,
+    numbers: SymbolNumbers<'a>,
+}
+
+/// How a [`FactWriter`] writes a symbol.
+#[derive(Clone, Copy, Debug)]
+pub enum SymbolNumbers<'a> {
+    /// As its text.
+    Text,
+    /// As its number in the harness's table, which is its value there (the harness's side).
+    Values,
+    /// As the number the harness gave it, found by its value in the engine's table
+    /// (`u32::MAX` for a symbol the harness has not numbered; `serve`'s side).
+    Mapped(&'a [u32]),
 }
 
 impl<'a> FactWriter<'a> {
@@ -179,7 +203,14 @@ impl<'a> FactWriter<'a> {
             program,
             symbols,
             names: (!program.has_records()).then(|| symbols.names()),
+            numbers: SymbolNumbers::Text,
         }
+    }
+
+    /// The same writer writing symbols as `numbers` says (for a program without records,
+    /// the only programs whose symbols travel as numbers).
+    pub fn with_numbers(self, numbers: SymbolNumbers<'a>) -> Self {
+        FactWriter { numbers, ..self }
     }
 
     /// Appends the line of `sign` (`+` or `-`) and the fact `tuple` of `rel` to `out`.
@@ -191,11 +222,24 @@ impl<'a> FactWriter<'a> {
         out.push_str(decl.facts_name());
         for (&ty, &v) in decl.types.iter().zip(tuple) {
             out.push('\t');
-            match (&self.names, ty) {
-                (Some(names), Type::Symbol) => {
+            match (&self.names, ty, self.numbers) {
+                (_, Type::Symbol, SymbolNumbers::Values) => {
+                    let _ = write!(out, "{v}");
+                }
+                (_, Type::Symbol, SymbolNumbers::Mapped(numbers)) => {
+                    // A symbol without a number (none the harness gave) is written `?`,
+                    // which the harness refuses as malformed: never a wrong symbol.
+                    match usize::try_from(v).ok().and_then(|i| numbers.get(i)) {
+                        Some(&n) if n != u32::MAX => {
+                            let _ = write!(out, "{n}");
+                        }
+                        _ => out.push('?'),
+                    }
+                }
+                (Some(names), Type::Symbol, SymbolNumbers::Text) => {
                     out.push_str(names.get(v).unwrap_or("<unknown symbol>"))
                 }
-                (Some(_), Type::Number) => {
+                (Some(_), Type::Number, _) => {
                     // Writing into a `String` cannot fail.
                     let _ = write!(out, "{v}");
                 }
@@ -211,6 +255,9 @@ impl<'a> FactWriter<'a> {
 #[derive(Debug, Default)]
 pub struct SymbolIndex {
     known: hashbrown::HashMap<Box<str>, Value>,
+    /// Symbols travel as their numbers ([`SYMBOL_NUMBERS`]): a symbol field is a value of
+    /// the harness's table below this count, the symbols numbered so far.
+    numbered: Option<usize>,
     /// For a program with string functors or records, whose answers may hold strings and
     /// records its rules made: the table such a value is interned in, as an engine of the
     /// harness would.
@@ -224,7 +271,16 @@ impl SymbolIndex {
             known: (0..symbols.len() as Value)
                 .filter_map(|v| symbols.name(v).map(|s| (Box::from(&*s), v)))
                 .collect(),
+            numbered: None,
             table: None,
+        }
+    }
+
+    /// An index for answers writing symbols as numbers, `count` of them numbered so far.
+    pub fn numbered(count: usize) -> Self {
+        SymbolIndex {
+            numbered: Some(count),
+            ..SymbolIndex::default()
         }
     }
 
@@ -308,6 +364,16 @@ pub fn parse_fact(
                 dred_core::records::parse_record(field, id, table)
                     .map_err(|e| format!("{line:?}: {e}"))?
             }
+            Type::Symbol if symbols.numbered.is_some() => field
+                .parse::<Value>()
+                .ok()
+                .filter(|&v| usize::try_from(v).is_ok_and(|i| Some(i) < symbols.numbered))
+                .ok_or_else(|| {
+                    format!(
+                        "{line:?}: `{field}` is not the number of a symbol the harness gave \
+                         (symbols travel as numbers: `{SYMBOL_NUMBERS}`)"
+                    )
+                })?,
             Type::Symbol => symbols.get(field).ok_or_else(|| {
                 format!(
                     "{line:?}: the symbol {field:?} occurs in no program constant, fact or \
