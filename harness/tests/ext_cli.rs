@@ -560,3 +560,65 @@ fn unknown_engines_and_bad_engines_files_are_usage_errors() {
         assert_eq!(o.status.code(), Some(2), "{bad}");
     }
 }
+
+/// Symbols as numbers (`symbols=ids`): a symbol the harness's table gains after the engine
+/// started (here interned by hand, as a later update stream would) reaches the engine as a
+/// `symbol N TEXT` line before the batch that uses it, and the engine's answers, in
+/// numbers, leave it with the model `dred` has; a second batch removes it again.
+#[test]
+fn a_symbol_numbered_after_the_start_reaches_the_engine() {
+    use dred_core::{Batch, Engine, Fact, RequestedBatch};
+    use harness::external::{ExternalEngine, Registry};
+    use std::sync::Arc;
+
+    let root = repo();
+    let inputs = harness::inputs::read_inputs(
+        &root.join("datasets/seed/path.dl"),
+        &root.join("datasets/seed/facts"),
+        None,
+        None,
+    )
+    .expect("the seed");
+    let engines = format!(
+        "[engine.dred]\ncommand = [{:?}, \"serve\", \"--engine\", \"dred\"]\n",
+        env!("CARGO_BIN_EXE_dredbench")
+    );
+    let registry = Registry::parse(Path::new("engines.toml"), &engines).expect("engines file");
+    let decl = registry.get("dred").expect("declared").clone();
+    let symbols = Arc::new(inputs.symbols.clone());
+    let mut ext = ExternalEngine::new("ext:dred", decl, inputs.program.clone(), symbols);
+    let mut dred = harness::engines::EngineKind::Dred.build(
+        inputs.program.clone(),
+        1,
+        &dd_baseline::Cluster::single(),
+    );
+    let mut edb = inputs.edb.clone();
+    let report0 = ext.materialise(&edb).expect("ext materialises");
+    dred.materialise(&edb).expect("dred materialises");
+    ext.settle().expect("settles");
+    let counters = report0.counters.unwrap_or_default();
+    assert!(counters.contains("hello_symbols=ids"), "{counters}");
+
+    let edge = inputs.program.relation_id("edge").expect("edge");
+    let d = inputs.symbols.get("d").expect("d");
+    let fresh = inputs.symbols.intern_shared("fresh-after-start");
+    let fact = Fact::new(edge, vec![d, fresh]);
+    for requested in [
+        RequestedBatch {
+            deletions: vec![],
+            insertions: vec![fact.clone()],
+        },
+        RequestedBatch {
+            deletions: vec![fact.clone()],
+            insertions: vec![],
+        },
+    ] {
+        let batch = Batch::normalise(&requested, &edb);
+        edb.apply(&batch);
+        ext.apply(&batch).expect("ext applies");
+        dred.apply(&batch).expect("dred applies");
+        ext.settle().expect("the answer folds in");
+        dred.settle().expect("settles");
+        assert_eq!(ext.model(), dred.model(), "after {requested:?}");
+    }
+}
