@@ -653,20 +653,21 @@ mod tests {
                 "inserted fact edge(\"a\", \"b\") is present",
             ),
         ] {
-            let mut out = Vec::new();
-            let r = serve(
-                EngineKind::Dred,
-                format!("{start}{batch}").as_bytes(),
-                &mut out,
-            );
-            let out = String::from_utf8(out).expect("utf-8");
-            let last = out.lines().last().unwrap_or_default();
-            assert!(r.is_err(), "{batch:?}: {out}");
-            assert!(
-                last.starts_with("error batch 1: ") && last.contains(what),
-                "{batch:?}: {last}"
-            );
+            assert_refused(&format!("{start}{batch}"), "error batch 1: ", what);
         }
+    }
+
+    /// Serving `input` fails, and its last answer starts with `prefix` and holds `what`.
+    fn assert_refused(input: &str, prefix: &str, what: &str) {
+        let mut out = Vec::new();
+        let r = serve(EngineKind::Dred, input.as_bytes(), &mut out);
+        let out = String::from_utf8(out).expect("utf-8");
+        let last = out.lines().last().unwrap_or_default();
+        assert!(r.is_err(), "{input:?}: {out}");
+        assert!(
+            last.starts_with(prefix) && last.contains(what),
+            "{input:?}: {last}"
+        );
     }
 
     /// Update lines are read by `serve`'s own parser: a malformed one is an `error` answer
@@ -687,19 +688,7 @@ mod tests {
                 "line 2: expected `+` or `-`",
             ),
         ] {
-            let mut out = Vec::new();
-            let r = serve(
-                EngineKind::Dred,
-                format!("{start}{batch}").as_bytes(),
-                &mut out,
-            );
-            let out = String::from_utf8(out).expect("utf-8");
-            let last = out.lines().last().unwrap_or_default();
-            assert!(r.is_err(), "{batch:?}: {out}");
-            assert!(
-                last.starts_with("error batch 1, line ") && last.contains(what),
-                "{batch:?}: {last}"
-            );
+            assert_refused(&format!("{start}{batch}"), "error batch 1, line ", what);
         }
     }
 
@@ -787,14 +776,10 @@ mod tests {
             seed_opening("changes symbols=ids"),
             dir.path().join("symbols").display(),
         );
-        let mut out = Vec::new();
-        assert!(serve(EngineKind::Dred, bad.as_bytes(), &mut out).is_err());
-        let out = String::from_utf8(out).expect("utf-8");
-        assert!(
-            out.lines()
-                .last()
-                .is_some_and(|l| l.contains("`9` is not the number of a symbol")),
-            "{out}"
+        assert_refused(
+            &bad,
+            "error batch 1, line 1: ",
+            "`9` is not the number of a symbol",
         );
     }
 
