@@ -47,6 +47,14 @@ pub(crate) struct Plans {
     /// growing `path`'s index by its second column, which only phase 3's plan of `edge` as
     /// the delta reads, was a tenth of `recompute-levels`' samples.
     pub(crate) evaluation_reads: Vec<Vec<(RelId, IndexId)>>,
+    /// For each recursive stratum whose fixed orders (`recompute`'s throughout) read only
+    /// indexes `evaluation_reads` has: those plans and the indexes they read. A
+    /// recomputation runs them when the per-row orders would first build a larger deferred
+    /// index (`Store::evaluate_stratum`): on getopts' liveness analysis the per-row orders
+    /// of `move_error_trace`, fed by 10 move errors, built an index of 1.4 M rows of
+    /// `path_maybe_uninit_on_exit` on every recomputation after an insertion (52–71 ms of
+    /// 330–390), which the fixed orders, checking those rows by their whole tuple, never read.
+    pub(crate) evaluation_fixed: Vec<Option<FixedOrders>>,
     /// The indexes phase 3 reads: those of every semi-naive plan and of the plans seeded
     /// with a fact of a lower level (levels above 0), with every stratum's
     /// `evaluation_reads` (its aggregate's groups among them). Those only the deletion
@@ -56,6 +64,9 @@ pub(crate) struct Plans {
     /// rows (round 1 of rederivation by scan, see [`ScanStats`](crate::dred::production::rederive_cost::ScanStats)).
     pub(crate) survivors: Vec<Option<RulePlan>>,
 }
+
+/// A stratum's evaluation in fixed orders and the indexes it reads ([`Plans::evaluation_fixed`]).
+pub(crate) type FixedOrders = (crate::eval::StratumPlan, Vec<(RelId, IndexId)>);
 
 impl Plans {
     /// Plans every rule of `program`, creating the indexes they use in `relations`.
@@ -164,6 +175,30 @@ impl Plans {
                 reads
             })
             .collect();
+        let evaluation_fixed = program
+            .strata
+            .iter()
+            .enumerate()
+            .map(|(s, stratum)| {
+                if !stratum.recursive || stratum.aggregate.is_some() {
+                    return None;
+                }
+                // Planned against a copy: fixed orders needing an index the relations lack
+                // are not kept, and must not add one (it would be maintained for nothing).
+                let mut scratch = relations.to_vec();
+                let fixed = crate::eval::StratumPlan::new(program, s, false, &mut scratch);
+                let mut reads = Vec::new();
+                fixed
+                    .plans()
+                    .for_each(|plan| indexes_read(plan, &mut reads));
+                reads.sort_unstable();
+                reads.dedup();
+                let known = reads
+                    .iter()
+                    .all(|r| evaluation_reads[s].binary_search(r).is_ok());
+                (known && reads != evaluation_reads[s]).then_some((fixed, reads))
+            })
+            .collect();
         let mut insertion_reads: Vec<(RelId, IndexId)> =
             evaluation_reads.iter().flatten().copied().collect();
         for plan in semi_naive.iter().flatten() {
@@ -182,6 +217,7 @@ impl Plans {
             semi_naive,
             evaluation,
             evaluation_reads,
+            evaluation_fixed,
             insertion_reads,
             survivors,
         }

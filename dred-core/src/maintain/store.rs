@@ -290,7 +290,24 @@ impl Store {
         // What the evaluation reads must be indexed: a recomputation defers the indexes of
         // the relations it empties, this stratum's own among them (empty, they are built at
         // once and kept up to date as it evaluates).
-        for &(rel, ix) in &self.plans.evaluation_reads[s] {
+        // The fixed orders where the per-row orders would first build a larger deferred
+        // index (see `Plans::evaluation_fixed`).
+        let to_build = |relations: &[Relation], reads: &[(RelId, crate::storage::IndexId)]| {
+            reads
+                .iter()
+                .map(|&(rel, ix)| relations[rel].deferred_rows(ix))
+                .sum::<usize>()
+        };
+        let (plan, reads) = match &self.plans.evaluation_fixed[s] {
+            Some((fixed, reads))
+                if to_build(&self.relations, reads)
+                    < to_build(&self.relations, &self.plans.evaluation_reads[s]) =>
+            {
+                (fixed, reads)
+            }
+            _ => (&self.plans.evaluation[s], &self.plans.evaluation_reads[s]),
+        };
+        for &(rel, ix) in reads {
             self.relations[rel].build_deferred_index(ix);
         }
         let program = self.program.clone();
@@ -324,7 +341,7 @@ impl Store {
         crate::eval::evaluate_rules(
             &program,
             s,
-            &self.plans.evaluation[s],
+            plan,
             &mut self.relations,
             &mut versions,
             &work,

@@ -1009,6 +1009,14 @@ impl Relation {
         self.indexes[index].deferred_from.is_some()
     }
 
+    /// The rows [`Relation::build_deferred_index`] of `index` would add (0 when it is not
+    /// deferred).
+    pub fn deferred_rows(&self, index: IndexId) -> usize {
+        self.indexes[index]
+            .deferred_from
+            .map_or(0, |first| self.len - first as usize)
+    }
+
     /// Brings `index` up to date if it is deferred: one pass over the rows added since.
     pub fn build_deferred_index(&mut self, index: IndexId) {
         let (data, arity, hasher) = (&self.data, self.arity, &self.hasher);
