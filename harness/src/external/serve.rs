@@ -4,7 +4,8 @@
 //! report shows what the protocol costs: writing, parsing and checking the lines, on top of
 //! the same engine's work.
 //!
-//! It answers at level `changes`, with symbols as numbers whenever the harness offers it. Engines that keep a batch's net change as facts
+//! It answers at level `changes`, with symbols as numbers whenever the harness offers it.
+//! Engines that keep a batch's net change as facts
 //! ([`Engine::keep_change_facts`]: the set-based maintenance engines, `dred`, `bf`, `auto`,
 //! ...) hand it over, checked against their own net-change count. For engines that list the
 //! facts of their phases' rounds (`reference`), it is read from those rounds
@@ -95,13 +96,14 @@ pub fn serve_with(
     let program_line = next()?.unwrap_or_default();
     let facts_line = next()?.unwrap_or_default();
     let symbols_line = if numbers { next()? } else { None };
-    let symbols_path = symbols_line
-        .as_deref()
-        .map(|l| l.strip_prefix("symbols ").map(Path::new));
-    if symbols_path == Some(None) || (numbers && symbols_path.is_none()) {
-        answer(&mut output, "error expected a `symbols PATH` line\n")?;
-        anyhow::bail!("expected `symbols PATH`, got {symbols_line:?}");
-    }
+    let symbols_path = match symbols_line.as_deref().map(|l| l.strip_prefix("symbols ")) {
+        None if !numbers => None,
+        Some(Some(path)) => Some(Path::new(path)),
+        _ => {
+            answer(&mut output, "error expected a `symbols PATH` line\n")?;
+            anyhow::bail!("expected `symbols PATH`, got {symbols_line:?}");
+        }
+    };
     let (Some(program_path), Some(facts_dir)) = (
         program_line.strip_prefix("program "),
         facts_line.strip_prefix("facts "),
@@ -116,7 +118,7 @@ pub fn serve_with(
         kind,
         Path::new(program_path),
         Path::new(facts_dir),
-        symbols_path.flatten(),
+        symbols_path,
     );
     let mut state = match started {
         Ok(Started::Running(state, text)) => {
@@ -166,17 +168,35 @@ pub fn serve_with(
     Ok(())
 }
 
-/// Gives the symbol `name` the next number: interned in the engine's table, its value
-/// recorded both ways.
-fn number_symbol(numbers: &mut (Vec<Value>, Vec<u32>), symbols: &mut Symbols, name: &str) {
-    let v = symbols.intern(name);
-    let n = numbers.0.len() as u32;
-    numbers.0.push(v);
-    let i = usize::try_from(v).expect("symbols are numbered from 0");
-    if numbers.1.len() <= i {
-        numbers.1.resize(i + 1, u32::MAX);
+/// The numbers the harness gave symbols ([`wire::SYMBOL_NUMBERS`]), both ways.
+#[derive(Debug, Default)]
+struct Numbering {
+    /// The engine's value of each number, in order.
+    values: Vec<Value>,
+    /// The number of each engine value (`u32::MAX`: none).
+    numbers: Vec<u32>,
+}
+
+impl Numbering {
+    /// Gives the symbol `name` the next number, interning it in the engine's table.
+    fn give(&mut self, symbols: &mut Symbols, name: &str) {
+        let v = symbols.intern(name);
+        let n = self.values.len() as u32;
+        self.values.push(v);
+        let i = usize::try_from(v).expect("symbols are numbered from 0");
+        if self.numbers.len() <= i {
+            self.numbers.resize(i + 1, u32::MAX);
+        }
+        self.numbers[i] = n;
     }
-    numbers.1[i] = n;
+}
+
+/// How answers write symbols: as numbers when the harness gave them.
+fn symbol_form(numbering: &Option<Numbering>) -> wire::SymbolNumbers<'_> {
+    match numbering {
+        Some(n) => wire::SymbolNumbers::Mapped(&n.numbers),
+        None => wire::SymbolNumbers::Text,
+    }
 }
 
 /// A message on one line (answers are line-oriented).
@@ -205,9 +225,8 @@ struct State {
     /// engines whose rounds do not give the change ([`lists_rounds`]).
     held: Option<Model>,
     batches: usize,
-    /// Symbols travel as numbers ([`wire::SYMBOL_NUMBERS`]): the engine's value of each
-    /// number the harness gave, in order, and the number of each value (`u32::MAX`: none).
-    numbers: Option<(Vec<Value>, Vec<u32>)>,
+    /// Symbols travel as numbers: the numbers the harness gave.
+    numbers: Option<Numbering>,
 }
 
 impl State {
@@ -223,11 +242,11 @@ impl State {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
-                let mut numbers = (Vec::new(), Vec::new());
+                let mut numbering = Numbering::default();
                 for name in text.lines() {
-                    number_symbol(&mut numbers, &mut inputs.symbols, name);
+                    numbering.give(&mut inputs.symbols, name);
                 }
-                Some(numbers)
+                Some(numbering)
             }
         };
         let program = inputs.program.clone();
@@ -246,10 +265,7 @@ impl State {
         let ns = t.elapsed().as_nanos();
         engine.settle()?;
         let model = engine.model();
-        let form = match &numbers {
-            Some((_, of_value)) => wire::SymbolNumbers::Mapped(of_value),
-            None => wire::SymbolNumbers::Text,
-        };
+        let form = symbol_form(&numbers);
         let mut text = super::client::model_lines(&program, &inputs.symbols, &model, form);
         let held = (!keeps_change && !lists_rounds(kind)).then_some(model);
         text.push_str(&format!("ok time_ns={ns}{}\n", counters(&report)));
@@ -301,10 +317,7 @@ impl State {
         }
         let t_format = Instant::now();
         out.clear();
-        let form = match &self.numbers {
-            Some((_, of_value)) => wire::SymbolNumbers::Mapped(of_value),
-            None => wire::SymbolNumbers::Text,
-        };
+        let form = symbol_form(&self.numbers);
         let writer = wire::FactWriter::new(&self.program, &self.symbols).with_numbers(form);
         for (sign, facts) in [('-', &removed), ('+', &added)] {
             for (rel, values) in facts.iter() {
@@ -356,17 +369,15 @@ impl State {
 
     /// A `symbol N TEXT` line's `N TEXT`: the next number, and its symbol.
     fn number_symbol_line(&mut self, numbered: &str) -> Result<(), String> {
-        let Some(numbers) = self.numbers.as_mut() else {
+        let Some(numbering) = self.numbers.as_mut() else {
             return Err("a `symbol` line, but symbols travel as text".into());
         };
         let (n, name) = numbered.split_once(' ').unwrap_or((numbered, ""));
-        if n.parse::<usize>().ok() != Some(numbers.0.len()) {
-            return Err(format!(
-                "symbols are numbered in order: the next is {}",
-                numbers.0.len()
-            ));
+        let next = numbering.values.len();
+        if n.parse::<usize>().ok() != Some(next) {
+            return Err(format!("symbols are numbered in order: the next is {next}"));
         }
-        number_symbol(numbers, &mut self.symbols, name);
+        numbering.give(&mut self.symbols, name);
         Ok(())
     }
 
@@ -394,11 +405,11 @@ impl State {
         let mut count = 0;
         for field in fields {
             match (types.get(count), &self.numbers) {
-                (Some(Type::Symbol), Some((values, _))) => tuple.push(
+                (Some(Type::Symbol), Some(numbering)) => tuple.push(
                     field
                         .parse::<usize>()
                         .ok()
-                        .and_then(|n| values.get(n).copied())
+                        .and_then(|n| numbering.values.get(n).copied())
                         .ok_or_else(|| {
                             format!("`{field}` is not the number of a symbol it was given")
                         })?,
