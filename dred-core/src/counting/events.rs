@@ -29,7 +29,7 @@ use crate::dred::production::heads::HeadProbes;
 use crate::engine::NetChange;
 use crate::exec::{Matcher, Versions, WorkCounter};
 use crate::program::{Atom, Literal, Program, RelId, Rule, Term};
-use crate::storage::{Insertion, Relation, RowId};
+use crate::storage::{prefetch, Insertion, Relation, RowId};
 use crate::value::{Tuple, Value};
 
 /// The net changes of one relation's counts in the current batch, by row id. Outside a
@@ -73,6 +73,14 @@ impl CountDeltas {
         debug_assert!(self.touched.is_empty(), "a relation changed its own counts");
         rows.clear();
         self.touched = rows;
+    }
+
+    /// A hint that row `r`'s change will be read soon ([`CountDeltas::take`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, r: RowId) {
+        if let Some(c) = self.changes.get(r as usize) {
+            prefetch(c);
+        }
     }
 
     /// Row `r`'s net change, reset to 0.
@@ -206,6 +214,32 @@ impl Database<'_> {
         self.noted(pending, rel, tuple, insert);
     }
 
+    /// The facts stored at `rows` leave the database, one after the other in that order
+    /// ([`Database::event_at`] of each), with the reads of the facts ahead started early:
+    /// each fact's values, and the first index entry each of its joins reads.
+    ///
+    /// Why: event after event, each seeded join waited for its index entry and then its
+    /// group's rows; on two-hop paths over WordNet with 1,000 edges deleted the events cost
+    /// 1.7 times `dred`'s over-deletion of the same instances, which starts these reads for
+    /// the facts ahead (`prefetch_frontier`).
+    pub(crate) fn delete_rows(&mut self, pending: &mut Pending, rows: &[(RelId, RowId)]) {
+        for (i, &(rel, r)) in rows.iter().enumerate() {
+            if let Some(&(ahead, row)) = rows.get(i + LOOKUPS_AHEAD + ENTRIES_AHEAD) {
+                self.relations[ahead].prefetch_values(row);
+            }
+            if let Some(&(ahead, row)) = rows.get(i + ENTRIES_AHEAD) {
+                let row = self.relations[ahead].row(row);
+                prefetch_joins(
+                    self.relations,
+                    &self.plans.positive[ahead],
+                    row,
+                    &pending.work,
+                );
+            }
+            self.event_at(pending, rel, r, false);
+        }
+    }
+
     /// Facts of `rel` (their values one after the other in `values`), none stored, enter
     /// the database one after the other: [`Database::event`] of each, in order, but stored
     /// together first ([`Relation::insert_batch_with`]: one probe per fact, the indexes
@@ -229,7 +263,11 @@ impl Database<'_> {
         });
         debug_assert_eq!(appended * arity, values.len());
         let plans = self.plans;
-        for (i, tuple) in values.chunks_exact(arity).enumerate() {
+        let tuples = values.chunks_exact(arity);
+        for (i, tuple) in tuples.clone().enumerate() {
+            if let Some(ahead) = tuples.clone().nth(i + ENTRIES_AHEAD) {
+                prefetch_joins(self.relations, &plans.positive[rel], ahead, &pending.work);
+            }
             pending.visible = Some((rel, first + i as RowId + 1));
             self.count(pending, &plans.positive[rel], tuple, 1);
             self.noted(pending, rel, tuple, true);
@@ -338,6 +376,28 @@ impl Database<'_> {
                 &mut pending.rows,
             );
         }
+    }
+}
+
+/// How many facts ahead of the one being handled a lookup of its own is started
+/// ([`Relation::prefetch_row`], [`Relation::prefetch_values`], a count's slot).
+pub(crate) const LOOKUPS_AHEAD: usize = 8;
+
+/// How many events ahead the first index entry of each of an event's joins is started
+/// ([`prefetch_joins`]); as `dred`'s over-deletion does.
+const ENTRIES_AHEAD: usize = 8;
+
+/// A hint that the joins of `plans` seeded with `row` will run soon: starts loading the
+/// first index entry each reads ([`Matcher::prefetch_start`]). Changes no result and counts
+/// no work.
+fn prefetch_joins(relations: &[Relation], plans: &[SeededPlan], row: &[Value], work: &WorkCounter) {
+    let matcher = Matcher {
+        relations,
+        versions: &[],
+        work,
+    };
+    for seeded in plans {
+        matcher.prefetch_start(&seeded.plan, row);
     }
 }
 

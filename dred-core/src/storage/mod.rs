@@ -12,6 +12,7 @@ mod relation;
 mod row_set;
 
 pub use marks::RowMarks;
+pub(crate) use probe_table::prefetch;
 pub use relation::{IndexId, Insertion, Relation, RowId, RowRange, StorageBytes};
 
 use crate::value::Value;
