@@ -114,6 +114,18 @@ pub struct Counting {
     last_change: NetChange,
 }
 
+/// Where the facts of a batch are stored, found by its check.
+#[derive(Debug, Default)]
+struct StoredBatch {
+    /// The deleted facts' rows, in the batch's order.
+    deleted: Vec<(RelId, RowId)>,
+    /// Inserted facts stored as tombstones (deleted since the relation was last compacted):
+    /// their rows, which they come back under, as `dred`'s insertion revives them.
+    revived: Vec<(RelId, RowId)>,
+    /// The other inserted facts, by their place in the batch's insertions.
+    appended: Vec<usize>,
+}
+
 /// The counters of one batch, summed over strata.
 #[derive(Debug, Default)]
 struct Counters {
@@ -188,12 +200,13 @@ impl Counting {
         }
     }
 
-    /// Runs the events of the EDB facts at rows `deleted` leaving and then of `edb_events`
-    /// (EDB facts entering or leaving), then every stratum in evaluation order from what
-    /// reached it; `pending` may hold counts noted already.
+    /// Runs the events of the EDB facts `stored` lists (leaving, then coming back under
+    /// their old rows) and then of `edb_events` (EDB facts entering or leaving), then every
+    /// stratum in evaluation order from what reached it; `pending` may hold counts noted
+    /// already.
     fn propagate(
         &mut self,
-        deleted: &[(RelId, RowId)],
+        stored: &StoredBatch,
         edb_events: impl IntoIterator<Item = (RelId, Tuple, bool)>,
         mut pending: Pending,
     ) -> Result<(Pending, Counters), EngineError> {
@@ -204,7 +217,8 @@ impl Counting {
             relations: &mut self.relations,
             plans: &self.plans,
         };
-        db.delete_rows(&mut pending, deleted);
+        db.row_events(&mut pending, &stored.deleted, false);
+        db.row_events(&mut pending, &stored.revived, true);
         // Insertions into a relation no rule negates come in runs, stored together.
         let mut run: (Option<RelId>, Vec<Value>) = (None, Vec::new());
         for (rel, tuple, insert) in edb_events {
@@ -343,13 +357,16 @@ impl Counting {
 
     /// Refuses a batch not normalised against this EDB.
     /// Checks that `batch` is normalised against the EDB (every deleted fact a live row of an
-    /// input relation of its arity, every inserted fact absent from one) and returns the
-    /// deleted facts' rows in the batch's order: the deletion then needs no second probe per
-    /// fact. The probes of the facts ahead are started early ([`LOOKUPS_AHEAD`]); on two-hop
-    /// paths over WordNet this check was a seventh of a 1,000-edge deletion (perf).
-    fn check_batch(&self, batch: &Batch) -> Result<Vec<(RelId, RowId)>, EngineError> {
-        let mut deleted = Vec::with_capacity(batch.deletions.len());
-        for (facts, present, what) in [
+    /// input relation of its arity, every inserted fact not a live row of one) and says
+    /// where its facts are stored: the deletion and the revivals then need no second probe
+    /// per fact. The probes of the facts ahead are started early ([`LOOKUPS_AHEAD`]); on
+    /// two-hop paths over WordNet this check was a seventh of a 1,000-edge deletion (perf).
+    fn check_batch(&self, batch: &Batch) -> Result<StoredBatch, EngineError> {
+        let mut stored = StoredBatch {
+            deleted: Vec::with_capacity(batch.deletions.len()),
+            ..StoredBatch::default()
+        };
+        for (facts, deleting, what) in [
             (&batch.deletions, true, "deleted fact is absent"),
             (&batch.insertions, false, "inserted fact is present"),
         ] {
@@ -364,10 +381,16 @@ impl Counting {
                     let relation = &self.relations[ahead.rel];
                     relation.prefetch_row(relation.lookup_hash(&ahead.tuple), &ahead.tuple);
                 }
-                let row = fits(f)
-                    .then(|| self.relations[f.rel].row_id(&f.tuple))
+                let found = fits(f)
+                    .then(|| {
+                        let relation = &self.relations[f.rel];
+                        relation
+                            .find_row(&f.tuple)
+                            .map(|r| (r, relation.is_live(r)))
+                    })
                     .flatten();
-                if !fits(f) || row.is_some() != present {
+                let row = found.map(|(r, _)| r);
+                if !fits(f) || found.is_some_and(|(_, live)| live) != deleting {
                     return Err(self.misuse(format!(
                         "batch {}: {what} or not of an input relation: {:?}: the batch is not \
                          normalised against this EDB",
@@ -375,12 +398,15 @@ impl Counting {
                         f
                     )));
                 }
-                if let Some(r) = row.filter(|_| present) {
-                    deleted.push((f.rel, r));
+                match row {
+                    Some(r) if deleting => stored.deleted.push((f.rel, r)),
+                    Some(r) => stored.revived.push((f.rel, r)),
+                    None if deleting => unreachable!("a live row was found"),
+                    None => stored.appended.push(i),
                 }
             }
         }
-        Ok(deleted)
+        Ok(stored)
     }
 }
 
@@ -468,7 +494,7 @@ impl Engine for Counting {
         }
         let events = edb.facts().map(|f| (f.rel, f.tuple, true));
         let (mut pending, counters) = self
-            .propagate(&[], events, pending)
+            .propagate(&StoredBatch::default(), events, pending)
             .map_err(|e| self.fail(e))?;
         self.deltas = std::mem::take(&mut pending.counts);
         // Heads stored whose count ended at 0 (found through a negation, or derived and
@@ -490,7 +516,7 @@ impl Engine for Counting {
         if let Some(e) = &self.broken {
             return Err(e.clone());
         }
-        let deleted = self.check_batch(batch)?;
+        let stored = self.check_batch(batch)?;
         self.batches += 1;
         let t = Instant::now();
         let program = self.named.clone();
@@ -503,12 +529,12 @@ impl Engine for Counting {
             program.strata.len(),
             program.aggregates.len(),
         );
-        let insertions = batch
-            .insertions
-            .iter()
-            .map(|f| (f.rel, f.tuple.clone(), true));
+        let appended = stored.appended.iter().map(|&i| {
+            let f = &batch.insertions[i];
+            (f.rel, f.tuple.clone(), true)
+        });
         let (mut pending, counters) = self
-            .propagate(&deleted, insertions, pending)
+            .propagate(&stored, appended, pending)
             .map_err(|e| self.fail(e))?;
         self.last_change = pending.net;
         let report = self.report(&pending, &counters, t.elapsed().as_nanos() as u64);

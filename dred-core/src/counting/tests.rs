@@ -440,7 +440,7 @@ fn insertions_of_one_batch_that_join_each_other() {
 }
 
 /// Deletions of one batch that join each other, more of them than the reads started ahead
-/// (`Database::delete_rows`): a chain of 40 edges, a loop and a 2-cycle, all deleted at
+/// (`Database::row_events`): a chain of 40 edges, a loop and a 2-cycle, all deleted at
 /// once, then every other one put back. After each batch the counts equal a fresh
 /// materialisation's and the model the oracle's.
 #[test]
