@@ -5,11 +5,12 @@
 # revert, recompute / recompute-levels / dred / auto side by side; and smallvec's points-to
 # (10 and 100 assignments, 5 batches each with reverts). BEFORE and AFTER binaries, two
 # alternating runs each. Usage: run.sh BEFORE AFTER (from anywhere; builds nothing).
-# Writes {before,after}-{1,2}-liveness.csv.gz and {before,after}-pointsto.csv.gz here, and
-# TABLE.md (table.py).
+# Writes {before,after}-{1,2}-liveness.csv.gz and {before,after}-pointsto.csv.gz here (or in
+# the folder OUT names, as ../2026-12-06-round-facts/run.sh does), and TABLE.md (table.py).
 set -euo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-cd "$HERE/../../.."
+SCRIPT=$(cd "$(dirname "$0")" && pwd)
+HERE=${OUT:-$SCRIPT}
+cd "$SCRIPT/../../.."
 F=$("$2" datasets path rust-nll:getopts)
 P=datasets/programs/nll_liveness_init.dl
 T=$(mktemp -d)
@@ -30,4 +31,4 @@ for v in before after; do
       --kinds delete --relation assign --sizes 10,100 --seeds 1 --batches 5 --revert \
       --engines recompute,recompute-levels,auto --report "$HERE/$v-pointsto.csv.gz" >/dev/null 2>&1
 done
-python3 "$HERE/table.py" "$HERE" | tee "$HERE/TABLE.md"
+python3 "$SCRIPT/table.py" "$HERE" | tee "$HERE/TABLE.md"

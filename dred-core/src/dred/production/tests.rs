@@ -615,3 +615,66 @@ path(x, z) :- path(x, y), edge(y, z).
     assert_eq!(learned[3].1, Some(0));
     assert!(learned[3].3);
 }
+
+/// The tenth of the level that saturates phase 1 counts the heads the round being followed
+/// has reached, not only the rounds before it: a source reaching 50 nodes that reach 100
+/// each (5,050 facts of `r`), its one source fact deleted. The round from the 50 nodes
+/// over-deletes the other 5,000 facts at once; counted only when the next round began,
+/// the rule (505 facts) fired after all of them. With the work floor lowered to 0 for a
+/// model this small, phase 1 stops a few frontier facts into that round.
+#[test]
+fn saturation_counts_the_heads_of_the_round_it_follows() {
+    use super::overdelete::Saturation;
+    let source = "
+.decl src(x: symbol)
+.decl e(x: symbol, y: symbol)
+.decl r(x: symbol)
+.input src
+.input e
+.output r
+r(y) :- src(x), e(x, y).
+r(y) :- r(x), e(x, y).
+";
+    let mut symbols = Symbols::new();
+    let program =
+        Arc::new(load_program(&SourceFile::new("star.dl", source), &mut symbols).expect("program"));
+    let (src, e) = (
+        program.relation_id("src").expect("src"),
+        program.relation_id("e").expect("e"),
+    );
+    let mut edb = Edb::empty(&program);
+    let a = symbols.intern("a");
+    edb.insert(Fact::new(src, vec![a]));
+    for j in 0..50 {
+        let b = symbols.intern(&format!("b{j}"));
+        edb.insert(Fact::new(e, vec![a, b]));
+        for i in 0..100 {
+            let c = symbols.intern(&format!("c{j}_{i}"));
+            edb.insert(Fact::new(e, vec![b, c]));
+        }
+    }
+    let batch = Batch::normalise(
+        &RequestedBatch {
+            deletions: vec![Fact::new(src, vec![a])],
+            insertions: vec![],
+        },
+        &edb,
+    );
+    let run = |saturation: Saturation| {
+        let mut dred = Dred::new(program.clone());
+        dred.set_saturation(saturation);
+        dred.materialise(&edb).expect("materialise");
+        let r = dred.apply(&batch).expect("apply");
+        let over = r.overdelete_work.expect("counted");
+        (dred.model(), r.saturated, over.probes + over.touched)
+    };
+    let (model, saturated, never_work) = run(Saturation::Never);
+    assert_eq!(saturated, Some(0));
+    let (s_model, s_saturated, s_work) = run(Saturation::Floor(0));
+    assert_eq!(s_saturated, Some(1));
+    assert_eq!(s_model, model);
+    assert!(
+        s_work * 4 < never_work,
+        "phase 1: saturated {s_work}, unsaturated {never_work}"
+    );
+}
