@@ -36,6 +36,31 @@ fn with_edges(src: &str, edges: &[(&str, &str)]) -> (std::sync::Arc<Program>, Sy
     (program, symbols, edb)
 }
 
+/// Applies the batch of `deletions` and `insertions`, normalised against `edb` (which it
+/// updates), and checks the counts against a fresh materialisation's and the model against
+/// the oracle's.
+fn apply_checked(
+    counting: &mut Counting,
+    program: &std::sync::Arc<Program>,
+    edb: &mut Edb,
+    deletions: Vec<Fact>,
+    insertions: Vec<Fact>,
+) {
+    let batch = Batch::normalise(
+        &RequestedBatch {
+            deletions,
+            insertions,
+        },
+        edb,
+    );
+    counting.apply(&batch).expect("apply");
+    edb.apply(&batch);
+    let mut fresh = Counting::new(program.clone());
+    fresh.materialise(edb).expect("materialise");
+    assert_eq!(counting.derivation_counts(), fresh.derivation_counts());
+    assert_eq!(counting.model(), Oracle::least_model(program, edb));
+}
+
 /// The batch deleting `edge(a, b)`.
 fn delete_edge(program: &Program, symbols: &mut Symbols, edb: &Edb, a: &str, b: &str) -> Batch {
     let edge = program.relation_id("edge").expect("edge");
@@ -377,19 +402,7 @@ fn count_column_survives_compaction() {
         (vec![], spoke_facts[750..].to_vec()),
     ];
     for (i, (deletions, insertions)) in batches.into_iter().enumerate() {
-        let batch = Batch::normalise(
-            &RequestedBatch {
-                deletions,
-                insertions,
-            },
-            &edb,
-        );
-        counting.apply(&batch).expect("apply");
-        edb.apply(&batch);
-        let mut fresh = Counting::new(program.clone());
-        fresh.materialise(&edb).expect("materialise");
-        assert_eq!(counting.derivation_counts(), fresh.derivation_counts());
-        assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+        apply_checked(&mut counting, &program, &mut edb, deletions, insertions);
         if i == 0 {
             // 3,000 tombstones against 1 live row: compacted, the column with it.
             assert_eq!(counting.relations[hop2].dead_count(), 0);
@@ -464,19 +477,7 @@ fn deletions_of_one_batch_that_join_each_other() {
     facts.swap(3, 30);
     let back: Vec<Fact> = facts.iter().step_by(2).cloned().collect();
     for (deletions, insertions) in [(facts.clone(), vec![]), (vec![], back)] {
-        let batch = Batch::normalise(
-            &RequestedBatch {
-                deletions,
-                insertions,
-            },
-            &edb,
-        );
-        counting.apply(&batch).expect("apply");
-        edb.apply(&batch);
-        let mut fresh = Counting::new(program.clone());
-        fresh.materialise(&edb).expect("materialise");
-        assert_eq!(counting.derivation_counts(), fresh.derivation_counts());
-        assert_eq!(counting.model(), Oracle::least_model(&program, &edb));
+        apply_checked(&mut counting, &program, &mut edb, deletions, insertions);
     }
     // Two edges left into and out of `e`: hop2(n3, n7) through it, once.
     let n3n7 = [symbols.intern("n3"), symbols.intern("n7")];
