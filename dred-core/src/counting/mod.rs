@@ -355,7 +355,6 @@ impl Counting {
         }
     }
 
-    /// Refuses a batch not normalised against this EDB.
     /// Checks that `batch` is normalised against the EDB (every deleted fact a live row of an
     /// input relation of its arity, every inserted fact not a live row of one) and says
     /// where its facts are stored: the deletion and the revivals then need no second probe
@@ -381,16 +380,16 @@ impl Counting {
                     let relation = &self.relations[ahead.rel];
                     relation.prefetch_row(relation.lookup_hash(&ahead.tuple), &ahead.tuple);
                 }
-                let found = fits(f)
-                    .then(|| {
-                        let relation = &self.relations[f.rel];
-                        relation
-                            .find_row(&f.tuple)
-                            .map(|r| (r, relation.is_live(r)))
-                    })
-                    .flatten();
-                let row = found.map(|(r, _)| r);
-                if !fits(f) || found.is_some_and(|(_, live)| live) != deleting {
+                let fits = fits(f);
+                let found = if fits {
+                    let relation = &self.relations[f.rel];
+                    relation
+                        .find_row(&f.tuple)
+                        .map(|r| (r, relation.is_live(r)))
+                } else {
+                    None
+                };
+                if !fits || found.is_some_and(|(_, live)| live) != deleting {
                     return Err(self.misuse(format!(
                         "batch {}: {what} or not of an input relation: {:?}: the batch is not \
                          normalised against this EDB",
@@ -398,10 +397,10 @@ impl Counting {
                         f
                     )));
                 }
-                match row {
-                    Some(r) if deleting => stored.deleted.push((f.rel, r)),
-                    Some(r) => stored.revived.push((f.rel, r)),
-                    None if deleting => unreachable!("a live row was found"),
+                // A deleted fact was found live just above.
+                match found {
+                    Some((r, _)) if deleting => stored.deleted.push((f.rel, r)),
+                    Some((r, _)) => stored.revived.push((f.rel, r)),
                     None => stored.appended.push(i),
                 }
             }
