@@ -142,6 +142,14 @@ pub struct ReportRow {
     /// the harness's per-batch scratch); with several, their joint one.
     #[serde(default)]
     pub peak_rss_kb: Option<u64>,
+    /// kB by which the peak of the bytes the process holds in live heap blocks has grown
+    /// since the same moment, read after this batch
+    /// ([`crate::memory::Footprint::peak_heap_growth_kb`]): the case's engines' structures
+    /// and scratch at their worst moment, without what the allocator keeps beside them, so
+    /// independent of the cases run before in the process. Empty in a case with an external
+    /// engine (its memory is another process's) and in reports of older revisions.
+    #[serde(default)]
+    pub peak_heap_kb: Option<u64>,
     /// An external engine's own time for the batch, nanoseconds, as it reported it beside the
     /// harness's `time_ns` around the whole exchange; empty for the built-in engines and in
     /// reports of older revisions.

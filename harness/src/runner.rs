@@ -287,6 +287,10 @@ pub fn run_case(
     // that it is not counted in the engines' footprint.
     let mut edb = case.edb.clone();
     let footprint = Footprint::start();
+    // An external engine's memory is another process's: the heap counted here would be
+    // only the harness's side of the exchange.
+    let in_process = engines.iter().all(|s| s.external.is_none());
+    let heap_kb = || in_process.then(|| footprint.peak_heap_growth_kb());
     let alone = engines.len() == 1;
     let planted = planted_slowdown_switch();
     // Materialised in the order of batch 0, but kept (and reported) in the listed order.
@@ -352,9 +356,10 @@ pub fn run_case(
         rows.push(row);
         models.extend(model);
     }
-    let peak = footprint.and_then(|f| f.peak_growth_kb());
+    let (peak, heap) = (footprint.peak_growth_kb(), heap_kb());
     for r in &mut rows {
         r.peak_rss_kb = peak;
+        r.peak_heap_kb = heap;
     }
     after_batch(0);
     let mut mismatch = disagreement(program, case.symbols, &running, &models, 0);
@@ -407,10 +412,11 @@ pub fn run_case(
                 None => changes.iter().flatten().copied().next().unwrap_or_default(),
             };
             let size = digests[0].len();
-            let peak = footprint.and_then(|f| f.peak_growth_kb());
+            let (peak, heap) = (footprint.peak_growth_kb(), heap_kb());
             for ((r, (rep, time_ns, place)), &over) in running.iter().zip(&done).zip(&over_limit) {
                 rows.push(ReportRow {
                     peak_rss_kb: peak,
+                    peak_heap_kb: heap,
                     position: Some(*place),
                     time_limit_ns: over
                         .then(|| case.batch_limit.map(|l| l.as_nanos() as u64))
@@ -590,6 +596,7 @@ fn row(
         insert_probes: rep.insert_work.map(|w| w.probes),
         insert_touched: rep.insert_work.map(|w| w.touched),
         peak_rss_kb: None,
+        peak_heap_kb: None,
         engine_ns: rep.engine_ns,
         counters: rep.counters.clone(),
         git_rev: labels.git_rev.clone(),

@@ -264,6 +264,17 @@ fn an_engine_alone_reports_its_footprint_and_the_same_model_sizes() {
     assert_eq!(alone.len(), 9, "batch 0, four deletions and their reverts");
     assert_eq!(sizes(&h, &alone), sizes(&h2, &beside));
     assert!(sizes(&h, &alone).iter().all(|(_, s)| s != "0"));
+    // The heap's figure is kept everywhere, and is a peak too.
+    let heap: Vec<u64> = alone
+        .iter()
+        .map(|r| {
+            r[col(&h, "peak_heap_kb")]
+                .parse()
+                .expect("a heap peak on every row")
+        })
+        .collect();
+    assert!(heap[0] > 0, "{heap:?}");
+    assert!(heap.windows(2).all(|w| w[0] <= w[1]), "a peak: {heap:?}");
     if !std::path::Path::new("/proc/self/clear_refs").exists() {
         return; // no footprint outside Linux: the column stays empty
     }
