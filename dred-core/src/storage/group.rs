@@ -5,11 +5,17 @@
 //! Why not a `SmallVec` per group: its 24 bytes (four inline ids and a capacity word) made an
 //! index entry 40 bytes, and on reachability over an ontology, where nearly every node has
 //! one parent, the index tables of the edges are most of `dred`'s memory (WordNet's forward
-//! index: 95,322 groups for 97,666 edges). [`GroupRows`] is 20 bytes, so an entry is 32 —
-//! two to a cache line, none straddling two — and a spilled group costs no allocation of
-//! its own (no allocator header; the cells it leaves behind when it moves to grow are
-//! reclaimed by compaction): it is a region of the pool, found with the same one dependent
-//! read as a `SmallVec`'s heap pointer.
+//! index: 95,322 groups for 97,666 edges). [`GroupRows`] is 12 bytes, so a hashed entry is 24
+//! and a dense index 12 bytes a value, and a spilled group costs no allocation of its own (no
+//! allocator header; the cells it leaves behind when it moves to grow are reclaimed by
+//! compaction): it is a region of the pool, found with the same one dependent read as a
+//! `SmallVec`'s heap pointer, its capacity in the region's first cell.
+//!
+//! Why two ids inline and not four (20 bytes, entries of 32): on WordNet's reachability the
+//! edges' two indexes took 3,425 KiB with four and 2,596 with two (the whole model 6,431 and
+//! 5,601), and paired runs of the nine points of `results/dred` read 0.81–1.05 of the times
+//! with four (`results/dred/2026-12-06-cells/`): a group of three or four rows now costs a
+//! read of the pool, but more groups share each cache line.
 //!
 //! Why large groups leave the pool: a region cannot grow where it is unless it is the
 //! pool's last, so a growing group moves and leaves its old region behind, and only
@@ -23,10 +29,10 @@ use super::RowId;
 
 /// Ids a [`GroupRows`] has room for inside the entry; an index whose keys have more than one
 /// column keeps its group number in the last cell and has one fewer ([`RowPool::new`]).
-const CELLS: usize = 4;
+const CELLS: usize = 2;
 
 /// A pool region's first capacity when a group spills.
-const FIRST_REGION: u32 = 8;
+const FIRST_REGION: u32 = 4;
 
 /// The most rows a group keeps in the pool; a larger group has a vector of its own.
 const POOLED: u32 = 32;
@@ -36,14 +42,14 @@ const POOLED: u32 = 32;
 const COMPACT_FROM: usize = 4096;
 
 /// The ascending row ids of one group: up to the pool's `inline` of them in `cells`; up to
-/// [`POOLED`], in a region of the index's [`RowPool`] whose offset and capacity `cells`
-/// holds instead; beyond, in a vector of the pool's whose number `cells` holds.
+/// [`POOLED`], in a region of the index's [`RowPool`] whose offset the first cell holds
+/// instead (the region's first cell holds its capacity, the ids follow); beyond, in a
+/// vector of the pool's whose number the first cell holds.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct GroupRows {
     len: u32,
-    /// Inline: the ids. Pooled: the region's offset and capacity. Large: the vector's
-    /// number. Either way, the last cell holds the group number when the pool's `inline` is
-    /// `CELLS - 1`.
+    /// Inline: the ids. Pooled: the region's offset. Large: the vector's number. Either
+    /// way, the last cell holds the group number when the pool's `inline` is `CELLS - 1`.
     cells: [RowId; CELLS],
 }
 
@@ -123,10 +129,10 @@ impl RowPool {
         } else if len <= POOLED {
             let start = self.rows.len();
             let cap = len.max(FIRST_REGION);
+            self.rows.push(cap);
             self.rows.extend_from_slice(rows);
-            self.rows.resize(start + cap as usize, 0);
+            self.rows.resize(start + 1 + cap as usize, 0);
             g.cells[0] = Self::offset(start);
-            g.cells[1] = cap;
         } else {
             g.cells[0] = RowId::try_from(self.large.len()).expect("fewer than 2^32 groups");
             self.large.push(rows.to_vec());
@@ -140,7 +146,7 @@ impl RowPool {
         if g.len <= self.inline {
             &g.cells[..g.len as usize]
         } else if g.len <= POOLED {
-            let start = g.cells[0] as usize;
+            let start = g.cells[0] as usize + 1;
             &self.rows[start..start + g.len as usize]
         } else {
             &self.large[g.cells[0] as usize]
@@ -161,47 +167,49 @@ impl RowPool {
             // Spill: the inline ids move to a new region at the pool's end.
             let start = self.rows.len();
             let cap = FIRST_REGION.max(len + 1);
+            self.rows.push(cap);
             self.rows.extend_from_slice(&g.cells[..len as usize]);
             self.rows.push(r);
-            self.rows.resize(start + cap as usize, 0);
+            self.rows.resize(start + 1 + cap as usize, 0);
             g.cells[0] = Self::offset(start);
-            g.cells[1] = cap;
             return false;
         }
         if len > POOLED {
             self.large[g.cells[0] as usize].push(r);
             return false;
         }
-        let (start, cap) = (g.cells[0] as usize, g.cells[1]);
+        let start = g.cells[0] as usize;
+        let cap = self.rows[start];
         if len < cap {
-            self.rows[start + len as usize] = r;
+            self.rows[start + 1 + len as usize] = r;
             return false;
         }
-        let end = start + cap as usize;
+        let end = start + 1 + cap as usize;
         if len == POOLED {
             // The group leaves the pool for a vector of its own.
             let mut own = Vec::with_capacity(2 * POOLED as usize);
-            own.extend_from_slice(&self.rows[start..end]);
+            own.extend_from_slice(&self.rows[start + 1..end]);
             own.push(r);
             g.cells[0] = RowId::try_from(self.large.len()).expect("fewer than 2^32 groups");
             self.large.push(own);
-            self.abandoned += cap as usize;
+            self.abandoned += 1 + cap as usize;
         } else {
             // Doubling from the first region reaches POOLED exactly; from a compacted one
             // it is capped there.
             let grown = (2 * cap).min(POOLED);
             if end == self.rows.len() {
                 // The last region grows where it is.
-                self.rows.resize(start + grown as usize, 0);
+                self.rows.resize(start + 1 + grown as usize, 0);
             } else {
                 let moved = self.rows.len();
                 self.rows.extend_from_within(start..end);
-                self.rows.resize(moved + grown as usize, 0);
-                self.abandoned += cap as usize;
+                self.rows.resize(moved + 1 + grown as usize, 0);
+                self.abandoned += 1 + cap as usize;
                 g.cells[0] = Self::offset(moved);
             }
-            g.cells[1] = grown;
-            self.rows[g.cells[0] as usize + len as usize] = r;
+            let start = g.cells[0] as usize;
+            self.rows[start] = grown;
+            self.rows[start + 1 + len as usize] = r;
         }
         // Why a third: groups growing by doubling abandon about as many cells as their
         // regions hold, so the pool settles near half abandoned; a third reclaims that. A
@@ -216,21 +224,21 @@ impl RowPool {
 
     /// Rebuilds the pool from the spilled groups among `groups` — which must be all groups
     /// whose regions are in it — with no abandoned cells, each region half as large again as
-    /// its group.
+    /// its group (and its capacity cell).
     pub(crate) fn compact<'a>(&mut self, groups: impl Iterator<Item = &'a mut GroupRows>) {
         let mut spilled: Vec<&mut GroupRows> = groups
             .filter(|g| g.len > self.inline && g.len <= POOLED)
             .collect();
         let room = |len: u32| (len + len / 2).min(POOLED);
-        let cells: usize = spilled.iter().map(|g| room(g.len) as usize).sum();
+        let cells: usize = spilled.iter().map(|g| 1 + room(g.len) as usize).sum();
         let mut rows = Vec::with_capacity(cells);
         for g in &mut spilled {
-            let start = g.cells[0] as usize;
+            let start = g.cells[0] as usize + 1;
             let moved = rows.len();
+            rows.push(room(g.len));
             rows.extend_from_slice(&self.rows[start..start + g.len as usize]);
-            rows.resize(moved + room(g.len) as usize, 0);
+            rows.resize(moved + 1 + room(g.len) as usize, 0);
             g.cells[0] = Self::offset(moved);
-            g.cells[1] = room(g.len);
         }
         self.rows = rows;
         self.abandoned = 0;
@@ -265,9 +273,10 @@ impl RowPool {
             .iter()
             .filter(|g| g.len > self.inline && g.len <= POOLED)
             .map(|g| {
-                let (start, cap) = (g.cells[0] as usize, g.cells[1] as usize);
+                let start = g.cells[0] as usize;
+                let cap = self.rows[start] as usize;
                 assert!(g.len as usize <= cap, "group longer than its region");
-                (start, start + cap)
+                (start, start + 1 + cap)
             })
             .collect();
         regions.sort_unstable();
@@ -350,12 +359,13 @@ mod tests {
             let room: usize = model
                 .iter()
                 .filter(|m| m.len() > pool.inline as usize && m.len() <= POOLED as usize)
-                .map(|m| (m.len() + m.len() / 2).min(POOLED as usize))
+                .map(|m| 1 + (m.len() + m.len() / 2).min(POOLED as usize))
                 .sum();
             assert_eq!(
                 pool.rows.len(),
                 room,
-                "a compacted pool holds 1.5 x the pooled ids (at most POOLED a group)"
+                "a compacted pool holds 1.5 x the pooled ids (at most POOLED a group) and a \
+                 capacity cell a group"
             );
             assert_eq!(
                 pool.large.len(),
@@ -402,11 +412,11 @@ mod tests {
         }
     }
 
-    /// A numbered pool keeps three ids inline and spills at the fourth; an unnumbered one
-    /// spills at the fifth.
+    /// A numbered pool keeps one id inline and spills at the second; an unnumbered one
+    /// spills at the third.
     #[test]
     fn spill_points() {
-        for (numbered, inline) in [(false, 4), (true, 3)] {
+        for (numbered, inline) in [(false, 2), (true, 1)] {
             let mut pool = RowPool::new(numbered);
             let mut g = pool.single(0, 7);
             for r in 1..inline {
@@ -414,7 +424,7 @@ mod tests {
             }
             assert!(pool.rows.is_empty(), "{inline} ids stay inline");
             pool.push(&mut g, inline);
-            assert_eq!(pool.rows.len(), FIRST_REGION as usize);
+            assert_eq!(pool.rows.len(), 1 + FIRST_REGION as usize);
             assert_eq!(pool.rows(&g), (0..=inline).collect::<Vec<_>>());
         }
     }

@@ -55,8 +55,8 @@ pub(super) struct Index {
 /// towards a root) — where this costs one read of an array. Index lookups were a quarter
 /// of `dred`'s time on that workload's single-edge deletions (perf, side by side with
 /// `dd`). Keys are mostly interned symbols, numbered from 0, so such an array is as
-/// compact as the table or more: 20 bytes a value against 44–88 bytes a group for the
-/// table (33-byte slots, 3/8–3/4 full).
+/// compact as the table or more: 12 bytes a value against 33–66 bytes a group for the
+/// table (25-byte slots, 3/8–3/4 full).
 ///
 /// It is kept no larger than the table would be: at most [`DenseGroups::PER_GROUP`]
 /// values a group (beyond a first [`DenseGroups::FREE`] values, 320 KB), so an index on a
@@ -128,9 +128,9 @@ impl DenseGroups {
 /// maintenance touches are small (an ontology's nodes have one to three parents), and a
 /// group in its own heap block cost a further cache miss on every lookup and insertion, plus
 /// a reallocation as it grew from one row to two; on 1,000-edge insertions the reallocations
-/// alone were a fifth of the time. Four row ids (three beside the group number of a longer
-/// key) fit in an entry of 32 bytes ([`GroupRows`]).
-const _: () = assert!(std::mem::size_of::<IndexEntry>() == 32);
+/// alone were a fifth of the time. Two row ids (one beside the group number of a longer key)
+/// fit in an entry of 24 bytes ([`GroupRows`]; why two and not four: `group.rs`).
+const _: () = assert!(std::mem::size_of::<IndexEntry>() == 24);
 
 /// A group of an index: its key's first value, its hash's tag and its rows (with its number,
 /// for keys of more than one column).

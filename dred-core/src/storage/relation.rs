@@ -75,14 +75,14 @@ impl RowRange {
 /// A set of rows of a fixed arity with hash indexes. Memory: one word per value; 9 bytes a
 /// slot of the set table (at most 3/4 used) — for a one-column relation over small
 /// non-negative values, 4 bytes per value up to the largest stored instead (at most 4 MiB,
-/// or 64 bytes per row); per group of an index, a 33-byte slot of its table (at most 3/4
-/// used) holding up to four row ids (three for keys of several columns, which also store
-/// the key) — for a one-column key of small non-negative values, 20 bytes per value up to
-/// the largest stored instead (at most two values a group beyond the first 16,384, see
-/// `DenseGroups`); for a group of 5 to 32 rows, a `u32` per row in a region of the index's pool
-/// (at most twice the rows; cells left behind by groups that moved are reclaimed once they
-/// are a third of the pool), and for a larger group a vector of its own (24 bytes, and at
-/// most twice the rows; see `RowPool`).
+/// or 64 bytes per row); per group of an index, a 25-byte slot of its table (at most 3/4
+/// used) holding up to two row ids (one for keys of several columns, which also store the
+/// key) — for a one-column key of small non-negative values, 12 bytes per value up to the
+/// largest stored instead (at most two values a group beyond the first 16,384, see
+/// `DenseGroups`); for a group of 3 (2) to 32 rows, a `u32` per row and one for the capacity
+/// in a region of the index's pool (at most twice the rows, at least 4; cells left behind by
+/// groups that moved are reclaimed once they are a third of the pool), and for a larger
+/// group a vector of its own (24 bytes, and at most twice the rows; see `RowPool`).
 #[derive(Clone, Debug)]
 pub struct Relation {
     arity: usize,
