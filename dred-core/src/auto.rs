@@ -45,8 +45,10 @@
 //! (probes plus rows touched, what the algorithms count as they go), converted from time by
 //! each algorithm's measured nanoseconds per unit of work; an algorithm not measured yet gets
 //! the evaluation's rate and, since it may spend far more time per unit than that, the same
-//! shares of half the guard ([`UNTRIED_SHARE`]) as deadlines from the batch's start. The levels above 0 run the
-//! algorithm that finished level 0, under what is left of the guard.
+//! shares of half the guard ([`UNTRIED_SHARE`]) as deadlines from the batch's start; a
+//! measured one gets deadlines at twice the guard ([`BACKSTOP`]), for a batch whose work
+//! costs more time than its rate says. The levels above 0 run the algorithm that finished
+//! level 0, under what is left of the guard.
 //!
 //! Report: `chosen` (dred, bf, recompute), `abandoned` (how many algorithms passed their
 //! budget: 0, 1 or 2) and the three predictions; the counters are those of the algorithm that
@@ -78,6 +80,16 @@ pub const PHASE1_SHARE: f64 = 0.5;
 /// memory by up to twice (GO BP's TC: 141 ms against 73), so a first try under the whole
 /// guard, abandoned, then recomputed, cost 7.8 times `recompute` on that batch.
 pub const UNTRIED_SHARE: f64 = 0.5;
+/// A measured algorithm's work budget is backed by deadlines at this many times the guard's
+/// time (and the phase-1 share of it), from the batch's start. Why: the budget is converted
+/// to work by the algorithm's rate on earlier batches, and a batch whose work costs more
+/// time than that rate says overran it unchecked: on getopts' liveness analysis a B/F
+/// predicted at 28.6 ms (recomputing: 29.0) was abandoned and the level recomputed only
+/// after 161.6 ms, 6.1 times `recompute` on the batch (`results/auto/2026-12-06-backstop/`).
+/// Not at the guard
+/// itself: the clock's noise then abandoned runs that would have finished (see
+/// [`AutoDeletion::budget`]).
+pub const BACKSTOP: f64 = 2.0;
 /// An abandoned run is counted as this many times the time it spent (it would have cost
 /// more).
 pub const CENSORED: f64 = 1.5;
@@ -336,15 +348,16 @@ impl AutoDeletion {
             // SCC deletions: DRed saturated after 12 ms and its recomputation took 390,
             // B/F took 0.2). Not when saturating is what a test forces.
             saturation_abandons: self.choosing != Choosing::Saturating,
-            // Only for a method whose time per unit of work is not measured yet (it then
-            // runs on the evaluation's): a measured rate makes the work budget the time
-            // budget, without the clock's noise (deadlines on every run abandoned DRed on
+            // For a method whose time per unit of work is not measured yet (it then runs on
+            // the evaluation's), at a share of the guard; for a measured one only as a
+            // backstop ([`BACKSTOP`]): a measured rate makes the work budget the time
+            // budget, without the clock's noise (deadlines at the guard abandoned DRed on
             // GO MF's 1,000-edge deletions it finished in 2.2 times a recomputation, and the
             // batch cost 6.5). And only when predicting: the clock would make the forced
             // branches of the tests depend on the machine's speed.
-            deadlines: (self.choosing == Choosing::Predicted && measured.is_none()).then(|| {
-                let whole = self.budget_ns * UNTRIED_SHARE;
-                (after(whole * PHASE1_SHARE), after(whole))
+            deadlines: (self.choosing == Choosing::Predicted).then(|| {
+                let (phase1, whole) = deadlines_ns(self.budget_ns, measured.is_some());
+                (after(phase1), after(whole))
             }),
         })
     }
@@ -450,6 +463,15 @@ impl AutoDeletion {
             }
         }
     }
+}
+
+/// The deadlines of a run under a guard of `budget_ns`, in nanoseconds from the batch's
+/// start: DRed's phase 1's and the whole run's. For an algorithm whose rate is `measured`
+/// they lie past the guard ([`BACKSTOP`]), where the work budget stops a run whose rate
+/// holds; for one not measured yet, within it ([`UNTRIED_SHARE`]).
+fn deadlines_ns(budget_ns: f64, measured: bool) -> (f64, f64) {
+    let whole = budget_ns * if measured { BACKSTOP } else { UNTRIED_SHARE };
+    (whole * PHASE1_SHARE, whole)
 }
 
 /// Nanoseconds per unit of work of the last evaluations from scratch.
@@ -620,5 +642,29 @@ impl Maintained<AutoDeletion> {
     /// What the last batch chose.
     pub fn last_choice(&self) -> Choice {
         self.deletion.choice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A measured algorithm is stopped by the clock only past the guard, a run not measured
+    /// yet within it; either way phase 1 by its share.
+    #[test]
+    fn deadlines_back_a_measured_budget_and_bound_an_untried_one() {
+        let guard = 10e6;
+        let (phase1, whole) = deadlines_ns(guard, true);
+        assert!(whole > guard * GUARD, "past the guard: {whole}");
+        assert_eq!(
+            (phase1, whole),
+            (guard * BACKSTOP * PHASE1_SHARE, guard * BACKSTOP)
+        );
+        let (phase1, whole) = deadlines_ns(guard, false);
+        assert!(whole < guard * GUARD, "within the guard: {whole}");
+        assert_eq!(
+            (phase1, whole),
+            (guard * UNTRIED_SHARE * PHASE1_SHARE, guard * UNTRIED_SHARE)
+        );
     }
 }
