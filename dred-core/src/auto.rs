@@ -86,9 +86,8 @@ pub const UNTRIED_SHARE: f64 = 0.5;
 /// time than that rate says overran it unchecked: on getopts' liveness analysis a B/F
 /// predicted at 28.6 ms (recomputing: 29.0) was abandoned and the level recomputed only
 /// after 161.6 ms, 6.1 times `recompute` on the batch (`results/auto/2026-12-06-backstop/`).
-/// Not at the guard
-/// itself: the clock's noise then abandoned runs that would have finished (see
-/// [`AutoDeletion::budget`]).
+/// Not at the guard itself: the clock's noise then abandoned runs that would have finished
+/// (see `AutoDeletion::budget`).
 pub const BACKSTOP: f64 = 2.0;
 /// An abandoned run is counted as this many times the time it spent (it would have cost
 /// more).
