@@ -66,6 +66,9 @@ fn bench(c: &mut Criterion) {
             ("recompute", Box::new(Recompute::new(program.clone()))),
         ];
         for (engine_name, mut engine) in engines {
+            // As `dredbench` times them: no copy of each round's facts for a trace (on by
+            // default, it made `dred` copy every fact it derived).
+            engine.set_trace_facts(false);
             engine.materialise(&edb).expect("materialise");
             let size = engine.model().len();
             let mut i = 0;

@@ -49,6 +49,8 @@ fn main() -> anyhow::Result<()> {
                 Box::new(d)
             }
         };
+        // As `dredbench` times it: no copy of each round's facts for a trace.
+        engine.set_trace_facts(false);
         let t = Instant::now();
         engine.materialise(&inputs.edb)?;
         println!(
