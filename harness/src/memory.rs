@@ -94,12 +94,6 @@ pub fn live_heap_bytes() -> usize {
     LIVE.load(Relaxed)
 }
 
-/// The most bytes the process has held in live heap blocks since the last
-/// [`Footprint::start`] (or since it started).
-pub fn peak_heap_bytes() -> usize {
-    PEAK.load(Relaxed)
-}
-
 /// The resident set when a case's engines were about to be built, with the process's
 /// high-water mark reset to it.
 #[derive(Clone, Copy, Debug)]
@@ -113,7 +107,7 @@ pub struct Footprint {
 
 impl Footprint {
     /// Resets the process's peak resident set to the current one and remembers it, and the
-    /// heap's peak ([`peak_heap_bytes`]) to the live bytes. Where `/proc/self/clear_refs` or
+    /// peak of the live heap bytes to the live bytes. Where `/proc/self/clear_refs` or
     /// `/proc/self/status` cannot be used (not Linux, or a kernel without the reset) there
     /// is no resident-set figure rather than one that counts earlier peaks; the heap's is
     /// kept everywhere.

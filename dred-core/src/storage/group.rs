@@ -12,10 +12,10 @@
 //! `SmallVec`'s heap pointer, its capacity in the region's first cell.
 //!
 //! Why two ids inline and not four (20 bytes, entries of 32): on WordNet's reachability the
-//! edges' two indexes took 3,425 KiB with four and 2,596 with two (the whole model 6,431 and
-//! 5,601), and paired runs of the nine points of `results/dred` read 0.81–1.05 of the times
-//! with four (`results/dred/2026-12-06-cells/`): a group of three or four rows now costs a
-//! read of the pool, but more groups share each cache line.
+//! edges' two indexes took 3,425 KiB with four and 2,513 with two (the whole model 6,431 and
+//! 5,518), and paired runs of `dred` on the nine points of `results/dred` read 0.64–1.01 of
+//! the times with four (`results/dred/2026-12-06-cells/`): a group of three or four rows now
+//! costs a read of the pool, but more groups share each cache line.
 //!
 //! Why large groups leave the pool: a region cannot grow where it is unless it is the
 //! pool's last, so a growing group moves and leaves its old region behind, and only
