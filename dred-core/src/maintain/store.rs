@@ -61,6 +61,13 @@ impl Store {
             .map(|d| Relation::new(d.arity()))
             .collect();
         let plans = Plans::new(&program, &mut relations);
+        // The EDB's rows are found by value only by updates and by atoms bound whole: through
+        // their index groups, without a set table (a third of an edge relation's memory).
+        for (rel, relation) in relations.iter_mut().enumerate() {
+            if !program.is_idb(rel) {
+                relation.find_by_indexes();
+            }
+        }
         let program_facts = program
             .facts
             .iter()

@@ -12,7 +12,8 @@
 //! Invariants (checked by [`Relation::check_invariants`] in tests and debug builds): the set
 //! table holds each distinct value of the arena once, pointing at its newest row, and every
 //! live row is such a newest row; every index maps each key to the ascending list of all rows
-//! (live or dead) with that key.
+//! (live or dead) with that key. A relation of the EDB finds its rows through those lists
+//! instead and holds no set table ([`Relation::find_by_indexes`]).
 //!
 //! The indexes' own structure (hashed groups, or groups by value) is in `storage/index.rs`;
 //! this file keeps them up to date with the rows.
@@ -99,9 +100,19 @@ pub struct Relation {
     /// the first value that does not fit ([`Dense::set`]: negative, or large for the rows
     /// held) turns it off and fills `set` from the rows. See [`Dense`].
     dense: Option<Dense>,
+    /// Rows are found by value through the smallest of their groups in the indexes kept up
+    /// to date, and `set` stays empty ([`Relation::find_by_indexes`]).
+    by_indexes: bool,
     indexes: Vec<Index>,
     hasher: DefaultHashBuilder,
 }
+
+/// A relation that finds rows through its index groups scans at most this many rows of the
+/// smallest group for the others: on a longer one, the next update builds the set table.
+const LONG_GROUP: usize = 32;
+
+/// A group this short is scanned without looking for a shorter one in the other indexes.
+const SHORT_GROUP: usize = 4;
 
 /// The row of each value of a one-column relation, indexed by the value.
 ///
@@ -165,6 +176,8 @@ enum Place {
     Dense(Option<RowId>),
     /// A probe of the set table for the values, which hash to `hash`.
     Set { hash: u64, probe: Probe },
+    /// In a relation that finds rows through its indexes: the newest row with the values.
+    Groups(Option<RowId>),
 }
 
 /// Bytes of heap a [`Relation`] holds, by structure (capacities, filled or not).
@@ -221,6 +234,7 @@ impl Relation {
             data: Vec::new(),
             set: RowSet::default(),
             dense: (arity == 1).then(Dense::default),
+            by_indexes: false,
             indexes: Vec::new(),
             hasher: DefaultHashBuilder::default(),
         }
@@ -247,6 +261,13 @@ impl Relation {
         if let Some(dense) = &self.dense {
             return Place::Dense(dense.get(row[0]));
         }
+        if self.by_indexes {
+            let (found, scanned) = self.find_in_groups(row);
+            if scanned <= LONG_GROUP {
+                return Place::Groups(found);
+            }
+            self.set_table_on();
+        }
         let hash = self.hasher.hash_one(row);
         self.set.reserve_one();
         Place::Set {
@@ -259,7 +280,7 @@ impl Relation {
     #[inline]
     fn stored(&self, place: &Place) -> Option<RowId> {
         match *place {
-            Place::Dense(old) => old,
+            Place::Dense(old) | Place::Groups(old) => old,
             Place::Set {
                 probe: Probe::Found(i),
                 ..
@@ -294,7 +315,117 @@ impl Relation {
                 hash,
                 probe: Probe::Vacant(i),
             } => self.set.fill(i, hash, r),
+            // The indexes hold the row once it is appended.
+            Place::Groups(_) => {}
         }
+    }
+
+    /// From now on finds rows by value through their groups in the indexes (the smallest
+    /// of a row's groups among the indexes with key columns that are kept up to date,
+    /// scanned from its newest row), and frees the set table. Returns whether it does: only
+    /// a relation of two or more columns with such an index can.
+    ///
+    /// For a relation whose rows are looked up by value rarely — the EDB, by its updates and
+    /// by rules whose atoms over it are bound whole — and whose indexes hold every row
+    /// anyway: the set table is a third of such a relation (WordNet's 97,666 edges: 1.3 MiB
+    /// of 5.3). It comes back, built from the rows, when an update finds a row whose
+    /// smallest group is longer than [`LONG_GROUP`], and when the last such index is
+    /// deferred: scanning is then no longer a few comparisons.
+    pub fn find_by_indexes(&mut self) -> bool {
+        if self.arity >= 2 && !self.by_indexes && self.has_kept_index() {
+            self.by_indexes = true;
+            self.set = RowSet::default();
+        }
+        self.by_indexes
+    }
+
+    /// True when some index with key columns is kept up to date (not deferred).
+    fn has_kept_index(&self) -> bool {
+        self.indexes
+            .iter()
+            .any(|ix| !ix.cols.is_empty() && ix.deferred_from.is_none())
+    }
+
+    /// Stops finding rows through the indexes: the set table takes over, filled from the
+    /// rows (the newest copy of each value last, so that it wins).
+    fn set_table_on(&mut self) {
+        self.by_indexes = false;
+        self.set.clear();
+        self.set.reserve(self.len);
+        let arity = self.arity;
+        for r in 0..self.len as RowId {
+            let row = &self.data[r as usize * arity..(r as usize + 1) * arity];
+            let hash = self.hasher.hash_one(row);
+            self.set.reserve_one();
+            match self.set.probe(hash, row, &self.data, arity) {
+                Probe::Found(i) => self.set.set_row_at(i, r),
+                Probe::Vacant(i) => self.set.fill(i, hash, r),
+            }
+        }
+    }
+
+    /// The group of `row`'s key in index `ix` (kept up to date, with key columns).
+    #[inline]
+    fn group_of_row<'a>(&'a self, ix: &'a Index, row: &[Value]) -> &'a [RowId] {
+        if let Some(dense) = &ix.dense {
+            return dense.get(row[ix.cols[0]]).map_or(&[], |g| ix.pool.rows(g));
+        }
+        let h = Self::hash_key(&self.hasher, row, &ix.cols);
+        let (cols, k) = (&ix.cols, ix.cols.len());
+        match ix
+            .table
+            .find(h, |e| Index::holds(&ix.keys, k, e, |j| row[cols[j]]))
+        {
+            Some(e) => ix.pool.rows(&e.rows),
+            None => &[],
+        }
+    }
+
+    /// For a relation that finds rows through its indexes: the newest row with these values
+    /// (live or a tombstone), and the length of the group scanned for it — the smallest of
+    /// the row's groups, or the first one of at most [`SHORT_GROUP`] rows.
+    fn find_in_groups(&self, row: &[Value]) -> (Option<RowId>, usize) {
+        let mut best: &[RowId] = &[];
+        let mut looked = false;
+        for ix in &self.indexes {
+            if ix.cols.is_empty() || ix.deferred_from.is_some() {
+                continue;
+            }
+            let group = self.group_of_row(ix, row);
+            if !looked || group.len() < best.len() {
+                best = group;
+                looked = true;
+            }
+            if best.len() <= SHORT_GROUP {
+                break;
+            }
+        }
+        debug_assert!(looked, "finding rows by indexes without an index kept");
+        let found = best
+            .iter()
+            .rev()
+            .copied()
+            .find(|&r| super::same_values(self.row(r), row));
+        (found, best.len())
+    }
+
+    /// Appends a row whose [`Relation::place`] (made for it, with nothing changed since)
+    /// holds no live copy, superseding a tombstone, and adds it to the indexes kept up to
+    /// date.
+    #[inline]
+    fn append_indexed(&mut self, place: Place, row: &[Value]) -> RowId {
+        let r = self.len as RowId;
+        self.claim(place, row, r);
+        self.push_values(row);
+        self.len += 1;
+        for ix in self
+            .indexes
+            .iter_mut()
+            .filter(|ix| ix.deferred_from.is_none())
+        {
+            Self::index_insert(ix, &self.hasher, row, r);
+        }
+        r
     }
 
     /// Number of columns.
@@ -462,6 +593,9 @@ impl Relation {
         if let Some(dense) = &self.dense {
             return dense.get(row[0]);
         }
+        if self.by_indexes {
+            return self.find_in_groups(row).0;
+        }
         self.set
             .find(self.hash_row(row), row, &self.data, self.arity)
     }
@@ -488,7 +622,7 @@ impl Relation {
     /// callers that look up many heads pay it per head).
     #[inline]
     pub fn lookup_hash(&self, row: &[Value]) -> u64 {
-        if self.dense.is_some() {
+        if self.dense.is_some() || self.by_indexes {
             0
         } else {
             self.hash_row(row)
@@ -507,6 +641,26 @@ impl Relation {
             }
             return;
         }
+        if self.by_indexes {
+            // The entry of the group scanned first.
+            let kept = self
+                .indexes
+                .iter()
+                .find(|ix| !ix.cols.is_empty() && ix.deferred_from.is_none());
+            if let Some(ix) = kept {
+                match &ix.dense {
+                    Some(dense) => {
+                        if let Some(g) = dense.get(row[ix.cols[0]]) {
+                            prefetch(g);
+                        }
+                    }
+                    None => ix
+                        .table
+                        .prefetch(Self::hash_key(&self.hasher, row, &ix.cols)),
+                }
+            }
+            return;
+        }
         self.set.prefetch(hash);
     }
 
@@ -519,7 +673,7 @@ impl Relation {
         if self.arity == 0 {
             return self.len.checked_sub(1).map(|r| r as RowId);
         }
-        if self.dense.is_some() {
+        if self.dense.is_some() || self.by_indexes {
             return None; // found without the set table
         }
         self.set.first_candidate(hash, &self.data, self.arity)
@@ -537,6 +691,9 @@ impl Relation {
     ) -> Option<RowId> {
         if let Some(dense) = &self.dense {
             return dense.get(row[0]);
+        }
+        if self.by_indexes {
+            return self.find(row);
         }
         let r = candidate?;
         if super::same_values(self.row(r), row) {
@@ -564,6 +721,9 @@ impl Relation {
         }
         if let Some(dense) = &self.dense {
             return dense.get(row[0]);
+        }
+        if self.by_indexes {
+            return self.find(row);
         }
         debug_assert_eq!(hash, self.hash_row(row));
         self.set.find(hash, row, &self.data, self.arity)
@@ -637,6 +797,14 @@ impl Relation {
             .collect();
         let live_rows = self.len - self.dead_count;
         self.clear();
+        if self.by_indexes {
+            // The live rows are distinct (each is its values' newest copy): appended without
+            // a lookup, then indexed in one pass each.
+            self.data.extend_from_slice(&live);
+            self.len = live_rows;
+            self.index_appended(0, true);
+            return true;
+        }
         if self.arity == 0 {
             if live_rows > 0 {
                 self.insert(&[]);
@@ -660,7 +828,7 @@ impl Relation {
             grown.extend_from_slice(&self.data);
             self.data = grown;
         }
-        if self.dense.is_none() {
+        if self.dense.is_none() && !self.by_indexes {
             self.set.reserve(n);
         }
     }
@@ -695,23 +863,13 @@ impl Relation {
             }
             return true;
         }
-        let r = self.len as RowId;
         // One look: the existing row (live: nothing to do; a tombstone: the new row
         // supersedes it) or where the new row goes.
         let place = self.place(row);
         if self.stored(&place).is_some_and(|old| self.is_live(old)) {
             return false;
         }
-        self.claim(place, row, r);
-        self.push_values(row);
-        self.len += 1;
-        for ix in self
-            .indexes
-            .iter_mut()
-            .filter(|ix| ix.deferred_from.is_none())
-        {
-            Self::index_insert(ix, &self.hasher, row, r);
-        }
+        self.append_indexed(place, row);
         true
     }
 
@@ -736,18 +894,7 @@ impl Relation {
             self.set_dead(old, false);
             return old;
         }
-        let r = self.len as RowId;
-        self.claim(place, row, r);
-        self.push_values(row);
-        self.len += 1;
-        for ix in self
-            .indexes
-            .iter_mut()
-            .filter(|ix| ix.deferred_from.is_none())
-        {
-            Self::index_insert(ix, &self.hasher, row, r);
-        }
-        r
+        self.append_indexed(place, row)
     }
 
     /// Adds rows in order; returns what became of each. Without `revive`, exactly what
@@ -801,13 +948,46 @@ impl Relation {
             }
             return;
         }
+        let offered = rows.size_hint().0;
+        // A bulk load into an empty relation that finds rows through its indexes (the EDB
+        // at materialisation) finds them through a set table of its own, freed before the
+        // indexes are built in one pass each: indexed row by row, a group's rows moved
+        // between regions as it grew (WordNet's edges by source: 1.6 MiB against 1.1).
+        let load = self.by_indexes && self.len == 0 && offered >= 1024;
+        if self.by_indexes && !load {
+            // Row by row, each indexed as it comes, so that the next rows find it: the
+            // indexes are how rows are found.
+            if offered >= self.len.max(1024) {
+                self.reserve_rows(offered);
+            }
+            for item in rows {
+                let row = item.as_ref();
+                assert_eq!(row.len(), self.arity, "row of the wrong arity");
+                let place = self.place(row);
+                let outcome = match self.stored(&place) {
+                    Some(old) if self.is_live(old) => Insertion::Present,
+                    Some(old) if revive => {
+                        self.revive(old);
+                        Insertion::Revived(old)
+                    }
+                    _ => {
+                        self.append_indexed(place, row);
+                        Insertion::Appended
+                    }
+                };
+                each(item, outcome);
+            }
+            return;
+        }
         const AHEAD: usize = 16;
         // A bulk load (at least as many rows as the relation holds): room for all of them
         // at once, so that no structure doubles its way up and leaves each smaller copy
         // behind as freed memory the allocator keeps resident (measured on GO BP's 65,108
         // edges: 3.8 MB beside 6.9 MB of structures).
-        let offered = rows.size_hint().0;
         let bulk = offered >= self.len.max(1024);
+        if load {
+            self.by_indexes = false;
+        }
         if bulk {
             self.reserve_rows(offered);
         }
@@ -836,6 +1016,10 @@ impl Relation {
             self.push_values(row);
             self.len += 1;
             each(item, Insertion::Appended);
+        }
+        if load {
+            self.set = RowSet::default();
+            self.by_indexes = true;
         }
         self.index_appended(first, bulk);
     }
@@ -996,6 +1180,9 @@ impl Relation {
         let ix = &mut self.indexes[index];
         if self.arity > 0 && !ix.cols.is_empty() && ix.deferred_from.is_none() {
             ix.deferred_from = Some(len);
+            if self.by_indexes && !self.has_kept_index() {
+                self.set_table_on();
+            }
         }
     }
 
@@ -1092,6 +1279,9 @@ impl Relation {
         for ix in &self.indexes {
             fresh.ensure_index(&ix.cols);
         }
+        if self.by_indexes {
+            fresh.find_by_indexes();
+        }
         fresh
     }
 
@@ -1180,6 +1370,13 @@ impl Relation {
                     assert_eq!(self.set.len(), 0, "set table beside the dense map");
                     let stored = dense.rows.iter().filter(|&&r| r != Dense::NONE).count();
                     assert_eq!(stored, distinct.len(), "dense map size");
+                }
+                None if self.by_indexes => {
+                    assert_eq!(self.set.len(), 0, "set table beside finding by indexes");
+                    assert!(
+                        self.has_kept_index(),
+                        "finding by indexes without an index kept"
+                    );
                 }
                 None => assert_eq!(self.set.len(), distinct.len(), "set table size"),
             }

@@ -48,6 +48,13 @@ impl Relation {
             return usize::from(instances > 0 && self.insert(&[]));
         }
         assert_eq!(flat.len() % arity, 0, "rows of the wrong arity");
+        if self.by_indexes {
+            // Each row indexed as it comes, so that the next rows find it.
+            return flat
+                .chunks_exact(arity)
+                .filter(|row| self.insert(row))
+                .count();
+        }
         let first = self.len as RowId;
         if self.dense.is_some() {
             // One read of an array per row, loaded ahead; the map may turn off partway,

@@ -550,3 +550,117 @@ fn clear_and_compact_end_a_deferral() {
     r.insert(&[1, 3]);
     assert_eq!(r.lookup(ix, &[3]), &[0]);
 }
+
+/// The same random operations on a relation that finds rows through its indexes and on one
+/// with the set table: every outcome, row id and row equal, the invariants held, the set
+/// table empty while the indexes serve.
+#[test]
+fn finding_rows_through_the_indexes_equals_the_set_table() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: u64| {
+        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    };
+    for (arity, keys) in [
+        (2, vec![vec![0], vec![1]]),
+        (3, vec![vec![2, 0]]),
+        (2, vec![vec![1, 0]]),
+    ] {
+        let (mut by_set, mut by_ix) = (Relation::new(arity), Relation::new(arity));
+        for cols in &keys {
+            by_set.ensure_index(cols);
+            by_ix.ensure_index(cols);
+        }
+        assert!(by_ix.find_by_indexes());
+        // Values below 600: groups of a few rows (in the smallest index), none past LONG_GROUP.
+        let row = |next: &mut dyn FnMut(u64) -> u64| -> Vec<Value> {
+            (0..arity).map(|_| next(600) as Value).collect()
+        };
+        // A bulk load into the empty relations first (duplicates among it).
+        let load: Vec<Vec<Value>> = (0..2_000).map(|_| row(&mut next)).collect();
+        let refs: Vec<&[Value]> = load.iter().map(Vec::as_slice).collect();
+        assert_eq!(
+            by_set.insert_batch(&refs, false),
+            by_ix.insert_batch(&refs, false)
+        );
+        assert!(by_ix.by_indexes && by_ix.heap_bytes().set == 0);
+        by_ix.check_invariants();
+        for step in 0..3_000 {
+            // Half the time the values of a row stored (live or not).
+            let values = match by_set.end() {
+                end if end > 0 && next(2) == 0 => by_set.row(next(end as u64) as RowId).to_vec(),
+                _ => row(&mut next),
+            };
+            match next(7) {
+                0 | 1 => assert_eq!(by_set.insert(&values), by_ix.insert(&values)),
+                2 => assert_eq!(by_set.remove(&values), by_ix.remove(&values)),
+                3 => assert_eq!(by_set.make_live(&values), by_ix.make_live(&values)),
+                4 => {
+                    let rows: Vec<Vec<Value>> = (0..next(6)).map(|_| row(&mut next)).collect();
+                    let revive = next(2) == 0;
+                    let refs: Vec<&[Value]> = rows.iter().map(Vec::as_slice).collect();
+                    assert_eq!(
+                        by_set.insert_batch(&refs, revive),
+                        by_ix.insert_batch(&refs, revive)
+                    );
+                }
+                5 => {
+                    let flat: Vec<Value> = (0..next(5) as usize * arity)
+                        .map(|_| next(600) as Value)
+                        .collect();
+                    let n = (flat.len() / arity) as u64;
+                    assert_eq!(by_set.insert_flat(&flat, n), by_ix.insert_flat(&flat, n));
+                }
+                _ if step % 50 == 0 => assert_eq!(by_set.compact(), by_ix.compact()),
+                _ => assert_eq!(by_set.find_row(&values), by_ix.find_row(&values)),
+            }
+            assert_eq!(by_set.end(), by_ix.end(), "step {step}");
+            assert_eq!(by_set.row_id(&values), by_ix.row_id(&values));
+        }
+        for r in 0..by_set.end() {
+            assert_eq!(by_set.row(r), by_ix.row(r));
+            assert_eq!(by_set.is_live(r), by_ix.is_live(r));
+        }
+        by_set.check_invariants();
+        by_ix.check_invariants();
+        assert!(by_ix.by_indexes, "no group was long");
+        assert_eq!(by_ix.heap_bytes().set, 0);
+        assert!(by_set.heap_bytes().set > 0);
+    }
+}
+
+/// An update that scans a group longer than `LONG_GROUP` brings the set table back, and so
+/// does deferring the last index kept; rows stay findable throughout.
+#[test]
+fn finding_through_long_groups_brings_the_set_table_back() {
+    let mut hub = Relation::new(2);
+    hub.ensure_index(&[0]);
+    assert!(hub.find_by_indexes());
+    for i in 0..LONG_GROUP as Value {
+        assert!(hub.insert(&[7, i]));
+    }
+    assert!(hub.by_indexes && hub.contains(&[7, 3]));
+    assert!(hub.insert(&[7, 100]), "a scan of the whole group");
+    assert!(hub.by_indexes, "the group was not longer than LONG_GROUP");
+    assert!(!hub.insert(&[7, 100]));
+    assert!(!hub.by_indexes, "a scan past LONG_GROUP");
+    assert!(hub.heap_bytes().set > 0 && hub.contains(&[7, 100]) && hub.contains(&[7, 0]));
+    hub.check_invariants();
+
+    let mut deferred = Relation::new(2);
+    let ix = deferred.ensure_index(&[1]);
+    assert!(deferred.find_by_indexes());
+    for i in 0..10 {
+        deferred.insert(&[i, i + 1]);
+    }
+    deferred.remove(&[3, 4]);
+    deferred.insert(&[3, 4]);
+    deferred.defer_index(ix);
+    assert!(!deferred.by_indexes, "no index is kept");
+    assert_eq!(deferred.find_row(&[3, 4]), Some(10), "the newest copy");
+    deferred.check_invariants();
+    assert!(!Relation::new(1).find_by_indexes() && !Relation::new(2).find_by_indexes());
+}
