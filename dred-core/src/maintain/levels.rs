@@ -171,7 +171,8 @@ impl LowerChanges {
         insertions: &[Fact],
         insert_start: &[RowId],
     ) {
-        for f in insertions {
+        for (i, f) in insertions.iter().enumerate() {
+            super::store::prefetch_lookups(relations, insertions, i);
             if let Some(r) = relations[f.rel].row_id(&f.tuple) {
                 if r < insert_start[f.rel] {
                     self.added.push((f.rel, r));

@@ -240,13 +240,15 @@ impl Store {
             (&batch.deletions, true, "deleted fact is absent:"),
             (&batch.insertions, false, "inserted fact is present:"),
         ] {
-            for f in facts {
-                let fits = self
-                    .program
+            let fits = |f: &Fact| {
+                self.program
                     .relations
                     .get(f.rel)
-                    .is_some_and(|d| d.input && d.arity() == f.tuple.len());
-                if !fits {
+                    .is_some_and(|d| d.input && d.arity() == f.tuple.len())
+            };
+            for (i, f) in facts.iter().enumerate() {
+                prefetch_lookups(&self.relations, facts, i);
+                if !fits(f) {
                     return Err(misuse("not a fact of an input relation:", f));
                 }
                 if self.relations[f.rel].contains(&f.tuple) != present {
@@ -394,3 +396,39 @@ impl Store {
         (inserted, folding)
     }
 }
+
+/// Starts the lookups (by value, in their relations) of the facts a few places after
+/// `facts[i]`, in three stages: the slot of the set table (or the entry of the group a
+/// relation that finds rows through its indexes reads), then that group's ids, then the row
+/// compared first; each stage [`LOOKUP_STAGE`] facts nearer than the one before. A caller
+/// looking up `facts` in order calls it with each `i` before looking up `facts[i]`, so
+/// that the cache misses of several facts are in flight at once. Changes no result; a
+/// fact that names no relation of its arity is skipped.
+pub(crate) fn prefetch_lookups(relations: &[Relation], facts: &[Fact], i: usize) {
+    let hint = |j: usize, stage: usize| {
+        let Some(f) = facts.get(j) else { return };
+        let Some(r) = relations.get(f.rel).filter(|r| r.arity() == f.tuple.len()) else {
+            return;
+        };
+        let hash = r.lookup_hash(&f.tuple);
+        match stage {
+            3 => r.prefetch_row(hash, &f.tuple),
+            2 => r.prefetch_row_group(&f.tuple),
+            _ => {
+                r.first_candidate(hash, &f.tuple);
+            }
+        }
+    };
+    let stages = 1..=3;
+    if i == 0 {
+        for stage in stages.clone() {
+            (0..stage * LOOKUP_STAGE).for_each(|j| hint(j, stage));
+        }
+    }
+    for stage in stages {
+        hint(i + stage * LOOKUP_STAGE, stage);
+    }
+}
+
+/// See [`prefetch_lookups`].
+const LOOKUP_STAGE: usize = 8;

@@ -140,6 +140,17 @@ impl RowPool {
         g
     }
 
+    /// A hint that the ids of `g` will be read soon: starts loading its region, for a group
+    /// whose ids are not in its entry. Changes no result.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, g: &GroupRows) {
+        if g.len > self.inline && g.len <= POOLED {
+            if let Some(first) = self.rows.get(g.cells[0] as usize + 1) {
+                super::probe_table::prefetch(first);
+            }
+        }
+    }
+
     /// The ids of `g`, ascending.
     #[inline(always)]
     pub(crate) fn rows<'a>(&'a self, g: &'a GroupRows) -> &'a [RowId] {

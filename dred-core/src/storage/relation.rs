@@ -103,6 +103,8 @@ pub struct Relation {
     /// Rows are found by value through the smallest of their groups in the indexes kept up
     /// to date, and `set` stays empty ([`Relation::find_by_indexes`]).
     by_indexes: bool,
+    /// See [`Relation::preferred_index`].
+    preferred: IndexId,
     indexes: Vec<Index>,
     hasher: DefaultHashBuilder,
 }
@@ -235,6 +237,7 @@ impl Relation {
             set: RowSet::default(),
             dense: (arity == 1).then(Dense::default),
             by_indexes: false,
+            preferred: 0,
             indexes: Vec::new(),
             hasher: DefaultHashBuilder::default(),
         }
@@ -328,22 +331,88 @@ impl Relation {
     /// For a relation whose rows are looked up by value rarely — the EDB, by its updates and
     /// by rules whose atoms over it are bound whole — and whose indexes hold every row
     /// anyway: the set table is a third of such a relation (WordNet's 97,666 edges: 1.3 MiB
-    /// of 5.3). It comes back, built from the rows, when an update finds a row whose
-    /// smallest group is longer than [`LONG_GROUP`], and when the last such index is
-    /// deferred: scanning is then no longer a few comparisons.
+    /// of 5.3). The set table comes back, built from the rows, when an update finds a row
+    /// whose smallest group is longer than [`LONG_GROUP`], and when the last such index is
+    /// deferred: scanning is then no longer a few comparisons. A bulk load into the empty
+    /// relation keeps it (and ends this mode) unless the groups mostly fit their entries
+    /// ([`Relation::groups_fit_entries`]).
     pub fn find_by_indexes(&mut self) -> bool {
         if self.arity >= 2 && !self.by_indexes && self.has_kept_index() {
             self.by_indexes = true;
             self.set = RowSet::default();
+            self.choose_preferred();
         }
         self.by_indexes
     }
 
     /// True when some index with key columns is kept up to date (not deferred).
     fn has_kept_index(&self) -> bool {
+        self.kept_indexes().next().is_some()
+    }
+
+    /// The indexes with key columns kept up to date (not deferred).
+    fn kept_indexes(&self) -> impl Iterator<Item = &Index> + '_ {
         self.indexes
             .iter()
-            .any(|ix| !ix.cols.is_empty() && ix.deferred_from.is_none())
+            .filter(|ix| !ix.cols.is_empty() && ix.deferred_from.is_none())
+    }
+
+    /// The index a relation that finds rows through its indexes looks in first: the one
+    /// [`Relation::choose_preferred`] chose, or, if it is no longer kept, any kept one.
+    #[inline]
+    fn preferred_index(&self) -> Option<&Index> {
+        let kept = |ix: &&Index| !ix.cols.is_empty() && ix.deferred_from.is_none();
+        self.indexes
+            .get(self.preferred)
+            .filter(kept)
+            .or_else(|| self.kept_indexes().next())
+    }
+
+    /// Of [`Relation::kept_indexes`], chooses the one with the most groups (the fewest rows
+    /// a group on average) as [`Relation::preferred_index`]. Called where rows arrive in
+    /// bulk and where an index stops or starts being kept, not per row: on each lookup the
+    /// choice cost more than the lookup's own reads.
+    fn choose_preferred(&mut self) {
+        let groups = |ix: &Index| ix.dense.as_ref().map_or(ix.table.len(), |d| d.count);
+        let mut best: Option<(usize, usize)> = None;
+        for (i, ix) in self.indexes.iter().enumerate() {
+            let kept = !ix.cols.is_empty() && ix.deferred_from.is_none();
+            if kept && best.is_none_or(|(_, g)| groups(ix) > g) {
+                best = Some((i, groups(ix)));
+            }
+        }
+        self.preferred = best.map_or(0, |(i, _)| i);
+    }
+
+    /// True when some kept index on one column of small non-negative values (symbols) has at
+    /// most 3 rows for every 2 distinct values: its groups mostly hold their ids in their
+    /// entries, and finding a row through them reads an entry and a row, as the set table
+    /// reads a slot and a row. Counted from the rows, indexed or not.
+    ///
+    /// Why: where groups spill into the pool, a lookup also waits for the group's region.
+    /// On GO BP's edges (2.3 rows a child) 1,000 re-insertions into `reach` took 1.4 times
+    /// as long through the indexes as through the set table; on WordNet's (1.02 a source)
+    /// deletions took 0.6 times as long.
+    fn groups_fit_entries(&self) -> bool {
+        let rows = self.len;
+        self.kept_indexes().any(|ix| {
+            let [c] = ix.cols[..] else { return false };
+            let column = || (0..rows).map(|r| self.data[r * self.arity + c]);
+            let bound = 16 * rows + 64;
+            if column().any(|v| !(0..bound as Value).contains(&v)) {
+                return false;
+            }
+            let mut seen = vec![0u64; bound.div_ceil(64)];
+            let mut distinct = 0;
+            for v in column() {
+                let (w, b) = (v as usize / 64, v as usize % 64);
+                if seen[w] & (1 << b) == 0 {
+                    seen[w] |= 1 << b;
+                    distinct += 1;
+                }
+            }
+            2 * rows <= 3 * distinct
+        })
     }
 
     /// Stops finding rows through the indexes: the set table takes over, filled from the
@@ -385,22 +454,21 @@ impl Relation {
     /// (live or a tombstone), and the length of the group scanned for it — the smallest of
     /// the row's groups, or the first one of at most [`SHORT_GROUP`] rows.
     fn find_in_groups(&self, row: &[Value]) -> (Option<RowId>, usize) {
-        let mut best: &[RowId] = &[];
-        let mut looked = false;
-        for ix in &self.indexes {
-            if ix.cols.is_empty() || ix.deferred_from.is_some() {
-                continue;
-            }
-            let group = self.group_of_row(ix, row);
-            if !looked || group.len() < best.len() {
-                best = group;
-                looked = true;
-            }
-            if best.len() <= SHORT_GROUP {
-                break;
+        let Some(first) = self.preferred_index() else {
+            debug_assert!(false, "finding rows by indexes without an index kept");
+            return (None, 0);
+        };
+        let mut best = self.group_of_row(first, row);
+        if best.len() > SHORT_GROUP {
+            for ix in self.kept_indexes() {
+                if !std::ptr::eq(ix, first) {
+                    let group = self.group_of_row(ix, row);
+                    if group.len() < best.len() {
+                        best = group;
+                    }
+                }
             }
         }
-        debug_assert!(looked, "finding rows by indexes without an index kept");
         let found = best
             .iter()
             .rev()
@@ -514,6 +582,9 @@ impl Relation {
             );
         }
         self.indexes.push(ix);
+        if self.by_indexes {
+            self.choose_preferred();
+        }
         self.indexes.len() - 1
     }
 
@@ -643,11 +714,7 @@ impl Relation {
         }
         if self.by_indexes {
             // The entry of the group scanned first.
-            let kept = self
-                .indexes
-                .iter()
-                .find(|ix| !ix.cols.is_empty() && ix.deferred_from.is_none());
-            if let Some(ix) = kept {
+            if let Some(ix) = self.preferred_index() {
                 match &ix.dense {
                     Some(dense) => {
                         if let Some(g) = dense.get(row[ix.cols[0]]) {
@@ -664,17 +731,43 @@ impl Relation {
         self.set.prefetch(hash);
     }
 
-    /// For a row whose slot [`Relation::prefetch_row`] loaded: the id of the row a lookup of
-    /// this hash compares first, and a hint to start loading its values (so that a later
-    /// [`Relation::find_row_candidate`] does not wait for them). `None`: no row with this
-    /// hash is stored.
+    /// For a row `row` whose slot [`Relation::prefetch_row`] loaded, in a relation that
+    /// finds rows through its indexes: starts loading the ids of the group the lookup reads
+    /// first, when they are not in the group's entry (so that [`Relation::first_candidate`]
+    /// does not wait for them). Changes no result; does nothing in other relations.
     #[inline]
-    pub fn first_candidate(&self, hash: u64) -> Option<RowId> {
+    pub fn prefetch_row_group(&self, row: &[Value]) {
+        if !self.by_indexes {
+            return;
+        }
+        if let Some(ix) = self.preferred_index() {
+            if let Some(g) = ix.dense.as_ref().and_then(|d| d.get(row[ix.cols[0]])) {
+                ix.pool.prefetch(g);
+            }
+        }
+    }
+
+    /// For a row `row` whose slot [`Relation::prefetch_row`] loaded (its hash `hash`, of
+    /// [`Relation::lookup_hash`]): the id of the row a lookup compares first, and a hint to
+    /// start loading its values (so that a later [`Relation::find_row_candidate`] does not
+    /// wait for them). `None`: no row with this hash is stored.
+    #[inline]
+    pub fn first_candidate(&self, hash: u64, row: &[Value]) -> Option<RowId> {
         if self.arity == 0 {
             return self.len.checked_sub(1).map(|r| r as RowId);
         }
-        if self.dense.is_some() || self.by_indexes {
+        if self.dense.is_some() {
             return None; // found without the set table
+        }
+        if self.by_indexes {
+            // The newest row of the group the lookup scans first, and the rows the scan
+            // reads after it when the newest is not the one (the scan stops at the one).
+            let ix = self.preferred_index()?;
+            let group = self.group_of_row(ix, row);
+            for &r in group.iter().rev().take(SHORT_GROUP) {
+                self.prefetch_values(r);
+            }
+            return group.last().copied();
         }
         self.set.first_candidate(hash, &self.data, self.arity)
     }
@@ -693,7 +786,11 @@ impl Relation {
             return dense.get(row[0]);
         }
         if self.by_indexes {
-            return self.find(row);
+            // The candidate, the newest row of a group, is the newest with its values.
+            return match candidate {
+                Some(r) if super::same_values(self.row(r), row) => Some(r),
+                _ => self.find(row),
+            };
         }
         let r = candidate?;
         if super::same_values(self.row(r), row) {
@@ -803,6 +900,7 @@ impl Relation {
             self.data.extend_from_slice(&live);
             self.len = live_rows;
             self.index_appended(0, true);
+            self.choose_preferred();
             return true;
         }
         if self.arity == 0 {
@@ -960,7 +1058,32 @@ impl Relation {
             if offered >= self.len.max(1024) {
                 self.reserve_rows(offered);
             }
+            // Each row's group entry loaded 3 * STAGE rows before it, the group's ids
+            // 2 * STAGE before, the rows they name STAGE before: the misses of several rows
+            // in flight at once.
+            const STAGE: usize = 8;
+            let mut entries = rows.clone();
+            let mut groups = rows.clone();
+            let mut values = rows.clone();
+            for row in entries.by_ref().take(3 * STAGE) {
+                self.prefetch_row(0, row.as_ref());
+            }
+            for row in groups.by_ref().take(2 * STAGE) {
+                self.prefetch_row_group(row.as_ref());
+            }
+            for row in values.by_ref().take(STAGE) {
+                self.first_candidate(0, row.as_ref());
+            }
             for item in rows {
+                if let Some(next) = entries.next() {
+                    self.prefetch_row(0, next.as_ref());
+                }
+                if let Some(next) = groups.next() {
+                    self.prefetch_row_group(next.as_ref());
+                }
+                if let Some(next) = values.next() {
+                    self.first_candidate(0, next.as_ref());
+                }
                 let row = item.as_ref();
                 assert_eq!(row.len(), self.arity, "row of the wrong arity");
                 let place = self.place(row);
@@ -977,6 +1100,7 @@ impl Relation {
                 };
                 each(item, outcome);
             }
+            self.choose_preferred();
             return;
         }
         const AHEAD: usize = 16;
@@ -1017,11 +1141,17 @@ impl Relation {
             self.len += 1;
             each(item, Insertion::Appended);
         }
-        if load {
+        // Freed before the indexes are built, so that the two are never held together; kept
+        // when the rows' groups would not fit their entries.
+        let by_indexes = load && self.groups_fit_entries();
+        if by_indexes {
             self.set = RowSet::default();
-            self.by_indexes = true;
         }
         self.index_appended(first, bulk);
+        if by_indexes {
+            self.by_indexes = true;
+            self.choose_preferred();
+        }
     }
 
     /// Brings every index up to date with the rows appended from `first` on, one index at a
@@ -1183,6 +1313,7 @@ impl Relation {
             if self.by_indexes && !self.has_kept_index() {
                 self.set_table_on();
             }
+            self.choose_preferred();
         }
     }
 

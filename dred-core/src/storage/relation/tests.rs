@@ -579,15 +579,20 @@ fn finding_rows_through_the_indexes_equals_the_set_table() {
         let row = |next: &mut dyn FnMut(u64) -> u64| -> Vec<Value> {
             (0..arity).map(|_| next(600) as Value).collect()
         };
-        // A bulk load into the empty relations first (duplicates among it).
-        let load: Vec<Vec<Value>> = (0..2_000).map(|_| row(&mut next)).collect();
-        let refs: Vec<&[Value]> = load.iter().map(Vec::as_slice).collect();
-        assert_eq!(
-            by_set.insert_batch(&refs, false),
-            by_ix.insert_batch(&refs, false)
-        );
-        assert!(by_ix.by_indexes && by_ix.heap_bytes().set == 0);
-        by_ix.check_invariants();
+        if keys == [vec![0], vec![1]] {
+            // A bulk load into the empty relations first (duplicates among it), of 4 rows
+            // for every 3 first values: their groups fit their entries.
+            let load: Vec<Vec<Value>> = (0..2_000)
+                .map(|i| vec![i % 1_500, next(600) as Value])
+                .collect();
+            let refs: Vec<&[Value]> = load.iter().map(Vec::as_slice).collect();
+            assert_eq!(
+                by_set.insert_batch(&refs, false),
+                by_ix.insert_batch(&refs, false)
+            );
+            assert!(by_ix.by_indexes && by_ix.heap_bytes().set == 0);
+            by_ix.check_invariants();
+        }
         for step in 0..3_000 {
             // Half the time the values of a row stored (live or not).
             let values = match by_set.end() {
@@ -663,4 +668,23 @@ fn finding_through_long_groups_brings_the_set_table_back() {
     assert_eq!(deferred.find_row(&[3, 4]), Some(10), "the newest copy");
     deferred.check_invariants();
     assert!(!Relation::new(1).find_by_indexes() && !Relation::new(2).find_by_indexes());
+}
+
+/// A bulk load into an empty relation keeps the set table when the groups of its rows would
+/// not fit their entries (2 rows for every distinct value of each key), and drops it when
+/// they would; either way the rows are found.
+#[test]
+fn a_bulk_load_keeps_the_set_table_where_groups_are_crowded() {
+    for (per_key, kept) in [(2, true), (1, false)] {
+        let mut rel = Relation::new(2);
+        rel.ensure_index(&[0]);
+        assert!(rel.find_by_indexes());
+        let rows: Vec<Vec<Value>> = (0..3_000).map(|i| vec![i / per_key, i]).collect();
+        let refs: Vec<&[Value]> = rows.iter().map(Vec::as_slice).collect();
+        assert!(rel.insert_batch(&refs, false).iter().all(|o| o.is_new()));
+        assert_eq!(rel.heap_bytes().set > 0, kept, "{per_key} rows a key");
+        assert_eq!(rel.by_indexes, !kept);
+        assert!(refs.iter().all(|r| rel.contains(r)) && !rel.contains(&[0, 5_000]));
+        rel.check_invariants();
+    }
 }
