@@ -422,7 +422,7 @@ pub(crate) fn prefetch_lookups(relations: &[Relation], facts: &[Fact], i: usize)
     let stages = 1..=3;
     if i == 0 {
         for stage in stages.clone() {
-            (0..stage * LOOKUP_STAGE).for_each(|j| hint(j, stage));
+            (0..(stage * LOOKUP_STAGE).min(facts.len())).for_each(|j| hint(j, stage));
         }
     }
     for stage in stages {

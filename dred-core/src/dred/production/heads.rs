@@ -163,13 +163,6 @@ impl HeadProbes {
         // The slots have arrived by now (prefetched when pushed): note the row each lookup
         // will compare with and start loading it, so that those misses overlap too; the
         // lookups then compare that row without walking the slots again.
-        let values = |i: usize| {
-            let end = self.heads.get(i + 1).map_or(self.values.len(), |n| n.start);
-            &self.values[self.heads[i].start..end]
-        };
-        for (i, h) in self.heads.iter().enumerate() {
-            relations[h.rel].prefetch_row_group(values(i));
-        }
         for i in 0..self.heads.len() {
             let end = self.heads.get(i + 1).map_or(self.values.len(), |n| n.start);
             let h = &self.heads[i];
