@@ -109,8 +109,8 @@ pub struct Relation {
     hasher: DefaultHashBuilder,
 }
 
-/// A relation that finds rows through its index groups scans at most this many rows of the
-/// smallest group for the others: on a longer one, the next update builds the set table.
+/// The longest group a relation that finds rows through its index groups scans at an
+/// update: an update whose row's smallest group is longer builds the set table first.
 const LONG_GROUP: usize = 32;
 
 /// A group this short is scanned without looking for a shorter one in the other indexes.
@@ -332,10 +332,10 @@ impl Relation {
     /// by rules whose atoms over it are bound whole — and whose indexes hold every row
     /// anyway: the set table is a third of such a relation (WordNet's 97,666 edges: 1.3 MiB
     /// of 5.3). The set table comes back, built from the rows, when an update finds a row
-    /// whose smallest group is longer than [`LONG_GROUP`], and when the last such index is
+    /// whose smallest group is longer than 32 rows, and when the last such index is
     /// deferred: scanning is then no longer a few comparisons. A bulk load into the empty
-    /// relation keeps it (and ends this mode) unless the groups mostly fit their entries
-    /// ([`Relation::groups_fit_entries`]).
+    /// relation keeps it (and ends this mode) unless the groups mostly fit their entries: at
+    /// most 3 rows for every 2 values of some one-column index.
     pub fn find_by_indexes(&mut self) -> bool {
         if self.arity >= 2 && !self.by_indexes && self.has_kept_index() {
             self.by_indexes = true;
