@@ -2,10 +2,10 @@
 # Paired `dred` runs of two binaries on the nine points of results/dred (K = 1: seeds 1-3,
 # K = 1,000: seed 1; 20 deletions each reverted), in both orders: A then B twice (ab-*),
 # then B then A twice (ba-*), because the binary run second read up to 25% faster.
-# usage: run.sh A B   (from the repository root; ~8 min) -> paired.csv.gz (each batch's time
-# by order, run, binary), TABLE.md
+# usage: [OUT=DIR] run.sh A B   (from the repository root; ~4-8 min) -> DIR/paired.csv.gz
+# (each batch's time by order, run, binary), DIR/TABLE.md; DIR is this folder by default
 set -euo pipefail
-HERE=$(dirname "$0"); A=$1; B=$2; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+SCRIPT=$(dirname "$0"); HERE=${OUT:-$SCRIPT}; A=$1; B=$2; T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 P=datasets/programs; R='gen:rmat?n=4096&m=16384&seed=1&dag=1'
 sweep() { # BIN SIZE SEEDS OUT
   "$1" sweep --datasets go-bp,wordnet,"$R" --programs $P/tc_linear.dl,$P/reach.dl,$P/reach_root.dl \
@@ -28,4 +28,4 @@ with gzip.open(sys.argv[2], "wt", newline="") as out:
             w.writerow([order, run, v, k[1:], r["dataset"].split("?")[0], r["program"],
                         r["seed"], r["batch"], r["time_ns"]])
 PY
-python3 "$HERE/table.py" > "$HERE/TABLE.md"
+python3 "$SCRIPT/table.py" "$HERE" > "$HERE/TABLE.md"

@@ -2,14 +2,17 @@
 """B / A per batch from run.sh's paired runs: for each batch the fastest of each binary's two
 runs in one order, their ratio; per point and kind of batch the median, p10, p90 and worst of
 those ratios in each order, and their geometric mean over the two orders (which cancels a
-bias towards the binary run second). Prints Markdown."""
+bias towards the binary run second). Prints Markdown.
+
+usage: table.py [DIR]   (DIR holds paired.csv.gz; this folder by default)"""
 import csv
 import gzip
 import math
 import os
+import sys
 import statistics
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 
 
 def ratios(order):

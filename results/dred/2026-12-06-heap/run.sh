@@ -3,9 +3,10 @@
 #   alone.csv.gz  every point and engine in a fresh process, REPS times;
 #   sweep.csv.gz  each engine over all nine points in one process, as 2026-12-02-memory ran.
 # Each row carries peak_rss_kb (resident set) and peak_heap_kb (bytes in live heap blocks).
-# usage: run.sh [BIN]   (from the repository root; REPS=2 by default; ~6 min)
+# usage: [OUT=DIR] [REPS=N] run.sh [BIN]   (from the repository root; ~4-6 min; writes in DIR,
+# this folder by default; REPS=2 by default)
 set -euo pipefail
-B=${1:-target/release/dredbench}; HERE=$(dirname "$0"); REPS=${REPS:-2}
+B=${1:-target/release/dredbench}; SCRIPT=$(dirname "$0"); HERE=${OUT:-$SCRIPT}; REPS=${REPS:-2}
 P=datasets/programs; R='gen:rmat?n=4096&m=16384&seed=1&dag=1'
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 ARGS=(--kinds delete --revert --sizes 1000 --seeds 1 --batches 20 --workers 1)
@@ -35,4 +36,4 @@ for kind in ("alone", "sweep"):
                     w.writeheader()
                 w.writerow(row)
 PY
-python3 "$HERE/table.py" > "$HERE/TABLE.md"
+python3 "$SCRIPT/table.py" "$HERE" > "$HERE/TABLE.md"

@@ -2,12 +2,15 @@
 """Peak memory of `dred` against `dd` (issue 38, item 4) from run.sh's reports: per point, the
 largest peak over the stream of each engine, in a fresh process per point (`alone`, the
 range over repetitions) and in one process per engine over all points (`sweep`); resident
-set (peak_rss_kb) and live heap blocks (peak_heap_kb). Prints Markdown."""
+set (peak_rss_kb) and live heap blocks (peak_heap_kb). Prints Markdown.
+
+usage: table.py [DIR]   (DIR holds alone.csv.gz and sweep.csv.gz; this folder by default)"""
 import csv
 import gzip
 import os
+import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 
 
 def peaks(name):
