@@ -410,12 +410,11 @@ pub(crate) fn prefetch_lookups(relations: &[Relation], facts: &[Fact], i: usize)
         let Some(r) = relations.get(f.rel).filter(|r| r.arity() == f.tuple.len()) else {
             return;
         };
-        let hash = r.lookup_hash(&f.tuple);
         match stage {
-            3 => r.prefetch_row(hash, &f.tuple),
+            3 => r.prefetch_row(r.lookup_hash(&f.tuple), &f.tuple),
             2 => r.prefetch_row_group(&f.tuple),
             _ => {
-                r.first_candidate(hash, &f.tuple);
+                r.first_candidate(r.lookup_hash(&f.tuple), &f.tuple);
             }
         }
     };

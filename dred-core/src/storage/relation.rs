@@ -352,19 +352,23 @@ impl Relation {
 
     /// The indexes with key columns kept up to date (not deferred).
     fn kept_indexes(&self) -> impl Iterator<Item = &Index> + '_ {
-        self.indexes
-            .iter()
-            .filter(|ix| !ix.cols.is_empty() && ix.deferred_from.is_none())
+        self.indexes.iter().filter(|ix| Self::is_kept(ix))
+    }
+
+    /// True for an index with key columns kept up to date (not deferred): one that holds
+    /// every row by its key.
+    #[inline]
+    fn is_kept(ix: &Index) -> bool {
+        !ix.cols.is_empty() && ix.deferred_from.is_none()
     }
 
     /// The index a relation that finds rows through its indexes looks in first: the one
     /// [`Relation::choose_preferred`] chose, or, if it is no longer kept, any kept one.
     #[inline]
     fn preferred_index(&self) -> Option<&Index> {
-        let kept = |ix: &&Index| !ix.cols.is_empty() && ix.deferred_from.is_none();
         self.indexes
             .get(self.preferred)
-            .filter(kept)
+            .filter(|ix| Self::is_kept(ix))
             .or_else(|| self.kept_indexes().next())
     }
 
@@ -376,8 +380,7 @@ impl Relation {
         let groups = |ix: &Index| ix.dense.as_ref().map_or(ix.table.len(), |d| d.count);
         let mut best: Option<(usize, usize)> = None;
         for (i, ix) in self.indexes.iter().enumerate() {
-            let kept = !ix.cols.is_empty() && ix.deferred_from.is_none();
-            if kept && best.is_none_or(|(_, g)| groups(ix) > g) {
+            if Self::is_kept(ix) && best.is_none_or(|(_, g)| groups(ix) > g) {
                 best = Some((i, groups(ix)));
             }
         }
