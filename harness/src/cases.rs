@@ -14,7 +14,7 @@ use crate::datasets;
 use crate::engines::EngineSpec;
 use crate::inputs::{read_inputs, stem};
 use crate::report::ReportRow;
-use crate::runner::{run_case, Case, EngineOrder, Labels, OrderMode};
+use crate::runner::{run_case, Case, EngineOrder, Labels};
 use crate::updates::{generate_stream_reading, StreamSpec};
 
 /// One planned case of a sweep.
@@ -60,12 +60,12 @@ pub fn labels_of(case: &SweepCase, git_rev: &str) -> Labels {
     }
 }
 
-/// Runs one case, the engines in `order` on each batch; never fails: problems become rows
+/// Runs one case, the engines in `order`'s mode on each batch (its seed is the case's own); never fails: problems become rows
 /// with `error` set.
 pub fn run_one(
     case: &SweepCase,
     engines: &[EngineSpec],
-    order: OrderMode,
+    order: EngineOrder,
     workers: usize,
     batch_limit: Option<std::time::Duration>,
     git_rev: &str,
@@ -113,7 +113,7 @@ pub fn run_one(
         batches: &batches,
         labels: labels.clone(),
         check: crate::runner::Check::Digest,
-        order: EngineOrder::for_case(order, &labels),
+        order: EngineOrder::for_case(order.mode, &labels).isolated(order.isolate),
         batch_limit,
     };
     let program = inputs.program.clone();

@@ -177,15 +177,20 @@ pub enum OrderMode {
     Listed,
 }
 
-/// The order of the engines on each batch: a mode and the seed of its permutations. The
-/// report records each engine's place (`position`), so a reader can check the order's
-/// balance and condition on it.
+/// The order of the engines on each batch: a mode and the seed of its permutations, and
+/// whether every timed call is isolated from the one before it. The report records each
+/// engine's place (`position`), so a reader can check the order's balance and condition on
+/// it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineOrder {
     /// How the order is chosen.
     pub mode: OrderMode,
     /// Seed of the permutations of [`OrderMode::Shuffle`].
     pub seed: u64,
+    /// Before every timed call, untimed, a 64 MiB write sweep and a fixed sort-and-hash:
+    /// each call then starts from the same cold context whatever ran before it
+    /// (`--isolate`).
+    pub isolate: bool,
 }
 
 impl EngineOrder {
@@ -201,7 +206,16 @@ impl EngineOrder {
                 h = h.wrapping_mul(0x0100_0000_01b3);
             }
         }
-        EngineOrder { mode, seed: h }
+        EngineOrder {
+            mode,
+            seed: h,
+            isolate: false,
+        }
+    }
+
+    /// The same order, with every timed call isolated (`isolate`) or not.
+    pub fn isolated(self, isolate: bool) -> Self {
+        EngineOrder { isolate, ..self }
     }
 
     /// The indices of `engines` engines in the order in which they process batch `batch_no`
@@ -224,6 +238,52 @@ impl EngineOrder {
             }
         }
         order
+    }
+}
+
+/// What `--isolate` runs before every timed call, untimed, so that every call starts from
+/// the same context whatever engine ran before it. Why: a call inherits the caches, the TLB
+/// and the branch predictors the call before it left; on the quick study a `dred` call
+/// right after the other `dred` instance took 0.85 of the pair's mean, right after `dd`
+/// 1.07 (p90 1.60), and an A/A pair's per-batch ratio spread [0.3, 2.5] on batches of
+/// 20–40 µs. Isolated: 0.95 and 1.04, and [0.6–0.8, 1.3–1.6]
+/// (`results/clock/2026-12-06-context/`). The price: every call is timed cold (µs batches
+/// read 1.2–2× their in-stream times) and each call costs about 10 ms more of wall time.
+struct Isolation {
+    /// Written through, one word a cache line: twice the machine's 32 MiB last-level cache.
+    sweep: Vec<u64>,
+    /// The fixed keys sorted and hashed (a copy each call), which leaves the branch
+    /// predictors in the same state whatever engine ran before.
+    keys: Vec<u64>,
+}
+
+impl Isolation {
+    const SWEEP_BYTES: usize = 64 << 20;
+
+    /// The buffers, touched once so that they are resident before any footprint is taken.
+    fn new() -> Self {
+        let keys = (0..200_000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7)
+            .collect();
+        Isolation {
+            sweep: vec![1; Self::SWEEP_BYTES / 8],
+            keys,
+        }
+    }
+
+    /// Writes through the sweep and sorts and hashes a copy of the keys.
+    fn scrub(&mut self) {
+        for x in self.sweep.iter_mut().step_by(8) {
+            *x = x.wrapping_add(1);
+        }
+        std::hint::black_box(&self.sweep);
+        let mut keys = self.keys.clone();
+        keys.sort_unstable();
+        let mut groups: hashbrown::HashMap<u64, usize> = hashbrown::HashMap::new();
+        for (i, k) in keys.iter().enumerate().step_by(3) {
+            *groups.entry(k % 5003).or_insert(0) += i;
+        }
+        std::hint::black_box((&keys, &groups));
     }
 }
 
@@ -286,6 +346,7 @@ pub fn run_case(
     // The harness's own copy of the EDB, which it updates batch by batch, is made first so
     // that it is not counted in the engines' footprint.
     let mut edb = case.edb.clone();
+    let mut isolation = case.order.isolate.then(Isolation::new);
     let footprint = Footprint::start();
     // An external engine's memory is another process's: the heap counted here would be
     // only the harness's side of the exchange.
@@ -306,6 +367,9 @@ pub fn run_case(
         let kind = spec.kind;
         let mut engine = build(spec);
         engine.set_trace_facts(trace_facts);
+        if let Some(isolation) = &mut isolation {
+            isolation.scrub();
+        }
         let t = Instant::now();
         let rep = guarded(|| engine.materialise(case.edb)).map_err(|e| fail(spec, 0, e, &rows))?;
         let time_ns = elapsed_ns(t);
@@ -385,6 +449,9 @@ pub fn run_case(
                 // allocation here rather than inside the timed call (measured: a no-op dd
                 // batch read 1.0 ms instead of 0.6 ms without it).
                 std::hint::black_box(Vec::<u8>::with_capacity(1 << 16));
+                if let Some(isolation) = &mut isolation {
+                    isolation.scrub();
+                }
                 let t = Instant::now();
                 let rep = guarded(|| r.engine.apply(&batch))
                     .map_err(|e| fail(r.spec, batch_no, e, &rows))?;
@@ -683,6 +750,7 @@ mod tests {
         let rotate = EngineOrder {
             mode: OrderMode::Rotate,
             seed: 0,
+            isolate: false,
         };
         for engines in 1..=5 {
             for parity in 0..2 {
@@ -731,6 +799,7 @@ mod tests {
         let shuffle = EngineOrder {
             mode: OrderMode::Shuffle,
             seed: 7,
+            isolate: false,
         };
         let (follows, place) = count(shuffle);
         // Each ordered pair is adjacent in (n - 1) / (n (n - 1)) = 1/n of the batches.
@@ -764,6 +833,7 @@ mod tests {
         let (rotated, _) = count(EngineOrder {
             mode: OrderMode::Rotate,
             seed: 0,
+            isolate: false,
         });
         assert_eq!(
             rotated[0][2] + rotated[0][3],
@@ -790,6 +860,7 @@ mod tests {
         let order = EngineOrder {
             mode: OrderMode::Shuffle,
             seed: 3,
+            isolate: false,
         };
         let case = Case {
             program: &chain.program,

@@ -60,6 +60,46 @@ fn an_aa_pair_runs_beside_the_engines_and_every_batch_records_the_order() {
     }
 }
 
+/// `run --isolate`: the engines agree, and the 64 MiB the isolation writes through before
+/// every timed call is resident before the footprint is taken, so the engines' peak memory
+/// does not count it.
+#[test]
+fn an_isolated_run_agrees_and_its_scrub_is_not_in_the_footprint() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let report = tmp.path().join("report.csv");
+    let o = dredbench(&[
+        "run",
+        "--program",
+        "datasets/seed/path.dl",
+        "--facts",
+        "datasets/seed/facts",
+        "--updates",
+        "datasets/seed/delete-ab.updates",
+        "--engines",
+        "dred,dred@2,recompute",
+        "--isolate",
+        "--report",
+        report.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("engines dred, dred@2, recompute agree"),
+        "{}",
+        stderr(&o)
+    );
+    let mut rdr = csv::Reader::from_path(&report).expect("report");
+    let headers = rdr.headers().expect("headers").clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let mut rows = 0;
+    for r in rdr.records() {
+        let r = r.expect("row");
+        let peak: u64 = r[col("peak_rss_kb")].parse().expect("peak");
+        assert!(peak < 32 * 1024, "peak {peak} KB counts the scrub's 64 MiB");
+        rows += 1;
+    }
+    assert_eq!(rows, 6, "three engines, batches 0 and 1");
+}
+
 /// A misspelt engine or instance is bad input, exit 2, with the engines' names.
 #[test]
 fn a_bad_engine_instance_is_refused() {

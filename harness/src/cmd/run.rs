@@ -37,6 +37,13 @@ pub struct RunArgs {
     /// `position` column records it.
     #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
     pub order: OrderMode,
+    /// Before every timed call, untimed: write through 64 MiB and sort and hash a fixed
+    /// array, so that each call starts from the same cold context whatever engine ran
+    /// before it. Narrows the per-batch spread of µs batches about twofold
+    /// (`results/clock/`); every time is then a cold call's, and each call costs about 10 ms
+    /// more of wall time.
+    #[arg(long)]
+    pub isolate: bool,
     /// Seconds past which an engine's batch is over the limit: its row records the limit
     /// (`time_limit_ns`) and the engine is not run on later batches (nothing is interrupted).
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
@@ -130,7 +137,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         symbols: &inputs.symbols,
         edb: &inputs.edb,
         batches: &inputs.batches,
-        order: EngineOrder::for_case(args.order, &labels),
+        order: EngineOrder::for_case(args.order, &labels).isolated(args.isolate),
         labels,
         check: args.check,
         batch_limit: args.batch_time_limit,

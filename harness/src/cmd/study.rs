@@ -12,7 +12,7 @@ use crate::cases::{progress_bar, run_one, SweepCase};
 use crate::charts::plot_rows;
 use crate::engines::{EngineKind, EngineSpec};
 use crate::report::{report_in, write_report_with, Effort, ReportRow, PLAIN_REPORT, REPORT};
-use crate::runner::OrderMode;
+use crate::runner::{EngineOrder, OrderMode};
 use crate::stats::{BIMODAL_RATIO, PERCENTILES_FROM};
 use crate::summary::summary;
 use crate::updates::{StreamSpec, UpdateKind};
@@ -44,6 +44,13 @@ pub struct StudyArgs {
     /// The order of the engines on each batch (`shuffle`, `rotate` or `listed`; see `run`).
     #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
     pub order: OrderMode,
+    /// Before every timed call, untimed: write through 64 MiB and sort and hash a fixed
+    /// array, so that each call starts from the same cold context whatever engine ran
+    /// before it. Narrows the per-batch spread of µs batches about twofold
+    /// (`results/clock/`); every time is then a cold call's, and each call costs about 10 ms
+    /// more of wall time.
+    #[arg(long)]
+    pub isolate: bool,
     /// Seconds past which an engine's batch is over the limit (see `run`); with `--full` by
     /// default [`crate::full_study::BATCH_LIMIT_S`], none otherwise.
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
@@ -534,7 +541,11 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         rows.extend(run_one(
             case,
             case_engines,
-            args.order,
+            EngineOrder {
+                mode: args.order,
+                isolate: args.isolate,
+                ..EngineOrder::default()
+            },
             1,
             batch_limit,
             &git_rev,

@@ -18,7 +18,7 @@ use crate::cases::{progress_bar, run_one, SweepCase};
 use crate::engines::EngineSpec;
 use crate::inputs::stem;
 use crate::report::{write_report, ReportRow};
-use crate::runner::OrderMode;
+use crate::runner::{EngineOrder, OrderMode};
 use crate::updates::{StreamSpec, UpdateKind};
 use crate::{BadInput, Outcome};
 
@@ -52,6 +52,13 @@ pub struct SweepArgs {
     /// `position` column records it.
     #[arg(long, value_enum, default_value_t = OrderMode::Shuffle)]
     pub order: OrderMode,
+    /// Before every timed call, untimed: write through 64 MiB and sort and hash a fixed
+    /// array, so that each call starts from the same cold context whatever engine ran
+    /// before it. Narrows the per-batch spread of µs batches about twofold
+    /// (`results/clock/`); every time is then a cold call's, and each call costs about 10 ms
+    /// more of wall time.
+    #[arg(long)]
+    pub isolate: bool,
     /// Seconds past which an engine's batch is over the limit (see `run`).
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
     pub batch_time_limit: Option<std::time::Duration>,
@@ -129,7 +136,11 @@ pub fn sweep(args: &SweepArgs, progress: &ProgressBar) -> Vec<ReportRow> {
         rows.extend(run_one(
             &case,
             &EngineSpec::distinct(&args.engines),
-            args.order,
+            EngineOrder {
+                mode: args.order,
+                isolate: args.isolate,
+                ..EngineOrder::default()
+            },
             args.workers,
             args.batch_time_limit,
             &git_rev,

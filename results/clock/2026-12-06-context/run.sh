@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The A/A spread against the context a timed call inherits (issue 35): the clock's floor on
 # working sets past the private L2, plain and with a flush before every timed call, then the
-# quick study's A/A pair by the engine that ran before each call, as shipped and (when
-# ISOLATE_BIN is given) with every timed call preceded by a 64 MiB write sweep and a fixed
-# sort-and-hash scrub (`isolate.patch` on the commit this folder names; env knobs
-# DREDBENCH_SWEEP_MIB=64 DREDBENCH_SCRUB=1). Writes tables only; reports go to a temporary
-# directory (120 KB each).
+# quick study's A/A pair by the engine that ran before each call, as shipped and (with
+# ISOLATE=1) `--isolate`: every timed call preceded by a 64 MiB write sweep and a fixed
+# sort-and-hash scrub. (The committed tables were taken before `--isolate` existed, with
+# `isolate.patch` on 0ada049 and its env knobs DREDBENCH_SWEEP_MIB=64 DREDBENCH_SCRUB=1,
+# which do the same.) Writes tables only; reports go to a temporary directory (120 KB each).
 #
-#   OUT=DIR [BIN=target/release/dredbench] [ISOLATE_BIN=...] results/clock/2026-12-06-context/run.sh
+#   OUT=DIR [BIN=target/release/dredbench] [ISOLATE=1] results/clock/2026-12-06-context/run.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 OUT="${OUT:-$here}"
@@ -27,9 +27,8 @@ for i in $(seq "$RUNS"); do
     "$BIN" study --quick --no-plots --out "$tmp/shipped-$i" > /dev/null
     python3 "$here/../predecessor.py" "$tmp/shipped-$i/report.csv.gz" > "$OUT/after-shipped-$i.md"
     aa+=("shipped-$i=$tmp/shipped-$i/report.csv.gz")
-    if [ -n "${ISOLATE_BIN:-}" ]; then
-        DREDBENCH_SWEEP_MIB=64 DREDBENCH_SCRUB=1 "$ISOLATE_BIN" study --quick --no-plots \
-            --out "$tmp/isolated-$i" > /dev/null
+    if [ -n "${ISOLATE:-}" ]; then
+        "$BIN" study --quick --isolate --no-plots --out "$tmp/isolated-$i" > /dev/null
         python3 "$here/../predecessor.py" "$tmp/isolated-$i/report.csv.gz" > "$OUT/after-isolated-$i.md"
         aa+=("isolated-$i=$tmp/isolated-$i/report.csv.gz")
     fi
