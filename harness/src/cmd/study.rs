@@ -596,7 +596,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
          batch really removed (a batch that removed nothing counts as 1); `bf deleted / \
          removed` the same for the facts Backward/Forward deleted. The engines process every \
          batch in the order `--order {order}` gives (`shuffle`, the default: a seeded random \
-         permutation per batch; the report's `position` column says where each ran). \
+         permutation per batch; the report's `position` column says where each ran){}. \
          `A/A dred@2 / dred` is the A/A check: a second, independent `dred` beside the first, the median over batches of its time divided by the first's with \
          p10 and p90 by nearest rank; ⚠ marks a case whose A/A median leaves [0.9, 1.1] (the \
          instrument does not resolve that case's ratios), and its ratio cells with it.\n\n",
@@ -612,6 +612,12 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         seconds,
         if args.full {
             " (every invocation of the resumable study, `runs.csv`)"
+        } else {
+            ""
+        },
+        if args.isolate {
+            ", and every timed call follows a 64 MiB write and a fixed sort-and-hash \
+             (`--isolate`): every time is a cold call's"
         } else {
             ""
         }
