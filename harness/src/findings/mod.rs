@@ -49,7 +49,12 @@ pub struct CaseFigures {
     pub size: usize,
     /// Forward batches summarised.
     pub batches: usize,
-    /// DRed's over-deleted / net removed, per batch.
+    /// Forward batches on which `dred`'s phase 1 saturated (report column `saturated`):
+    /// there it stopped and recomputed the level, and `overdeleted` counts the level's whole
+    /// old content, a figure of the engine's policy rather than of DRed's over-deletion. They
+    /// are left out of `overdeletion`, `amplification` and `overdeleted`.
+    pub saturated: usize,
+    /// DRed's over-deleted / net removed, per batch (batches that saturated left out).
     pub overdeletion: Option<Spread>,
     /// (over-deleted + rederived + inserted) / net change, per batch.
     pub amplification: Option<Spread>,
@@ -261,6 +266,7 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
     let mut over = Vec::new();
     let mut amp = Vec::new();
     let mut overdeleted = Vec::new();
+    let mut saturated = 0;
     let mut removed = Vec::new();
     let mut time: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut speedup: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -268,7 +274,10 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
     let mut bf_checked = Vec::new();
     for engines in by_batch.values() {
         if let Some(d) = engines.get("dred") {
-            if let (Some(o), Some(re), Some(ins)) = (d.overdeleted, d.rederived, d.inserted) {
+            if d.saturated.unwrap_or(0) > 0 {
+                saturated += 1;
+            } else if let (Some(o), Some(re), Some(ins)) = (d.overdeleted, d.rederived, d.inserted)
+            {
                 over.push(ratio(o as f64, d.model_removed));
                 amp.push(ratio(
                     (o + re + ins) as f64,
@@ -326,6 +335,7 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
         kind: first.kind.clone(),
         size: first.size.unwrap_or(0),
         batches: by_batch.len(),
+        saturated,
         overdeletion: Spread::of(over),
         amplification: Spread::of(amp),
         overdeleted: Spread::of(overdeleted),
@@ -845,6 +855,19 @@ pub fn values(
         );
         put("rho_batches", thousands(n as f64));
     }
+    let saturated: Vec<usize> = f.cases.iter().map(|c| c.saturated).collect();
+    put(
+        "saturated_batches",
+        thousands(saturated.iter().sum::<usize>() as f64),
+    );
+    put(
+        "saturated_cases",
+        thousands(saturated.iter().filter(|&&n| n > 0).count() as f64),
+    );
+    put(
+        "forward_batches",
+        thousands(f.cases.iter().map(|c| c.batches).sum::<usize>() as f64),
+    );
     // ρ of each property over every program's random-deletion cases, and per program.
     for (label, n, rhos) in predictors(f) {
         let key = if label == "all programs" {
@@ -1096,7 +1119,8 @@ pub fn values(
 }
 
 /// Per engine, Spearman's ρ between an engine's time and the facts DRed over-deleted, over
-/// every forward batch of every deletion case without an error; with the batch count.
+/// every forward batch of every deletion case without an error on which `dred` did not
+/// saturate; with the batch count.
 pub fn time_follows_overdeletion(rows: &[ReportRow]) -> BTreeMap<String, (usize, Option<f64>)> {
     let mut over: BTreeMap<(&str, &str, &str, usize), usize> = BTreeMap::new();
     let mut failed: BTreeSet<(&str, &str, &str)> = BTreeSet::new();
@@ -1104,7 +1128,12 @@ pub fn time_follows_overdeletion(rows: &[ReportRow]) -> BTreeMap<String, (usize,
         if r.error.is_some() {
             failed.insert((&r.dataset, &r.program, &r.stream));
         }
-        if r.engine == "dred" && forward(&r.stream, r.batch) && r.kind.contains("delete") {
+        // A saturated batch's `overdeleted` is its level's size, not DRed's over-deletion.
+        if r.engine == "dred"
+            && forward(&r.stream, r.batch)
+            && r.kind.contains("delete")
+            && r.saturated.unwrap_or(0) == 0
+        {
             if let Some(o) = r.overdeleted {
                 over.insert((&r.dataset, &r.program, &r.stream, r.batch), o);
             }

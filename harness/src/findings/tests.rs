@@ -92,6 +92,40 @@ fn case_figures_use_forward_batches_only() {
     assert!(!c.speedup.contains_key(RECOMPUTE));
 }
 
+/// A batch on which `dred` saturated counts the level's whole old content as over-deleted:
+/// it is counted apart and left out of the over-deletion figures and of ρ, not averaged in.
+#[test]
+fn saturated_batches_are_left_out_of_the_overdeletion_figures() {
+    let s = "delete-k1-b3-s1";
+    let mut rows = Vec::new();
+    for (batch, over, removed, saturated) in [(1, 6, 3, 0), (2, 5000, 10, 1), (3, 4, 4, 0)] {
+        let mut d = row("dred", s, batch, 10 * batch as u64);
+        d.overdeleted = Some(over);
+        d.rederived = Some(over - removed);
+        d.inserted = Some(0);
+        d.model_removed = removed;
+        d.saturated = Some(saturated);
+        rows.push(d);
+        rows.push(row(RECOMPUTE, s, batch, 100));
+    }
+    let f = Findings::of(&rows, Vec::new());
+    let c = &f.cases[0];
+    assert_eq!((c.batches, c.saturated), (3, 1));
+    let od = c.overdeletion.expect("od");
+    assert_eq!((od.lo, od.hi), (1.0, 2.0), "5000 / 10 left out");
+    assert_eq!(c.overdeleted.expect("overdeleted").hi, 6.0);
+    let (n, _) = time_follows_overdeletion(&rows)["dred"];
+    assert_eq!(n, 2, "the saturated batch is not one of ρ's pairs");
+    let v = values(&f, &rows, &[]);
+    assert_eq!(
+        (
+            v["saturated_batches"].as_str(),
+            v["saturated_cases"].as_str()
+        ),
+        ("1", "1")
+    );
+}
+
 #[test]
 fn a_case_with_an_error_is_counted_apart() {
     let mut bad = row("dred", "delete-k1-b1-s1", 1, 10);
