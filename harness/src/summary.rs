@@ -94,8 +94,9 @@ pub fn summary(rows: &[ReportRow]) -> String {
         let batches = case.iter().map(|r| r.batch).max().unwrap_or(0);
         let deleted_ratio = |of: &dyn Fn(&str) -> bool| {
             Spread::of(
+                // A saturated batch's `overdeleted` is the level's size (see FINDINGS).
                 case.iter()
-                    .filter(|r| of(&r.engine))
+                    .filter(|r| of(&r.engine) && r.saturated.unwrap_or(0) == 0)
                     .filter_map(|r| {
                         r.overdeleted
                             .map(|o| o as f64 / r.model_removed.max(1) as f64)

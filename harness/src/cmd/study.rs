@@ -593,7 +593,9 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
          `recompute / X, per batch` is the median over batches of recomputation's time divided \
          by X's on the same batch (a median of per-batch ratios, not a ratio of medians). \
          `over-deleted / removed` is DRed's over-deleted IDB facts divided by the IDB facts the \
-         batch really removed (a batch that removed nothing counts as 1); `bf deleted / \
+         batch really removed (a batch that removed nothing counts as 1), over the batches on \
+         which `dred` did not saturate (a saturated batch recomputed the level and counts all \
+         of it); `bf deleted / \
          removed` the same for the facts Backward/Forward deleted. The engines process every \
          batch in the order `--order {order}` gives (`shuffle`, the default: a seeded random \
          permutation per batch; the report's `position` column says where each ran){}. \
