@@ -53,8 +53,9 @@ pub enum Saturation {
     Always,
     /// [`Saturation::Share`] of [`SATURATION_SHARE`], or of [`DEEP_SATURATION_SHARE`] on a
     /// level whose last saturation removed a large share of it ([`DEEP_REMOVAL`]), but not
-    /// below [`SATURATION_FLOOR`]; and past that floor, once a tenth of the level's facts
-    /// are over-deleted ([`SATURATION_FACTS`]).
+    /// below the level's floor ([`SATURATION_FLOOR`], that share of a smaller level's
+    /// evaluation, at least [`SATURATION_MIN_FLOOR`]); and past that floor, once a tenth of
+    /// the level's facts are over-deleted ([`SATURATION_FACTS`]).
     #[default]
     Default,
     /// [`Saturation::Default`] with this floor instead of [`SATURATION_FLOOR`] (for tests on
@@ -85,10 +86,29 @@ pub const DEEP_SATURATION_SHARE: f64 = 0.1;
 /// saturate at [`DEEP_SATURATION_SHARE`].
 pub const DEEP_REMOVAL: f64 = 0.25;
 
-/// ... and never before this much work (probes plus rows touched, some milliseconds): on
-/// small models a batch keeps DRed's own over-deletion, whose counts are what a reader of
-/// a small example checks, and whose cost does not matter.
+/// ... and never before this much work (probes plus rows touched, some milliseconds) on a
+/// level whose evaluation costs more than twice as much; on a smaller level the floor is
+/// the share of its evaluation, but never below [`SATURATION_MIN_FLOOR`] (see
+/// [`effective_floor`]).
 pub const SATURATION_FLOOR: u64 = 1_000_000;
+
+/// The least work before phase 1 saturates by default, whatever the level: on small models
+/// a batch keeps DRed's own over-deletion, whose counts are what a reader of a small example
+/// checks, and whose cost (a millisecond or two) does not matter.
+///
+/// Why not [`SATURATION_FLOOR`] everywhere: on a level whose whole evaluation costs less
+/// than the floor, phase 1 could never saturate, however much of it a batch over-deleted.
+/// Linear TC of `go-cc` (an evaluation of 247 k units, 6 ms): deleting the 100 edges a batch
+/// had just inserted over-deleted 70 k of its 97 k facts, 423 k units of phase 1 and 6.7 ×
+/// `recompute` in all; with this floor it saturates, 2.7 ×.
+pub const SATURATION_MIN_FLOOR: u64 = 50_000;
+
+/// The floor of a level whose evaluation from scratch costs `evaluation`, saturating at
+/// `share` of it: `floor`, but never above that share of the evaluation nor below
+/// [`SATURATION_MIN_FLOOR`] (a smaller `floor`, as tests give, stands).
+fn effective_floor(floor: u64, evaluation: u64, share: f64) -> u64 {
+    floor.min(((evaluation as f64 * share) as u64).max(SATURATION_MIN_FLOOR))
+}
 
 /// On a deep level (see [`DEEP_SATURATION_SHARE`]) the floor is divided by this. Why: the
 /// floor keeps small examples' counts, and a deep level has already saturated past the full
@@ -113,6 +133,7 @@ impl Saturation {
                 } else {
                     (SATURATION_SHARE, floor)
                 };
+                let floor = effective_floor(floor, evaluation, share);
                 Some(((evaluation as f64 * share) as u64).max(floor))
             }
         }
@@ -132,9 +153,13 @@ impl Saturation {
             _ => (f64::INFINITY, u64::MAX),
         };
         let floor = if deep {
-            floor / DEEP_FLOOR_DIVISOR
+            effective_floor(
+                floor / DEEP_FLOOR_DIVISOR,
+                evaluation,
+                DEEP_SATURATION_SHARE,
+            )
         } else {
-            floor
+            effective_floor(floor, evaluation, SATURATION_SHARE)
         };
         self.budget(evaluation, deep).map(|work| Budget {
             work,
@@ -175,7 +200,7 @@ impl Budget {
 }
 
 /// The share of a level's facts whose over-deletion saturates phase 1 by default, whatever
-/// its work (once past [`SATURATION_FLOOR`]).
+/// its work (once past the level's floor, [`SATURATION_FLOOR`] or less).
 ///
 /// Why: every over-deleted fact costs phase 1 its instances and phase 2 a search, and
 /// over-deletion that reaches a tenth of a level rarely stops short of much more. The work
@@ -480,5 +505,43 @@ fn prefetch_frontier(
         for plan in plans.seeded(level, rel) {
             matcher.prefetch_start(plan, row);
         }
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+
+    /// A level cheaper to evaluate than twice the floor saturates at half its evaluation
+    /// (never below the least floor); a larger level keeps the floor; a deep level its
+    /// twentieth; a test's small floor stands.
+    #[test]
+    fn the_floor_never_passes_the_share_of_a_small_levels_evaluation() {
+        let budget = |s: Saturation, evaluation, deep| {
+            s.level_budget(evaluation, deep, 100_000)
+                .map(|b| (b.work, b.floor, b.facts))
+        };
+        // go-cc's linear TC: an evaluation of 247 k units.
+        assert_eq!(
+            budget(Saturation::Default, 247_000, false),
+            Some((123_500, 123_500, 10_000))
+        );
+        assert_eq!(
+            budget(Saturation::Default, 40_000, false),
+            Some((SATURATION_MIN_FLOOR, SATURATION_MIN_FLOOR, 10_000))
+        );
+        assert_eq!(
+            budget(Saturation::Default, 10_000_000, false),
+            Some((5_000_000, SATURATION_FLOOR, 10_000))
+        );
+        assert_eq!(
+            budget(Saturation::Default, 1_000_000, true),
+            Some((100_000, SATURATION_FLOOR / DEEP_FLOOR_DIVISOR, 10_000))
+        );
+        assert_eq!(
+            budget(Saturation::Floor(10), 247_000, false),
+            Some((123_500, 10, 10_000))
+        );
+        assert_eq!(budget(Saturation::Never, 247_000, false), None);
     }
 }
