@@ -88,8 +88,7 @@ pub const DEEP_REMOVAL: f64 = 0.25;
 
 /// ... and never before this much work (probes plus rows touched, some milliseconds) on a
 /// level whose evaluation costs more than twice as much; on a smaller level the floor is
-/// the share of its evaluation, but never below [`SATURATION_MIN_FLOOR`] (see
-/// [`effective_floor`]).
+/// the share of its evaluation, but never below [`SATURATION_MIN_FLOOR`].
 pub const SATURATION_FLOOR: u64 = 1_000_000;
 
 /// The least work before phase 1 saturates by default, whatever the level: on small models
