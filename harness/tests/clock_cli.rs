@@ -7,14 +7,12 @@ use common::{dredbench, stderr};
 
 use std::collections::BTreeMap;
 
-/// `run --engines dred,dred@2,recompute`: three engines agree, each row says where its
-/// engine ran in its batch, every batch's places are 1, 2 and 3, and the times are
-/// nanoseconds.
-#[test]
-fn an_aa_pair_runs_beside_the_engines_and_every_batch_records_the_order() {
+/// `run --engines dred,dred@2,recompute` on the seed's deletion with `extra` arguments: checks
+/// that the three engines agree and returns the report's header and rows.
+fn run_aa_pair(extra: &[&str]) -> (csv::StringRecord, Vec<csv::StringRecord>) {
     let tmp = tempfile::tempdir().expect("tmp");
     let report = tmp.path().join("report.csv");
-    let o = dredbench(&[
+    let mut args = vec![
         "run",
         "--program",
         "datasets/seed/path.dl",
@@ -26,7 +24,9 @@ fn an_aa_pair_runs_beside_the_engines_and_every_batch_records_the_order() {
         "dred,dred@2,recompute",
         "--report",
         report.to_str().expect("utf-8"),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let o = dredbench(&args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("engines dred, dred@2, recompute agree"),
@@ -35,11 +35,20 @@ fn an_aa_pair_runs_beside_the_engines_and_every_batch_records_the_order() {
     );
     let mut rdr = csv::Reader::from_path(&report).expect("report");
     let headers = rdr.headers().expect("headers").clone();
+    let rows = rdr.records().map(|r| r.expect("row")).collect();
+    (headers, rows)
+}
+
+/// `run --engines dred,dred@2,recompute`: three engines agree, each row says where its
+/// engine ran in its batch, every batch's places are 1, 2 and 3, and the times are
+/// nanoseconds.
+#[test]
+fn an_aa_pair_runs_beside_the_engines_and_every_batch_records_the_order() {
+    let (headers, rows) = run_aa_pair(&[]);
     let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
     assert!(headers.iter().all(|h| h != "time_us"), "{headers:?}");
     let mut places: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for r in rdr.records() {
-        let r = r.expect("row");
+    for r in &rows {
         assert!(r[col("time_ns")].parse::<u64>().expect("ns") > 0);
         places
             .entry(r[col("batch")].to_string())
@@ -65,39 +74,13 @@ fn an_aa_pair_runs_beside_the_engines_and_every_batch_records_the_order() {
 /// does not count it.
 #[test]
 fn an_isolated_run_agrees_and_its_scrub_is_not_in_the_footprint() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let report = tmp.path().join("report.csv");
-    let o = dredbench(&[
-        "run",
-        "--program",
-        "datasets/seed/path.dl",
-        "--facts",
-        "datasets/seed/facts",
-        "--updates",
-        "datasets/seed/delete-ab.updates",
-        "--engines",
-        "dred,dred@2,recompute",
-        "--isolate",
-        "--report",
-        report.to_str().expect("utf-8"),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("engines dred, dred@2, recompute agree"),
-        "{}",
-        stderr(&o)
-    );
-    let mut rdr = csv::Reader::from_path(&report).expect("report");
-    let headers = rdr.headers().expect("headers").clone();
+    let (headers, rows) = run_aa_pair(&["--isolate"]);
     let col = |name: &str| headers.iter().position(|h| h == name).expect(name);
-    let mut rows = 0;
-    for r in rdr.records() {
-        let r = r.expect("row");
+    for r in &rows {
         let peak: u64 = r[col("peak_rss_kb")].parse().expect("peak");
         assert!(peak < 32 * 1024, "peak {peak} KB counts the scrub's 64 MiB");
-        rows += 1;
     }
-    assert_eq!(rows, 6, "three engines, batches 0 and 1");
+    assert_eq!(rows.len(), 6, "three engines, batches 0 and 1");
 }
 
 /// A misspelt engine or instance is bad input, exit 2, with the engines' names.
