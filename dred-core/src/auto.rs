@@ -20,15 +20,20 @@
 //!   not yet run on a kind is predicted free, so it is tried once (under the guard: its
 //!   deadlines bound what the try costs, see below; B/F tried so on celegans' SCC
 //!   deletions then won at 10–20 ms where DRed and recomputation cost 300–450); a run
-//!   that was abandoned counts as [`CENSORED`] times the time it spent; and every batch that
-//!   recomputes makes the incremental algorithms' figures for its kind [`FORGET`] times
-//!   cheaper, so that an algorithm judged too costly on one batch is tried again on later
-//!   ones (the guard bounds what a wrong try costs). But not at once: an algorithm
-//!   abandoned k times in a row on a kind (its first try, cold and under deadlines, not
-//!   counted) sits out the next 2^k batches of the kind (at most [`BACKOFF_MAX`]); without
-//!   that, on GO BP's TC, where recomputing is best, B/F
-//!   and DRed were tried again every few batches, each try abandoned at 2–3 times
-//!   `recompute`.
+//!   that was abandoned counts as [`CENSORED`] times the time it spent, scaled up to the
+//!   whole guard when it ran under a share of it; and every batch that does not run an
+//!   incremental algorithm makes that algorithm's figure for its kind [`FORGET`] times
+//!   cheaper, so that an algorithm judged too costly, or slower than the other one, on some
+//!   batches is tried again on later ones. Without that, one abandoned DRed on `go-cc`'s
+//!   `tc_nonlinear` stood at 10 ms a batch for the rest of the stream (19 batches of 10
+//!   changes) while B/F took 0.2–2.4 ms and DRed 0.1–1.4; and a choice between DRed and B/F stayed with whichever
+//!   ran first. The guard bounds what a wrong try costs, and the more so the more often the
+//!   algorithm failed: one abandoned k times in a row on a kind (its first try, cold and
+//!   under deadlines, not counted) runs under 2^-k of the guard, never less than
+//!   [`PROBATION_FLOOR`] of it. (It used to sit out the next 2^k batches of the kind
+//!   instead: on `memchr`'s points-to analysis, where a deletion costs DRed 20 µs or more
+//!   than a recomputation depending on the assignment, a DRed that sat out two batches sent
+//!   them to a recomputation of 1 s where DRed took 20 and 166 µs.)
 //!
 //! The cheapest prediction wins (ties: DRed, B/F, recomputation). A batch that deletes
 //! nothing runs DRed, which then does nothing before phase 3.
@@ -92,11 +97,12 @@ pub const BACKSTOP: f64 = 2.0;
 /// An abandoned run is counted as this many times the time it spent (it would have cost
 /// more).
 pub const CENSORED: f64 = 1.5;
-/// Each batch that recomputes multiplies the incremental algorithms' nanoseconds per fact by
-/// this.
+/// Each batch that does not run an incremental algorithm multiplies that algorithm's
+/// nanoseconds per fact on the batch's kind by this.
 pub const FORGET: f64 = 0.9;
-/// The most batches of a kind an abandoned algorithm sits out (see the module's header).
-pub const BACKOFF_MAX: u32 = 64;
+/// The least share of the guard an algorithm abandoned on the batches of its kind before runs
+/// under (see the module's header).
+pub const PROBATION_FLOOR: f64 = 0.125;
 /// No budget below this much work: on tiny batches an abandonment saves nothing.
 pub const BUDGET_FLOOR: u64 = 2_000;
 /// No deadline sooner than this many nanoseconds after the batch began, for the same reason
@@ -203,9 +209,8 @@ struct CostModel {
     /// Per [`Kind`], each stratum's last evaluation from scratch on a batch of the kind, in
     /// nanoseconds (0: none yet; empty until the first).
     stratum_ns: [Vec<u64>; 3],
-    /// Per [`Kind`], DRed's and B/F's backoff: abandonments in a row, and batches of the
-    /// kind left to sit out.
-    backoff: [[(u32, u32); 2]; 3],
+    /// Per [`Kind`], DRed's and B/F's abandonments in a row (a first try not counted).
+    abandoned_in_a_row: [[u32; 2]; 3],
 }
 
 /// `auto`'s deletion: the three algorithms, the model, and the running batch's choice.
@@ -277,10 +282,11 @@ impl AutoDeletion {
         ([incremental(0), incremental(1), recompute], changed_facts)
     }
 
-    /// Whether an incremental `method` sits out the running batch, abandoned on the batches
-    /// of its kind before (see the module's header).
-    fn sits_out(&self, method: Method) -> bool {
-        method != Method::Recompute && self.model.backoff[self.kind.index()][index(method)].1 > 0
+    /// The share of the guard `method` runs under on the running batch: 2^-k after k
+    /// abandonments in a row on its kind, at least [`PROBATION_FLOOR`] (see the module's
+    /// header).
+    fn probation(&self, method: Method) -> f64 {
+        self.model.probation(self.kind, method)
     }
 
     /// The running method's algorithm.
@@ -324,12 +330,14 @@ impl AutoDeletion {
             .or_else(|| evaluation_per_work(store))
             .unwrap_or(1.0)
             .max(1e-3);
-        // What the batch has left of the guard, in this method's work.
+        // The guard, as this method's probation leaves it, and what the batch has left of
+        // it, in this method's work.
+        let guard_ns = self.budget_ns * self.probation(method);
         let spent_ns: u64 = self.spent.iter().map(|s| s.0).sum();
-        let left_ns = (self.budget_ns - spent_ns as f64).max(0.0);
+        let left_ns = (guard_ns - spent_ns as f64).max(0.0);
         let total = ((left_ns / per_work) as u64).max(BUDGET_FLOOR);
         // DRed's phase 1 gets its share of the whole guard, less what DRed has spent.
-        let whole = ((self.budget_ns / per_work) as u64).max(BUDGET_FLOOR);
+        let whole = ((guard_ns / per_work) as u64).max(BUDGET_FLOOR);
         let find = ((whole as f64 * PHASE1_SHARE) as u64)
             .saturating_sub(self.spent[index(method)].1)
             .min(total);
@@ -355,7 +363,7 @@ impl AutoDeletion {
             // batch cost 6.5). And only when predicting: the clock would make the forced
             // branches of the tests depend on the machine's speed.
             deadlines: (self.choosing == Choosing::Predicted).then(|| {
-                let (phase1, whole) = deadlines_ns(self.budget_ns, measured.is_some());
+                let (phase1, whole) = deadlines_ns(guard_ns, measured.is_some());
                 (after(phase1), after(whole))
             }),
         })
@@ -419,47 +427,66 @@ impl AutoDeletion {
                 evaluated[s] = ns;
             }
         }
-        if self.choice.chosen == Method::Recompute {
-            for rate in &mut self.model.per_fact[kind] {
-                rate.ns *= FORGET;
-            }
-        }
         for m in Method::ALL {
-            let (ns, work, abandoned) = self.spent[index(m)];
-            if work == 0 && ns == 0 {
-                continue;
+            self.model
+                .learn(self.kind, m, self.spent[index(m)], self.changed_facts);
+        }
+    }
+}
+
+impl CostModel {
+    /// The share of the guard `method` runs under on a batch of `kind`: 2^-k after k
+    /// abandonments in a row on the kind, at least [`PROBATION_FLOOR`] (see the module's
+    /// header); 1 for recomputation.
+    fn probation(&self, kind: Kind, method: Method) -> f64 {
+        if method == Method::Recompute {
+            return 1.0;
+        }
+        let k = self.abandoned_in_a_row[kind.index()][index(method)];
+        0.5f64.powi(k.min(16) as i32).max(PROBATION_FLOOR)
+    }
+
+    /// Learns what `method` did on a batch of `kind` that changed `changed_facts` facts:
+    /// `run` is its nanoseconds, its work and whether it was abandoned ((0, 0, _): it did
+    /// not run).
+    fn learn(&mut self, kind: Kind, method: Method, run: (u64, u64, bool), changed_facts: usize) {
+        let (ns, work, abandoned) = run;
+        let m = index(method);
+        let incremental = method != Method::Recompute;
+        if work == 0 && ns == 0 {
+            if incremental && changed_facts > 0 {
+                self.per_fact[kind.index()][m].ns *= FORGET;
             }
-            // A first try runs under deadlines, half the guard, cold: its abandonment is
-            // not held against the algorithm (on R-MAT's reachability B/F's first try was
-            // abandoned past its deadline at 60 µs, and wins at 5–10 µs afterwards).
-            let untried = self.model.per_work[index(m)].per().is_none();
-            if m != Method::Recompute && !(abandoned && untried) {
-                let backoff = &mut self.model.backoff[kind][index(m)];
-                if abandoned {
-                    backoff.0 += 1;
-                    backoff.1 = 1u32
-                        .checked_shl(backoff.0)
-                        .unwrap_or(BACKOFF_MAX)
-                        .min(BACKOFF_MAX);
-                } else {
-                    backoff.0 = 0;
-                }
-            }
-            if m != Method::Recompute && self.changed_facts > 0 {
-                // A first try stopped at a share of the guard is counted as if it had run
-                // to the whole guard: counted at its own time, it was predicted below the
-                // recomputation and tried again at once (getopts' liveness: B/F on two
-                // batches in a row, 1.7 and 2.8 times `recompute`).
-                let cost = match (abandoned, untried) {
-                    (true, true) => ns as f64 * CENSORED / UNTRIED_SHARE,
-                    (true, false) => ns as f64 * CENSORED,
-                    (false, _) => ns as f64,
-                };
-                self.model.per_fact[kind][index(m)].add(cost, self.changed_facts as f64);
-            }
-            if work > 0 {
-                self.model.per_work[index(m)].add(ns as f64, work as f64);
-            }
+            return;
+        }
+        // A first try runs under deadlines, half the guard, cold: its abandonment is not
+        // held against the algorithm (on R-MAT's reachability B/F's first try was abandoned
+        // past its deadline at 60 µs, and wins at 5–10 µs afterwards).
+        let untried = self.per_work[m].per().is_none();
+        // The share of the guard the run had.
+        let share = if untried {
+            UNTRIED_SHARE
+        } else {
+            self.probation(kind, method)
+        };
+        if incremental && !(abandoned && untried) {
+            let in_a_row = &mut self.abandoned_in_a_row[kind.index()][m];
+            *in_a_row = if abandoned { *in_a_row + 1 } else { 0 };
+        }
+        if incremental && changed_facts > 0 {
+            // A run stopped at a share of the guard is counted as if it had run to the whole
+            // guard: counted at its own time, it was predicted below the recomputation and
+            // tried again at once (getopts' liveness: B/F on two batches in a row, 1.7 and
+            // 2.8 times `recompute`).
+            let cost = if abandoned {
+                ns as f64 * CENSORED / share
+            } else {
+                ns as f64
+            };
+            self.per_fact[kind.index()][m].add(cost, changed_facts as f64);
+        }
+        if work > 0 {
+            self.per_work[m].add(ns as f64, work as f64);
         }
     }
 }
@@ -511,16 +538,12 @@ impl Deletion for AutoDeletion {
             Choosing::AbandoningRederivation | Choosing::Saturating => Method::Dred,
             Choosing::Predicted if changed_facts == 0 => Method::Dred,
             Choosing::Predicted => {
-                // The cheapest of those not sitting out; ties go to the earlier in
-                // `Method::ALL` (recomputation never sits out).
+                // The cheapest; ties go to the earlier in `Method::ALL`.
                 let mut best = Method::Recompute;
                 for m in Method::ALL.into_iter().rev() {
-                    if !self.sits_out(m) && predicted[index(m)] <= predicted[index(best)] {
+                    if predicted[index(m)] <= predicted[index(best)] {
                         best = m;
                     }
-                }
-                for b in &mut self.model.backoff[self.kind.index()] {
-                    b.1 = b.1.saturating_sub(1);
                 }
                 best
             }
@@ -549,9 +572,7 @@ impl Deletion for AutoDeletion {
         if level.deleted.abandoned
             && chosen == Method::Dred
             && level.deleted.deleted.is_empty()
-            && (self.choosing != Choosing::Predicted
-                || (predicted[bf] < predicted[recompute]
-                    && !self.sits_out(Method::BackwardForward)))
+            && (self.choosing != Choosing::Predicted || predicted[bf] < predicted[recompute])
         {
             level = self.run_guarded(store, Method::BackwardForward, |algorithm, store| {
                 algorithm.delete_level0(store, deletions, Deleted::default())
@@ -647,6 +668,78 @@ impl Maintained<AutoDeletion> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each abandonment in a row halves the share of the guard a try gets, down to the
+    /// floor; a finished run gives the whole guard back; recomputation is never on
+    /// probation; kinds are apart.
+    #[test]
+    fn probation_halves_the_guard_per_abandonment_down_to_the_floor() {
+        let mut model = CostModel::default();
+        let dred = Method::Dred;
+        // The first run measures the rate; a first try's abandonment would not count.
+        model.learn(Kind::Deletes, dred, (1_000, 100, false), 1);
+        let mut shares = vec![model.probation(Kind::Deletes, dred)];
+        for _ in 0..5 {
+            model.learn(Kind::Deletes, dred, (1_000, 100, true), 1);
+            shares.push(model.probation(Kind::Deletes, dred));
+        }
+        assert_eq!(shares, [1.0, 0.5, 0.25, 0.125, 0.125, 0.125]);
+        assert_eq!(model.probation(Kind::Inserts, dred), 1.0);
+        assert_eq!(model.probation(Kind::Deletes, Method::Recompute), 1.0);
+        model.learn(Kind::Deletes, dred, (1_000, 100, false), 1);
+        assert_eq!(model.probation(Kind::Deletes, dred), 1.0);
+    }
+
+    /// A run abandoned under a share of the guard counts as if it had run to the whole
+    /// guard, censored.
+    #[test]
+    fn an_abandoned_run_counts_as_the_whole_guard() {
+        let mut model = CostModel::default();
+        let bf = Method::BackwardForward;
+        model.learn(Kind::Deletes, bf, (1_000, 100, false), 1);
+        model.learn(Kind::Deletes, bf, (1_000, 100, true), 1);
+        // Now at half the guard: a run stopped there after 4 µs stood for 8 of the guard.
+        assert_eq!(model.probation(Kind::Deletes, bf), 0.5);
+        let before = model.per_fact[0][1];
+        model.learn(Kind::Deletes, bf, (4_000, 400, true), 1);
+        let after = model.per_fact[0][1];
+        assert_eq!(after.ns, before.ns / 2.0 + 4_000.0 * CENSORED / 0.5);
+    }
+
+    /// An algorithm judged dear by one abandonment, and not run since because the other one
+    /// is predicted cheaper, is predicted cheaper than that one again after some batches,
+    /// and not on the next one: the model cannot lock in a choice.
+    #[test]
+    fn an_algorithm_not_run_is_tried_again_after_some_batches() {
+        let mut model = CostModel::default();
+        let (dred, bf) = (Method::Dred, Method::BackwardForward);
+        let deletes = Kind::Deletes;
+        let per =
+            |model: &CostModel, m: Method| model.per_fact[0][index(m)].per().expect("measured");
+        // DRed at 30 µs a batch of 10 facts, B/F at 60; then DRed abandoned once at 10 ms.
+        for _ in 0..4 {
+            model.learn(deletes, dred, (30_000, 3_000, false), 10);
+            model.learn(deletes, bf, (60_000, 3_000, false), 10);
+        }
+        model.learn(deletes, dred, (10_000_000, 1_000_000, true), 10);
+        model.learn(deletes, bf, (0, 0, false), 10);
+        let mut batches = 0;
+        while per(&model, dred) >= per(&model, bf) {
+            // B/F runs the batch, DRed does not.
+            model.learn(deletes, bf, (60_000, 3_000, false), 10);
+            model.learn(deletes, dred, (0, 0, false), 10);
+            batches += 1;
+            assert!(batches < 100, "DRed never tried again");
+        }
+        assert!(
+            batches > 1,
+            "the abandonment was forgotten at once: {batches}"
+        );
+        // A batch that changes nothing chose nothing: it makes nothing cheaper.
+        let before = per(&model, dred);
+        model.learn(deletes, dred, (0, 0, false), 0);
+        assert_eq!(per(&model, dred), before);
+    }
 
     /// A measured algorithm is stopped by the clock only past the guard, a run not measured
     /// yet within it; either way phase 1 by its share.
