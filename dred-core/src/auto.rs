@@ -30,7 +30,8 @@
 //!   ran first. The guard bounds what a wrong try costs, and the more so the more often the
 //!   algorithm failed: one abandoned k times in a row on a kind (its first try, cold and
 //!   under deadlines, not counted) runs under 2^-k of the guard, never less than
-//!   [`PROBATION_FLOOR`] of it. (It used to sit out the next 2^k batches of the kind
+//!   [`PROBATION_FLOOR`] of it, and its abandonment counts 2^(k-1) times as dear (up to
+//!   k = 6), so that its tries grow rarer as well as cheaper. (It used to sit out the next 2^k batches of the kind
 //!   instead: on `memchr`'s points-to analysis, where a deletion costs DRed 20 µs or more
 //!   than a recomputation depending on the assignment, a DRed that sat out two batches sent
 //!   them to a recomputation of 1 s where DRed took 20 and 166 µs.)
@@ -477,9 +478,14 @@ impl CostModel {
             // A run stopped at a share of the guard is counted as if it had run to the whole
             // guard: counted at its own time, it was predicted below the recomputation and
             // tried again at once (getopts' liveness: B/F on two batches in a row, 1.7 and
-            // 2.8 times `recompute`).
+            // 2.8 times `recompute`). And twice as dear per abandonment in a row before it,
+            // so that [`FORGET`] takes ever more batches to bring it back below a
+            // recomputation (2, 9, 14, 19, 26, then 32 in the unit test of an algorithm that
+            // always fails): tried every 4 or so batches, the tries of DRed and B/F where
+            // recomputing is best (GO MF's TC) cost more than sitting them out had.
+            let in_a_row = self.abandoned_in_a_row[kind.index()][m].clamp(1, 6);
             let cost = if abandoned {
-                ns as f64 * CENSORED / share
+                ns as f64 * CENSORED * f64::from(1u32 << (in_a_row - 1)) / share
             } else {
                 ns as f64
             };
@@ -691,19 +697,47 @@ mod tests {
     }
 
     /// A run abandoned under a share of the guard counts as if it had run to the whole
-    /// guard, censored.
+    /// guard, censored, and twice as dear per abandonment in a row before it.
     #[test]
     fn an_abandoned_run_counts_as_the_whole_guard() {
         let mut model = CostModel::default();
         let bf = Method::BackwardForward;
         model.learn(Kind::Deletes, bf, (1_000, 100, false), 1);
         model.learn(Kind::Deletes, bf, (1_000, 100, true), 1);
-        // Now at half the guard: a run stopped there after 4 µs stood for 8 of the guard.
+        // Now at half the guard: a run stopped there after 4 µs stood for 8 of the guard,
+        // counted twice for the second abandonment in a row.
         assert_eq!(model.probation(Kind::Deletes, bf), 0.5);
         let before = model.per_fact[0][1];
         model.learn(Kind::Deletes, bf, (4_000, 400, true), 1);
         let after = model.per_fact[0][1];
-        assert_eq!(after.ns, before.ns / 2.0 + 4_000.0 * CENSORED / 0.5);
+        assert_eq!(after.ns, before.ns / 2.0 + 4_000.0 * CENSORED * 2.0 / 0.5);
+    }
+
+    /// Where recomputing is best, an algorithm abandoned on every try is tried again ever
+    /// more rarely (and under ever less of the guard), never given up for good.
+    #[test]
+    fn tries_of_an_algorithm_that_always_fails_grow_rarer() {
+        let mut model = CostModel::default();
+        let dred = Method::Dred;
+        let recompute_ns = 1e6;
+        // Measured once, cheap; every later try passes its guard.
+        model.learn(Kind::Deletes, dred, (1_000, 100, false), 1);
+        let mut tries = Vec::new();
+        for batch in 0..400 {
+            let predicted = model.per_fact[0][0].per().expect("measured");
+            if predicted <= recompute_ns {
+                let ns = recompute_ns * model.probation(Kind::Deletes, dred);
+                model.learn(Kind::Deletes, dred, (ns as u64, 1_000, true), 1);
+                tries.push(batch);
+            } else {
+                model.learn(Kind::Deletes, dred, (0, 0, false), 1);
+            }
+        }
+        let gaps: Vec<usize> = tries.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.len() >= 5, "tries {tries:?}");
+        assert!(gaps.windows(2).all(|g| g[0] <= g[1]), "gaps {gaps:?}");
+        assert!(gaps[gaps.len() - 1] >= 4 * gaps[0], "gaps {gaps:?}");
+        assert_eq!(model.probation(Kind::Deletes, dred), PROBATION_FLOOR);
     }
 
     /// An algorithm judged dear by one abandonment, and not run since because the other one
