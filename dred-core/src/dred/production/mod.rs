@@ -164,16 +164,9 @@ impl DredDeletion {
     fn rederive(
         &mut self,
         store: &mut Store,
-        level: usize,
         over: &Deleted,
         given: Option<&HashSet<(RelId, Tuple)>>,
     ) -> rederive::Rederived {
-        // The level's facts before the batch: those left, and those over-deleted.
-        let evaluation = store.evaluation_work.get(level).copied().unwrap_or(0);
-        let facts = store.level_idb_len(level) + over.overdeleted_idb.len();
-        self.rederive_costs
-            .scans
-            .guess_scans_from(evaluation, facts);
         // What phase 1 left of a guard's budget.
         let budget = store.budget.map(|b| {
             let left = b.total.saturating_sub(over.work.probes + over.work.touched);
@@ -290,7 +283,7 @@ impl Deletion for DredDeletion {
         }
         store.remove_deleted(&mut over);
         let t = Instant::now();
-        let re = self.rederive(store, 0, &over, None);
+        let re = self.rederive(store, &over, None);
         let ns = t.elapsed().as_nanos() as u64;
         Ok(self.outcome(store, 0, over, re, ns, Vec::new()))
     }
@@ -334,11 +327,11 @@ impl Deletion for DredDeletion {
             .map(|(rel, r)| (rel, store.relations[rel].row(r).to_vec()))
             .collect();
         let re = if stays.is_empty() {
-            self.rederive(store, level, &over, None)
+            self.rederive(store, &over, None)
         } else {
             let mut given = store.program_facts.clone();
             given.extend(stays);
-            self.rederive(store, level, &over, Some(&given))
+            self.rederive(store, &over, Some(&given))
         };
         let ns = t.elapsed().as_nanos() as u64;
         Ok(self.outcome(store, level, over, re, ns, additions))
@@ -387,7 +380,7 @@ impl Maintained<DredDeletion> {
     /// Phase 2: restores the over-deleted facts that still have a proof. `over` must be the
     /// result of the [`Dred::overdelete`] just before (its row ids index this model).
     pub fn rederive(&mut self, over: &overdelete::OverDeleted) -> rederive::Rederived {
-        self.deletion.rederive(&mut self.store, 0, over, None)
+        self.deletion.rederive(&mut self.store, over, None)
     }
 
     /// How round 1 of rederivation finds proofs from now on; the default picks per rule by

@@ -35,20 +35,15 @@ use crate::storage::Relation;
 /// such row. Probes, not rows touched: a probe is a random access, a likely cache miss,
 /// while a scan reads rows in order (on R-MAT, scans and checks came out within 10% in
 /// probes plus rows, and alternated, while the scans took 0.45 s and the checks 1.2 s).
-/// Until measured, a check is guessed at one probe per body atom and a scan, per row, at the
-/// level's last evaluation's work per derived fact (at least one probe), which favours
-/// checks: guesses that favoured scans made the first batches of the quick study cost 2–3×
-/// more work than checks, and a guess of one probe per row picked a scan 44 times dearer
-/// than the checks once a first batch's checks had measured dear
-/// ([`ScanStats::guess_scans_from`]).
+/// Until measured, a check is guessed at one probe per body atom and a scan at one probe per
+/// row, which favours checks: guesses that favoured scans made the first batches of the
+/// quick study cost 2–3× more work than checks.
 #[derive(Clone, Debug)]
 pub struct ScanStats {
     /// Per rule: (probes, checks) summed over the checks made.
     checks: Vec<(u64, u64)>,
     /// Per rule: (probes, live rows of the body's relations) summed over the scans made.
     scans: Vec<(u64, u64)>,
-    /// Probes per row of a scan not measured yet ([`ScanStats::guess_scans_from`]).
-    unmeasured_per_row: f64,
 }
 
 /// How round 1 finds proofs (see [`ScanStats`]). Every choice restores the same facts.
@@ -158,19 +153,7 @@ impl ScanStats {
         ScanStats {
             checks: vec![(0, 0); rules],
             scans: vec![(0, 0); rules],
-            unmeasured_per_row: 1.0,
         }
-    }
-
-    /// Guesses a scan not measured yet from the level's last evaluation from scratch:
-    /// `evaluation_work` (probes plus rows touched) over its `facts` derived facts, at least
-    /// one probe per row. A scan enumerates every instance of the rule over the survivors,
-    /// about what evaluating the rule costs, and one probe per row counted none of those
-    /// instances: on `go-cc`'s `tc_nonlinear` a batch after a first one whose 62 checks had
-    /// cost 121 probes each guessed 97 k probes for a scan against 132 k for its 1,095
-    /// checks; the scan took 296 k probes and 9.7 ms, the checks 6.7 k and 0.5 ms.
-    pub(super) fn guess_scans_from(&mut self, evaluation_work: u64, facts: usize) {
-        self.unmeasured_per_row = (evaluation_work as f64 / facts.max(1) as f64).max(1.0);
     }
 
     /// Estimated probes of checking `n` facts by rule `rule`, whose body has `atoms` atoms.
@@ -185,7 +168,7 @@ impl ScanStats {
     /// Estimated probes of a scan by rule `rule` over relations of `rows` live rows.
     pub(super) fn scan_cost(&self, rule: usize, rows: usize) -> f64 {
         let per_row = match self.scans[rule] {
-            (_, 0) => self.unmeasured_per_row,
+            (_, 0) => 1.0,
             (p, r) => p as f64 / r as f64,
         };
         rows as f64 * per_row
