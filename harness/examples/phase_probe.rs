@@ -66,11 +66,11 @@ fn main() -> anyhow::Result<()> {
             let ms = t.elapsed().as_secs_f64() * 1e3;
             let ns = |v: Option<u64>| v.map_or(0.0, |n| n as f64 / 1e6);
             let w = |v: Option<dred_core::engine::Work>| {
-                v.map_or((0, 0), |w| (w.probes / 1_000_000, w.touched / 1_000_000))
+                v.map_or((0, 0), |w| (w.probes / 1_000, w.touched / 1_000))
             };
             println!(
-                "{name:>14} batch {:>2} {ms:8.1} ms  over {:>8} ({:7.1} ms, {:?} M)  \
-                 rederived {:>8} ({:7.1} ms, {:?} M)  insert {:7.1} ms",
+                "{name:>14} batch {:>2} {ms:8.1} ms  over {:>8} ({:7.1} ms, {:?} k)  \
+                 rederived {:>8} ({:7.1} ms, {:?} k)  insert {:7.1} ms",
                 i + 1,
                 r.overdeleted.unwrap_or(0),
                 ns(r.overdelete_ns),
