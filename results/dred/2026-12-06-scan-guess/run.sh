@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The unmeasured scan's guess (session 47): `dred` beside `recompute` on the cases where
-# round 1's choice between checks and a scan matters, with the binary before (BEFORE) and
+# Round 1's choice between checks and a scan (session 47: the unmeasured scan's guess here,
+# the check weight in ../2026-12-06-check-weight/): `dred` beside `recompute` on the cases where
+# that choice matters, with the binary before (BEFORE) and
 # after (AFTER), one after the other; OUT=DIR names the output folder; table.py compares.
 #   OUT=DIR bash results/dred/2026-12-06-scan-guess/run.sh BEFORE AFTER
 set -uo pipefail   # not -e: a sweep with a case that cannot run (no SCC in go-cc) exits 1
