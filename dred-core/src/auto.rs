@@ -24,17 +24,19 @@
 //!   whole guard when it ran under a share of it; and every batch that does not run an
 //!   incremental algorithm makes that algorithm's figure for its kind [`FORGET`] times
 //!   cheaper, so that an algorithm judged too costly, or slower than the other one, on some
-//!   batches is tried again on later ones. Without that, one abandoned DRed on `go-cc`'s
-//!   `tc_nonlinear` stood at 10 ms a batch for the rest of the stream (19 batches of 10
-//!   changes) while B/F took 0.2–2.4 ms and DRed 0.1–1.4; and a choice between DRed and B/F stayed with whichever
-//!   ran first. The guard bounds what a wrong try costs, and the more so the more often the
-//!   algorithm failed: one abandoned k times in a row on a kind (its first try, cold and
-//!   under deadlines, not counted) runs under 2^-k of the guard, never less than
-//!   [`PROBATION_FLOOR`] of it, and its abandonment counts 2^(k-1) times as dear (up to
-//!   k = 6), so that its tries grow rarer as well as cheaper. (It used to sit out the next 2^k batches of the kind
-//!   instead: on `memchr`'s points-to analysis, where a deletion costs DRed 20 µs or more
-//!   than a recomputation depending on the assignment, a DRed that sat out two batches sent
-//!   them to a recomputation of 1 s where DRed took 20 and 166 µs.)
+//!   batches is tried again on later ones. (A prediction used to change only when its
+//!   algorithm ran or a batch recomputed: after one dear DRed batch on `go-cc`'s
+//!   `tc_nonlinear`, 9.8 ms where it takes 0.1–1.4, B/F ran every later batch of the stream
+//!   at about twice DRed's time. At this rate such a figure, 13 times too dear, takes about
+//!   24 batches to come back.) The guard bounds what a wrong try costs, and the more so the
+//!   more often the algorithm failed: one abandoned k times in a row on a kind (its first
+//!   try, cold and under deadlines, not counted) runs under 2^-k of the guard, never less
+//!   than [`PROBATION_FLOOR`] of it, and its abandonment counts 2^(k-1) times as dear (up to
+//!   k = 6), so that its tries grow rarer as well as cheaper. (It used to sit out the next
+//!   2^k batches of the kind instead: on `memchr`'s points-to analysis, where deleting an
+//!   assignment costs DRed 20 µs or more than a recomputation depending on the assignment,
+//!   a DRed that sat out two batches sent them to a recomputation of 1 s where DRed took 20
+//!   and 166 µs.)
 //!
 //! The cheapest prediction wins (ties: DRed, B/F, recomputation). A batch that deletes
 //! nothing runs DRed, which then does nothing before phase 3.
