@@ -103,3 +103,10 @@ def direction(r):
     """What a batch's effective change does: "delete", "insert", "mixed" or "empty"."""
     d, i = num(r, "eff_del"), num(r, "eff_ins")
     return "mixed" if d and i else "delete" if d else "insert" if i else "empty"
+
+
+def quantile(xs, q):
+    """The q-quantile of xs as one of its values (the element at ⌊q·n⌋ of the sorted list, the
+    last for q = 1): a batch's own figure, never an interpolation."""
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]

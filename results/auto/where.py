@@ -15,14 +15,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from report_times import open_report, time_ns  # noqa: E402
+from report_times import open_report, quantile, time_ns  # noqa: E402
 
 FIXED = ("dred", "bf", "recompute")
-
-
-def quantile(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def main(path):

@@ -11,12 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from report_times import open_report, time_ns  # noqa: E402
-
-
-def quantile(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
+from report_times import open_report, quantile, time_ns  # noqa: E402
 
 
 def load(paths):
