@@ -688,3 +688,59 @@ fn a_bulk_load_keeps_the_set_table_where_groups_are_crowded() {
         rel.check_invariants();
     }
 }
+
+/// [`dense_span`] decides as sorting the values and counting the distinct ones did: on
+/// values below, across and beyond the bounds, with and without groups already held, with
+/// many and few repeats, and with a negative value.
+#[test]
+fn dense_span_decides_as_counting_distinct_values_by_sorting() {
+    let by_sorting = |values: &[Value], groups: usize| {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let bound = DenseGroups::bound(groups + sorted.len());
+        match (sorted.first(), sorted.last()) {
+            (Some(&lo), Some(&hi)) if lo >= 0 && (hi as usize) < bound => Some(DenseSpan::Fits(hi)),
+            (Some(_), _) => Some(DenseSpan::Beyond),
+            _ => None,
+        }
+    };
+    let free = DenseGroups::bound(0) as Value;
+    let mut state = 7u64;
+    let mut next = |m: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    let (mut fits, mut beyond, mut counted) = (0, 0, 0);
+    for case in 0..600 {
+        let n = next(3000) as usize;
+        let groups = [0, 100, 9000, 40_000][case % 4];
+        // Spans around the free bound and twice the rows, where the distinct count decides.
+        let window = (DenseGroups::bound(groups) + n) as Value;
+        let span = [free / 2, window, free * 2, (2 * (groups + n)) as Value + 50][case / 4 % 4];
+        let repeats = 1 + next(4);
+        let mut values: Vec<Value> = (0..n)
+            .map(|_| (next(span as u64 / repeats + 1) * repeats) as Value)
+            .collect();
+        if case % 97 == 0 && !values.is_empty() {
+            values[0] = -1;
+        }
+        let top = values.iter().copied().max().unwrap_or(0) as usize;
+        counted +=
+            usize::from(top >= DenseGroups::bound(groups) && top < DenseGroups::bound(groups + n));
+        let got = dense_span(values.iter().copied(), groups);
+        assert_eq!(got, by_sorting(&values, groups), "case {case}");
+        match got {
+            Some(DenseSpan::Fits(_)) => fits += 1,
+            Some(DenseSpan::Beyond) => beyond += 1,
+            None => {}
+        }
+    }
+    // Every branch taken, the bitmap's among them.
+    assert!(
+        fits > 50 && beyond > 50 && counted > 50,
+        "{fits} {beyond} {counted}"
+    );
+}
