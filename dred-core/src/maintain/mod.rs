@@ -69,6 +69,10 @@ pub struct Deleted {
     /// Whether DRed's phase 1 passed its saturation budget (not a guard's); on a level's
     /// outcome, that the level was recomputed instead.
     pub saturated: bool,
+    /// When DRed's phase 1 stopped on a budget: the IDB facts it had reached by then (those
+    /// of D and the heads of the round it was following, as its facts budget counts them);
+    /// 0 otherwise. A lower bound on the D it would have over-deleted.
+    pub reached_when_stopped: usize,
     /// A relation in which a head reached (or a fact of D-) was not in the old model: the
     /// old model was not closed under the rules, or D- not normalised. D is then incomplete
     /// and the engine must not go on.

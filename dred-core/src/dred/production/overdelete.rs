@@ -52,10 +52,12 @@ pub enum Saturation {
     /// level by rederivation (for tests).
     Always,
     /// [`Saturation::Share`] of [`SATURATION_SHARE`], or of [`DEEP_SATURATION_SHARE`] on a
-    /// level whose last saturation removed a large share of it ([`DEEP_REMOVAL`]), but not
-    /// below the level's floor ([`SATURATION_FLOOR`], that share of a smaller level's
-    /// evaluation, at least [`SATURATION_MIN_FLOOR`]); and past that floor, once a tenth of
-    /// the level's facts are over-deleted ([`SATURATION_FACTS`]).
+    /// level whose last saturation removed a large share of it ([`DEEP_REMOVAL`]) or had
+    /// reached a tenth of it ([`SATURATION_FACTS`]), but not below the level's floor
+    /// ([`SATURATION_FLOOR`], that share of a smaller level's evaluation, at least
+    /// [`SATURATION_MIN_FLOOR`]); and once a tenth of the level's facts are over-deleted
+    /// ([`SATURATION_FACTS`]) past the floor of facts (on a level not deep,
+    /// [`SATURATION_FACTS_FLOOR_SHARE`] of a smaller level's evaluation).
     #[default]
     Default,
     /// [`Saturation::Default`] with this floor instead of [`SATURATION_FLOOR`] (for tests on
@@ -71,24 +73,28 @@ pub enum Saturation {
 pub const SATURATION_SHARE: f64 = 0.5;
 
 /// The share past which phase 1 saturates by default on a level whose last saturated batch
-/// removed at least [`DEEP_REMOVAL`] of the level's facts.
+/// removed at least [`DEEP_REMOVAL`] of the level's facts, or whose phase 1 had reached
+/// [`SATURATION_FACTS`] of them when it stopped.
 ///
 /// Why: there, DRed would have had to follow at least that many removals, so the half
 /// evaluation phase 1 spent before giving up was the likely waste of a deletion that recurs.
 /// On getopts' liveness analysis every deletion of 100 or 1,000 control-flow edges removes
 /// 47–91% of the level and saturates: phase 1 cost 105–226 ms a batch, next to 198–244 ms
 /// for recomputing the level. A batch that would have stayed small under DRed pays at most
-/// this share plus a recomputation of the level; its saturation removes little and puts the
-/// level back on [`SATURATION_SHARE`].
+/// this share plus a recomputation of the level; its saturation removes and over-deletes
+/// little and puts the level back on [`SATURATION_SHARE`].
 pub const DEEP_SATURATION_SHARE: f64 = 0.1;
 
 /// The share of a level's facts that a saturated batch must remove for the next batch to
-/// saturate at [`DEEP_SATURATION_SHARE`].
+/// saturate at [`DEEP_SATURATION_SHARE`] (or its phase 1 must have reached
+/// [`SATURATION_FACTS`] of them).
 pub const DEEP_REMOVAL: f64 = 0.25;
 
 /// ... and never before this much work (probes plus rows touched, some milliseconds) on a
 /// level whose evaluation costs more than twice as much; on a smaller level the floor is
-/// the share of its evaluation, but never below [`SATURATION_MIN_FLOOR`].
+/// the share of its evaluation, but never below [`SATURATION_MIN_FLOOR`]. (The facts of
+/// [`SATURATION_FACTS`] count past [`SATURATION_FACTS_FLOOR_SHARE`] of the evaluation
+/// instead, below this floor too.)
 pub const SATURATION_FLOOR: u64 = 1_000_000;
 
 /// The least work before phase 1 saturates by default, whatever the level: on small models
@@ -158,7 +164,7 @@ impl Saturation {
                 DEEP_SATURATION_SHARE,
             )
         } else {
-            effective_floor(floor, evaluation, SATURATION_SHARE)
+            effective_floor(floor, evaluation, SATURATION_FACTS_FLOOR_SHARE)
         };
         self.budget(evaluation, deep).map(|work| Budget {
             work,
@@ -210,6 +216,18 @@ impl Budget {
 /// recomputing the whole model took 31 ms. Stopped at 210 k facts, phase 1 spent 2.9 M and
 /// the batch 177 ms (recomputing: 40 ms), in one run each.
 pub const SATURATION_FACTS: f64 = 0.1;
+
+/// The share of a level's evaluation past which [`SATURATION_FACTS`] counts, on a level
+/// cheaper to evaluate than ten times [`SATURATION_FLOOR`] (never below
+/// [`SATURATION_MIN_FLOOR`]).
+///
+/// Why not [`SATURATION_SHARE`], as until session 48: on a level cheaper to evaluate than
+/// twice the floor, the facts then counted only once the work itself saturated phase 1, so
+/// a deletion that over-deleted half the level at once ran to its end. Linear TC of a layered
+/// graph (190 k facts, an evaluation of 1.2 M units), 100 edges deleted: about 100 k facts
+/// over-deleted and 90 k rederived, phase 1 14 ms and phase 2 24 ms a batch, 2.5 ×
+/// `recompute`; GO MF's (83 k facts), 1,000 edges deleted: 20–34 k over-deleted, 1.6–2.6 ×.
+pub const SATURATION_FACTS_FLOOR_SHARE: f64 = 0.1;
 
 /// The result of phase 1: the chassis's deleted set D, its frontiers as rounds.
 pub type OverDeleted = Deleted;
@@ -291,6 +309,7 @@ pub(crate) fn overdelete(
     out.not_closed = None;
     out.saturated = false;
     out.abandoned = false;
+    out.reached_when_stopped = 0;
     let level = seeds.level();
     // Nothing deleted: D is empty, no round, and no per-batch scratch.
     if seeds.is_empty() {
@@ -391,6 +410,7 @@ pub(crate) fn overdelete(
                     {
                         out.abandoned = true;
                         out.saturated = !guarded;
+                        out.reached_when_stopped = frontier.len();
                         break 'seeding;
                     }
                     let row = relations[rel].row(r);
@@ -440,6 +460,7 @@ pub(crate) fn overdelete(
             if let Some(guarded) = budget.as_ref().and_then(|b| b.stops(spent(&work), facts)) {
                 out.abandoned = true;
                 out.saturated = !guarded;
+                out.reached_when_stopped = facts;
                 break;
             }
             prefetch_frontier(&matcher, plans, level, &frontier, i);
@@ -512,18 +533,24 @@ mod budget_tests {
     use super::*;
 
     /// A level cheaper to evaluate than twice the floor saturates at half its evaluation
-    /// (never below the least floor); a larger level keeps the floor; a deep level its
-    /// twentieth; a test's small floor stands.
+    /// (never below the least floor), and by its facts past a tenth of it; a larger level
+    /// keeps the floor; a deep level its twentieth; a test's small floor stands.
     #[test]
     fn the_floor_never_passes_the_share_of_a_small_levels_evaluation() {
         let budget = |s: Saturation, evaluation, deep| {
             s.level_budget(evaluation, deep, 100_000)
                 .map(|b| (b.work, b.floor, b.facts))
         };
-        // go-cc's linear TC: an evaluation of 247 k units.
+        // go-cc's linear TC: an evaluation of 247 k units. The facts count past a tenth of
+        // it, at least the least floor.
         assert_eq!(
             budget(Saturation::Default, 247_000, false),
-            Some((123_500, 123_500, 10_000))
+            Some((123_500, SATURATION_MIN_FLOOR, 10_000))
+        );
+        // A layered graph's TC: 1.2 M units.
+        assert_eq!(
+            budget(Saturation::Default, 1_200_000, false),
+            Some((600_000, 120_000, 10_000))
         );
         assert_eq!(
             budget(Saturation::Default, 40_000, false),
