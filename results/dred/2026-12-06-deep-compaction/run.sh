@@ -5,8 +5,8 @@
 # ../2026-12-06-floor/ (the full study's streams past 3 x `recompute` on small levels), on
 # three program-analysis streams where saturation decides (points-to on memchr and smallvec,
 # liveness on getopts) and on five controls on larger levels, with the binary before
-# (BEFORE) and after (AFTER), one right after the other per stream; table.py pairs the two
-# per batch.
+# (BEFORE) and after (AFTER), one right after the other per stream; the floor's table.py
+# (../2026-12-06-floor/table.py) pairs the two per batch.
 #
 #   OUT=DIR results/dred/2026-12-06-deep-compaction/run.sh BEFORE_BIN AFTER_BIN
 set -uo pipefail   # not -e: go-cc has no cycle for scc kinds (none used here, but keep sweeps going)
@@ -62,4 +62,4 @@ for c in "${cases[@]}"; do
 done
 rm -f "$OUT/tmp.csv"
 gzip -9 "$OUT/before.csv" "$OUT/after.csv"
-python3 "$here/table.py" "$OUT" > "$OUT/TABLE.md"
+python3 "$here/../2026-12-06-floor/table.py" "$OUT" > "$OUT/TABLE.md"

@@ -537,6 +537,50 @@ fn saturation_bounds_over_deletion(source: &str) {
     );
 }
 
+/// What one batch of [`run_saturating`] left: the model, the levels saturated, phase 1's
+/// work, whether level 0 is deep, and the over-deleted and rederived counts.
+type SaturatingBatch = (
+    crate::engine::Model,
+    Option<usize>,
+    u64,
+    bool,
+    (Option<usize>, Option<usize>),
+);
+
+/// Runs `batches` (deletions, insertions) through `dred` under `saturation` from `edb`.
+fn run_saturating(
+    program: &Arc<Program>,
+    edb: &Edb,
+    batches: &[(Vec<Fact>, Vec<Fact>)],
+    saturation: super::overdelete::Saturation,
+) -> Vec<SaturatingBatch> {
+    let mut dred = Dred::new(program.clone());
+    dred.set_saturation(saturation);
+    let mut edb = edb.clone();
+    dred.materialise(&edb).expect("materialise");
+    let mut out = Vec::new();
+    for (deletions, insertions) in batches {
+        let batch = Batch::normalise(
+            &RequestedBatch {
+                deletions: deletions.clone(),
+                insertions: insertions.clone(),
+            },
+            &edb,
+        );
+        edb.apply(&batch);
+        let r = dred.apply(&batch).expect("apply");
+        let over = r.overdelete_work.expect("counted");
+        out.push((
+            dred.model(),
+            r.saturated,
+            over.probes + over.touched,
+            dred.deletion.deep[0],
+            (r.overdeleted, r.rederived),
+        ));
+    }
+    out
+}
+
 /// Linear closure of a ring of 60 nodes (3,600 facts): deleting one edge removes about half
 /// of them. With the default saturation (its work floor lowered to 0 for a model this small),
 /// phase 1 stops once a tenth of the level is over-deleted instead of following every
@@ -565,32 +609,7 @@ path(x, z) :- path(x, y), edge(y, z).
         (vec![], vec![spur.clone()]),
         (vec![spur], vec![]),
     ];
-    let run = |saturation: Saturation| {
-        let mut dred = Dred::new(program.clone());
-        dred.set_saturation(saturation);
-        let mut edb = edb.clone();
-        dred.materialise(&edb).expect("materialise");
-        let mut out = Vec::new();
-        for (deletions, insertions) in &batches {
-            let batch = Batch::normalise(
-                &RequestedBatch {
-                    deletions: deletions.clone(),
-                    insertions: insertions.clone(),
-                },
-                &edb,
-            );
-            edb.apply(&batch);
-            let r = dred.apply(&batch).expect("apply");
-            let over = r.overdelete_work.expect("counted");
-            out.push((
-                dred.model(),
-                r.saturated,
-                over.probes + over.touched,
-                dred.deletion.deep[0],
-            ));
-        }
-        out
-    };
+    let run = |saturation| run_saturating(&program, &edb, &batches, saturation);
     let never = run(Saturation::Never);
     let learned = run(Saturation::Floor(0));
     for (i, (n, l)) in never.iter().zip(&learned).enumerate() {
@@ -648,38 +667,14 @@ path(x, z) :- path(x, y), edge(y, z).
         (vec![second.clone()], vec![]),
         (vec![], vec![second]),
     ];
-    let run = |saturation: Saturation| {
-        let mut dred = Dred::new(program.clone());
-        dred.set_saturation(saturation);
-        let mut edb = edb.clone();
-        dred.materialise(&edb).expect("materialise");
-        let mut out = Vec::new();
-        for (deletions, insertions) in &batches {
-            let batch = Batch::normalise(
-                &RequestedBatch {
-                    deletions: deletions.clone(),
-                    insertions: insertions.clone(),
-                },
-                &edb,
-            );
-            edb.apply(&batch);
-            let r = dred.apply(&batch).expect("apply");
-            out.push((
-                dred.model(),
-                r.saturated,
-                dred.deletion.deep[0],
-                (r.overdeleted, r.rederived),
-            ));
-        }
-        out
-    };
+    let run = |saturation| run_saturating(&program, &edb, &batches, saturation);
     let never = run(Saturation::Never);
     let learned = run(Saturation::Default);
     for (i, (n, l)) in never.iter().zip(&learned).enumerate() {
         assert_eq!(n.0, l.0, "batch {}: the model", i + 1);
     }
     // Unsaturated, DRed over-deletes most of the level and puts every fact back.
-    for (over, back) in [never[0].3, never[2].3] {
+    for (over, back) in [never[0].4, never[2].4] {
         let over = over.expect("counted");
         assert!(over > n * n / 2, "over-deleted {over} of {}", n * n);
         assert_eq!(Some(over), back, "every over-deleted fact rederived");
@@ -690,7 +685,7 @@ path(x, z) :- path(x, y), edge(y, z).
         "both saturate"
     );
     assert!(
-        learned[0].2 && learned[2].2,
+        learned[0].3 && learned[2].3,
         "a saturation that over-deleted much of the level marks it deep"
     );
 }
