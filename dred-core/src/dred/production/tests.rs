@@ -537,6 +537,16 @@ fn saturation_bounds_over_deletion(source: &str) {
     );
 }
 
+/// Linear transitive closure over `edge`, for the saturation tests' rings.
+const LINEAR_TC: &str = "
+.decl edge(x: symbol, y: symbol)
+.decl path(x: symbol, y: symbol)
+.input edge
+.output path
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), edge(y, z).
+";
+
 /// What one batch of [`run_saturating`] left: the model, the levels saturated, phase 1's
 /// work, whether level 0 is deep, and the over-deleted and rederived counts.
 type SaturatingBatch = (
@@ -590,14 +600,7 @@ fn run_saturating(
 #[test]
 fn saturation_stops_at_a_tenth_of_the_level_and_learns_from_what_it_removed() {
     use super::overdelete::Saturation;
-    let source = "
-.decl edge(x: symbol, y: symbol)
-.decl path(x: symbol, y: symbol)
-.input edge
-.output path
-path(x, y) :- edge(x, y).
-path(x, z) :- path(x, y), edge(y, z).
-";
+    let source = LINEAR_TC;
     let mut ring = Ring::new(source, 60);
     let cut = ring.edge(0, 1);
     // The small deletion: an edge to a leaf, added and then deleted (the paths into it).
@@ -639,20 +642,14 @@ path(x, z) :- path(x, y), edge(y, z).
 /// (40,000 paths, strongly connected): deleting a ring edge over-deletes every path and
 /// removes none (every node still reaches every other). Phase 1 saturates past a tenth of
 /// the level reached, and the recomputation restores everything; the level is marked deep
-/// all the same, and stays so: the next such deletion saturates at a deep level's budget. Before, only the net removal counted, and each deletion spent half
-/// an evaluation in phase 1 (magic-sets reachability over cliques: 12–14 ms of phase 1
-/// against a 3 ms recomputation).
+/// all the same, and stays so: the next such deletion saturates at a deep level's budget.
+/// Before, only the net removal counted, and each deletion spent half an evaluation in
+/// phase 1 (magic-sets reachability over cliques: 12–14 ms of phase 1 against a 3 ms
+/// recomputation).
 #[test]
 fn a_saturation_that_over_deleted_most_of_a_level_marks_it_deep_though_it_removed_nothing() {
     use super::overdelete::Saturation;
-    let source = "
-.decl edge(x: symbol, y: symbol)
-.decl path(x: symbol, y: symbol)
-.input edge
-.output path
-path(x, y) :- edge(x, y).
-path(x, z) :- path(x, y), edge(y, z).
-";
+    let source = LINEAR_TC;
     let n = 200;
     let mut ring = Ring::new(source, n);
     for i in 0..n {
