@@ -217,11 +217,11 @@ impl DredDeletion {
         // the full share, and the next such deletion spent half an evaluation in phase 1
         // again (magic-sets reachability over cliques, 100 edges deleted: 12–14 ms of
         // phase 1 where a recomputation took 3 ms).
-        let share = |n: usize, share: f64| n as f64 >= share * before as f64;
+        let at_least = |n: usize, share: f64| n as f64 >= share * before as f64;
         if let Some(deep) = self.deep.get_mut(level) {
             *deep = before > 0
-                && (share(removed, overdelete::DEEP_REMOVAL)
-                    || share(over.reached_when_stopped, overdelete::SATURATION_FACTS));
+                && (at_least(removed, overdelete::DEEP_REMOVAL)
+                    || at_least(over.reached_when_stopped, overdelete::SATURATION_FACTS));
         }
         recomputed.deleted.saturated = true;
         recomputed.deleted.work += over.work;
