@@ -113,7 +113,9 @@ pub fn run_one(
         batches: &batches,
         labels: labels.clone(),
         check: crate::runner::Check::Digest,
-        order: EngineOrder::for_case(order.mode, &labels).isolated(order.isolate),
+        order: EngineOrder::for_case(order.mode, &labels)
+            .isolated(order.isolate)
+            .repeated(order.repeats),
         batch_limit,
     };
     let program = inputs.program.clone();

@@ -70,6 +70,12 @@ pub struct ReportRow {
     /// ([`crate::runner::EngineOrder`]); empty in reports of older revisions.
     #[serde(default)]
     pub position: Option<usize>,
+    /// How many runs of the case the times are medians over (`--repeat`): each time column
+    /// is then the median of that many calls on the batch, each run's engines built afresh
+    /// and placed in orders of their own, and `position` is empty. Empty for a case run
+    /// once and in reports of older revisions.
+    #[serde(default)]
+    pub repeats: Option<usize>,
     /// G: old successful instances enumerated.
     pub instances: Option<u64>,
     /// B: total body length of those instances.

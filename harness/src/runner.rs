@@ -5,8 +5,9 @@
 //! back, comparing them and building report rows happen outside the timed part, and between
 //! batches nothing is allocated in proportion to the model (see [`run_case`]). The engines'
 //! order changes from batch to batch ([`EngineOrder`]), so that none always runs after the
-//! same engine.
+//! same engine, and a case may be run several times to take each batch's median time.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -177,11 +178,11 @@ pub enum OrderMode {
     Listed,
 }
 
-/// The order of the engines on each batch: a mode and the seed of its permutations, and
-/// whether every timed call is isolated from the one before it. The report records each
-/// engine's place (`position`), so a reader can check the order's balance and condition on
-/// it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The order of the engines on each batch: a mode and the seed of its permutations, whether
+/// every timed call is isolated from the one before it, and how many times the case is run
+/// to take each batch's time. The report records each engine's place (`position`), so a
+/// reader can check the order's balance and condition on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineOrder {
     /// How the order is chosen.
     pub mode: OrderMode,
@@ -191,6 +192,26 @@ pub struct EngineOrder {
     /// each call then starts from the same cold context whatever ran before it
     /// (`--isolate`).
     pub isolate: bool,
+    /// How many times the case runs, each time with engines built afresh and in the places
+    /// [`EngineOrder::of_batch`] balances across the runs; a batch's times are the medians
+    /// over the runs (`--repeat`). Why: a single call's time carries the context the call
+    /// inherits, so two instances of one engine read 0.3–3× each other on a batch of a few
+    /// µs (`results/clock/`), and a maintenance batch cannot be called twice on one state.
+    pub repeats: usize,
+    /// Which of the [`EngineOrder::repeats`] runs this is, from 0.
+    pub run: usize,
+}
+
+impl Default for EngineOrder {
+    fn default() -> Self {
+        EngineOrder {
+            mode: OrderMode::default(),
+            seed: 0,
+            isolate: false,
+            repeats: 1,
+            run: 0,
+        }
+    }
 }
 
 impl EngineOrder {
@@ -209,7 +230,7 @@ impl EngineOrder {
         EngineOrder {
             mode,
             seed: h,
-            isolate: false,
+            ..EngineOrder::default()
         }
     }
 
@@ -218,10 +239,50 @@ impl EngineOrder {
         EngineOrder { isolate, ..self }
     }
 
+    /// The same order, the case run `repeats` times (at least once).
+    pub fn repeated(self, repeats: usize) -> Self {
+        EngineOrder {
+            repeats: repeats.max(1),
+            ..self
+        }
+    }
+
+    /// How many runs place every engine of `engines` at every place, and right after every
+    /// other engine, equally often on every batch ([`EngineOrder::of_batch`]): `engines`
+    /// when it is even, twice that when it is odd (a Williams design), 1 for one engine.
+    pub fn balanced_runs(engines: usize) -> usize {
+        match engines {
+            0 | 1 => 1,
+            n if n % 2 == 0 => n,
+            n => 2 * n,
+        }
+    }
     /// The indices of `engines` engines in the order in which they process batch `batch_no`
     /// (0 is the materialisation): a permutation of `0..engines`, the same for the same seed,
-    /// batch and count.
+    /// batch, count and run.
+    ///
+    /// Run 0 takes the mode's order. Run `r` takes it through row `r` of a Williams design
+    /// (Williams, 1949): over [`EngineOrder::balanced_runs`] runs every engine holds every
+    /// place once on each batch, and follows every other engine once (an odd count: twice),
+    /// so that a batch's median over the runs is taken over the same contexts for every
+    /// engine. Measured why: the first engine to process a small batch pays for the caches
+    /// for all (6 µs against 3.5 µs on a clique's re-insertions), and the median over nine
+    /// runs in independently shuffled orders still followed which engine came first in most
+    /// of them, batch by batch (`results/clock/2026-12-07-repeat/`).
     pub fn of_batch(&self, batch_no: usize, engines: usize) -> Vec<usize> {
+        let order = self.of_batch_in_first_run(batch_no, engines);
+        if self.run == 0 || engines < 2 {
+            return order;
+        }
+        williams_row(self.run, engines)
+            .into_iter()
+            .map(|j| order[j])
+            .collect()
+    }
+
+    /// The mode's order of a batch, which [`EngineOrder::of_batch`] permutes in runs after
+    /// the first.
+    fn of_batch_in_first_run(&self, batch_no: usize, engines: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..engines).collect();
         match self.mode {
             OrderMode::Listed => {}
@@ -296,6 +357,33 @@ impl Isolation {
     }
 }
 
+/// Row `run` (taken modulo the design's length) of a Williams design on `n` symbols, its
+/// symbols renamed so that row 0 is `0, 1, …, n − 1`. The design's row `r` is
+/// `w[0] + r, w[1] + r, …` modulo `n` with `w = 0, 1, n − 1, 2, n − 2, …`; its rows are a
+/// Latin square in which every symbol follows every other once when `n` is even; for odd `n`
+/// the reversed rows follow, and every symbol follows every other twice.
+fn williams_row(run: usize, n: usize) -> Vec<usize> {
+    let w: Vec<usize> = (0..n)
+        .map(|j| match j {
+            0 => 0,
+            j if j % 2 == 1 => j.div_ceil(2),
+            j => n - j / 2,
+        })
+        .collect();
+    // The renaming: the symbol w[j] becomes j.
+    let mut rename = vec![0; n];
+    for (j, &x) in w.iter().enumerate() {
+        rename[x] = j;
+    }
+    let r = run % EngineOrder::balanced_runs(n);
+    let mut row: Vec<usize> = w.iter().map(|&x| rename[(x + r) % n]).collect();
+    if r >= n {
+        // The odd design's second half: the first half's rows reversed.
+        row = w.iter().map(|&x| rename[(x + r - n) % n]).rev().collect();
+    }
+    row
+}
+
 /// Which engine applies batch `batch_no` first under [`OrderMode::Rotate`]. A hash of the
 /// batch number rather than a plain rotation, so that no period of the stream (deletions and
 /// insertions alternate under `--revert`) lines up with the order.
@@ -323,6 +411,14 @@ fn first_engine(batch_no: usize, engines: usize) -> usize {
 /// full models are compared and the difference described as before. The net change in the
 /// report comes from an engine that reports it (`dred`, `dd`), else from copies of the first
 /// engine's model.
+///
+/// With [`EngineOrder::repeats`] above 1 the case runs that many times, the engines built
+/// afresh each time and placed as [`EngineOrder::of_batch`] balances them. The rows
+/// are the first run's, each time (`time_ns` and every phase's, each on its own) replaced by
+/// its median over the runs in which the engine reached the batch, `repeats` set to that
+/// count and `position` emptied (the engine held several places); the counters, footprint
+/// and trace are the first run's. `after_batch` is called for every batch of every run. A
+/// run that fails or finds a difference ends the case with its own outcome.
 pub fn run_case(
     case: &Case<'_>,
     engines: &[EngineSpec],
@@ -330,6 +426,102 @@ pub fn run_case(
     build: &mut dyn FnMut(EngineSpec) -> Box<dyn Engine>,
     trace_facts: bool,
     mut after_batch: impl FnMut(usize),
+) -> Result<CaseOutcome, EngineFailure> {
+    let mut first = run_once(case, engines, workers, build, trace_facts, &mut after_batch)?;
+    if case.order.repeats <= 1 || first.mismatch.is_some() {
+        return Ok(first);
+    }
+    let key = |r: &ReportRow| (r.engine.clone(), r.batch);
+    let mut times: HashMap<(String, usize), Vec<PhaseTimes>> = first
+        .rows
+        .iter()
+        .map(|r| (key(r), vec![PhaseTimes::of(r)]))
+        .collect();
+    for run in 1..case.order.repeats {
+        let again = Case {
+            order: EngineOrder { run, ..case.order },
+            labels: case.labels.clone(),
+            ..*case
+        };
+        let outcome = run_once(&again, engines, workers, build, false, &mut after_batch)?;
+        if outcome.mismatch.is_some() {
+            return Ok(outcome);
+        }
+        for r in &outcome.rows {
+            if let Some(runs) = times.get_mut(&key(r)) {
+                runs.push(PhaseTimes::of(r));
+            }
+        }
+    }
+    for r in &mut first.rows {
+        let runs = &times[&key(r)];
+        PhaseTimes::median(runs).write(r);
+        r.repeats = Some(runs.len());
+        r.position = None;
+    }
+    Ok(first)
+}
+
+/// The times of one row, which a repeated case takes the medians of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PhaseTimes {
+    time_ns: u64,
+    overdelete_ns: Option<u64>,
+    rederive_ns: Option<u64>,
+    insert_ns: Option<u64>,
+    engine_ns: Option<u64>,
+}
+
+impl PhaseTimes {
+    fn of(r: &ReportRow) -> Self {
+        PhaseTimes {
+            time_ns: r.time_ns,
+            overdelete_ns: r.overdelete_ns,
+            rederive_ns: r.rederive_ns,
+            insert_ns: r.insert_ns,
+            engine_ns: r.engine_ns,
+        }
+    }
+
+    fn write(self, r: &mut ReportRow) {
+        r.time_ns = self.time_ns;
+        r.overdelete_ns = self.overdelete_ns;
+        r.rederive_ns = self.rederive_ns;
+        r.insert_ns = self.insert_ns;
+        r.engine_ns = self.engine_ns;
+    }
+
+    /// Each time's median on its own (an even count: the mean of the middle two), over the
+    /// runs that have it.
+    fn median(runs: &[PhaseTimes]) -> Self {
+        fn middle(mut xs: Vec<u64>) -> Option<u64> {
+            xs.sort_unstable();
+            let n = xs.len();
+            match n {
+                0 => None,
+                _ if n % 2 == 1 => Some(xs[n / 2]),
+                _ => Some(((u128::from(xs[n / 2 - 1]) + u128::from(xs[n / 2])) / 2) as u64),
+            }
+        }
+        let of = |f: fn(&PhaseTimes) -> Option<u64>| middle(runs.iter().filter_map(f).collect());
+        PhaseTimes {
+            time_ns: of(|t| Some(t.time_ns)).unwrap_or_default(),
+            overdelete_ns: of(|t| t.overdelete_ns),
+            rederive_ns: of(|t| t.rederive_ns),
+            insert_ns: of(|t| t.insert_ns),
+            engine_ns: of(|t| t.engine_ns),
+        }
+    }
+}
+
+/// One run of the case ([`run_case`] without the repeats).
+fn run_once(
+    case: &Case<'_>,
+    engines: &[EngineSpec],
+    workers: usize,
+    build: &mut dyn FnMut(EngineSpec) -> Box<dyn Engine>,
+    trace_facts: bool,
+    after_batch: &mut dyn FnMut(usize),
 ) -> Result<CaseOutcome, EngineFailure> {
     let program = case.program;
     let mut rows: Vec<ReportRow> = Vec::new();
@@ -759,7 +951,7 @@ mod tests {
         let rotate = EngineOrder {
             mode: OrderMode::Rotate,
             seed: 0,
-            isolate: false,
+            ..EngineOrder::default()
         };
         for engines in 1..=5 {
             for parity in 0..2 {
@@ -779,6 +971,145 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `--repeat`'s design: over its runs, on every batch, every engine holds every place
+    /// equally often and follows every other engine equally often; its first run is the
+    /// mode's order, so that a case run once keeps the orders it had.
+    #[test]
+    fn repeated_runs_balance_places_and_predecessors_on_every_batch() {
+        for n in 1..=7 {
+            let runs = EngineOrder::balanced_runs(n);
+            let base = EngineOrder {
+                mode: OrderMode::Shuffle,
+                seed: 11,
+                repeats: runs,
+                ..EngineOrder::default()
+            };
+            for batch in 0..30 {
+                let mut place = vec![vec![0usize; n]; n];
+                let mut follows = vec![vec![0usize; n]; n];
+                for run in 0..runs {
+                    let o = EngineOrder { run, ..base }.of_batch(batch, n);
+                    let mut sorted = o.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "a permutation");
+                    for (k, &e) in o.iter().enumerate() {
+                        place[e][k] += 1;
+                        if k > 0 {
+                            follows[o[k - 1]][e] += 1;
+                        }
+                    }
+                }
+                let per_place = runs / n;
+                assert!(
+                    place.iter().flatten().all(|&c| c == per_place),
+                    "{n} engines, batch {batch}: places {place:?}"
+                );
+                let per_pair = if n % 2 == 0 { 1 } else { 2 };
+                for (a, row) in follows.iter().enumerate() {
+                    for (b, &c) in row.iter().enumerate() {
+                        let expected = if a == b || n < 2 { 0 } else { per_pair };
+                        assert_eq!(c, expected, "{n} engines, batch {batch}: {a} before {b}");
+                    }
+                }
+                assert_eq!(
+                    base.of_batch(batch, n),
+                    EngineOrder { repeats: 1, ..base }.of_batch(batch, n),
+                    "run 0 is the order of a case run once"
+                );
+            }
+        }
+    }
+
+    /// A repeated case reports the first run's rows (counters, model sizes) with each time
+    /// the median over the runs, `repeats` set and no `position`.
+    #[test]
+    fn a_repeated_case_reports_median_times_over_its_runs_and_the_first_runs_counters() {
+        let chain = Chain::new(
+            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+            0..5,
+            10..14,
+        );
+        let program = &chain.program;
+        let mut build = |spec: EngineSpec| kind_engine(spec.kind, program);
+        let engines = EngineSpec::distinct(&EngineSpec::of_kinds(&[
+            EngineKind::Dred,
+            EngineKind::Recompute,
+            EngineKind::Dred,
+        ]));
+        let once = EngineOrder {
+            mode: OrderMode::Shuffle,
+            seed: 5,
+            ..EngineOrder::default()
+        };
+        let case = |order: EngineOrder| Case {
+            program: &chain.program,
+            symbols: &chain.symbols,
+            edb: &chain.edb,
+            batches: &chain.batches,
+            labels: Labels::default(),
+            check: Check::Full,
+            order,
+            batch_limit: None,
+        };
+        let mut calls = 0;
+        let single =
+            run_case(&case(once), &engines, 1, &mut build, false, |_| calls += 1).expect("runs");
+        let batches = chain.batches.len() + 1;
+        assert_eq!(calls, batches);
+        let mut calls = 0;
+        let repeated = run_case(
+            &case(once.repeated(6)),
+            &engines,
+            1,
+            &mut build,
+            false,
+            |_| calls += 1,
+        )
+        .expect("runs");
+        assert_eq!(calls, 6 * batches, "every batch of every run");
+        assert!(repeated.mismatch.is_none(), "{:?}", repeated.mismatch);
+        assert_eq!(single.rows.len(), repeated.rows.len());
+        for (a, b) in single.rows.iter().zip(&repeated.rows) {
+            assert_eq!((&a.engine, a.batch), (&b.engine, b.batch));
+            assert_eq!(
+                (
+                    a.overdeleted,
+                    a.rederived,
+                    a.inserted,
+                    a.model_size,
+                    a.instances
+                ),
+                (
+                    b.overdeleted,
+                    b.rederived,
+                    b.inserted,
+                    b.model_size,
+                    b.instances
+                ),
+            );
+            assert_eq!((a.repeats, b.repeats), (None, Some(6)));
+            assert!(a.position.is_some() && b.position.is_none());
+            assert!(b.time_ns > 0);
+        }
+    }
+
+    #[test]
+    fn the_median_of_each_time_is_taken_on_its_own_over_the_runs_that_have_it() {
+        let t = |time_ns, overdelete_ns| PhaseTimes {
+            time_ns,
+            overdelete_ns,
+            ..PhaseTimes::default()
+        };
+        let m = PhaseTimes::median(&[t(9, Some(1)), t(1, None), t(5, Some(7)), t(3, Some(4))]);
+        assert_eq!(m.time_ns, 4, "an even count: the mean of the middle two");
+        assert_eq!(m.overdelete_ns, Some(4), "the three runs that have it");
+        assert_eq!(m.rederive_ns, None);
+        assert_eq!(
+            PhaseTimes::median(&[t(u64::MAX, None), t(u64::MAX - 2, None)]).time_ns,
+            u64::MAX - 1
+        );
     }
 
     /// The bias the shuffle removes: under rotation the engine listed after `recompute` runs
@@ -808,7 +1139,7 @@ mod tests {
         let shuffle = EngineOrder {
             mode: OrderMode::Shuffle,
             seed: 7,
-            isolate: false,
+            ..EngineOrder::default()
         };
         let (follows, place) = count(shuffle);
         // Each ordered pair is adjacent in (n - 1) / (n (n - 1)) = 1/n of the batches.
@@ -842,7 +1173,7 @@ mod tests {
         let (rotated, _) = count(EngineOrder {
             mode: OrderMode::Rotate,
             seed: 0,
-            isolate: false,
+            ..EngineOrder::default()
         });
         assert_eq!(
             rotated[0][2] + rotated[0][3],
@@ -869,7 +1200,7 @@ mod tests {
         let order = EngineOrder {
             mode: OrderMode::Shuffle,
             seed: 3,
-            isolate: false,
+            ..EngineOrder::default()
         };
         let case = Case {
             program: &chain.program,

@@ -16,7 +16,15 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
     std::fs::write(out.join("report.csv"), "dataset,program,engine\n").expect("stale");
     let o = dredbench_in_cache(
         tmp.path(),
-        &["study", "--quick", "--out", out.to_str().expect("utf-8")],
+        // Two runs of each case, not the quick study's ten: a debug build takes 18 s a run.
+        &[
+            "study",
+            "--quick",
+            "--repeat",
+            "2",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
     );
     assert_eq!(
         o.status.code(),
@@ -112,6 +120,13 @@ fn quick_study_writes_report_plots_and_summary_and_regress_checks_it() {
         .position(|h| h == "overdeleted")
         .expect("column");
     let mut rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    // Every row's times are medians over the two runs of its case.
+    let repeats = headers
+        .iter()
+        .position(|h| h == "repeats")
+        .expect("repeats");
+    assert!(rows.iter().all(|r| &r[repeats] == "2"));
+    assert!(summary.contains("every case ran 2 times"), "{summary}");
     let i = rows
         .iter()
         .position(|r| !r[col].is_empty() && &r[col] != "0")

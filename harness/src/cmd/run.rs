@@ -44,6 +44,17 @@ pub struct RunArgs {
     /// more of wall time.
     #[arg(long)]
     pub isolate: bool,
+    /// Runs each case this many times, its engines built afresh each time, and reports each
+    /// batch's times as medians over the runs (the report's `repeats` column; `position` is
+    /// then empty): a single call's time carries what the call before it left in the
+    /// caches, which more calls average out only when every engine meets the same contexts
+    /// (`results/clock/`). The runs place the engines by a Williams design: as many runs as
+    /// engines (twice that when odd), or a multiple, put every engine at every place and
+    /// right after every other equally often on every batch. Costs that many times the wall
+    /// time; counters, memory and trace are the first run's.
+    #[arg(long, value_name = "RUNS", default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=99))]
+    pub repeat: usize,
     /// Seconds past which an engine's batch is over the limit: its row records the limit
     /// (`time_limit_ns`) and the engine is not run on later batches (nothing is interrupted).
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
@@ -137,7 +148,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Outcome> {
         symbols: &inputs.symbols,
         edb: &inputs.edb,
         batches: &inputs.batches,
-        order: EngineOrder::for_case(args.order, &labels).isolated(args.isolate),
+        order: EngineOrder::for_case(args.order, &labels)
+            .isolated(args.isolate)
+            .repeated(args.repeat),
         labels,
         check: args.check,
         batch_limit: args.batch_time_limit,

@@ -51,6 +51,19 @@ pub struct StudyArgs {
     /// more of wall time.
     #[arg(long)]
     pub isolate: bool,
+    /// Runs each case this many times, its engines built afresh each time, and reports each
+    /// batch's times as medians over the runs (the report's `repeats` column; `position` is
+    /// then empty): a single call's time carries what the call before it left in the
+    /// caches, which more calls average out only when every engine meets the same contexts
+    /// (`results/clock/`). The runs place the engines by a Williams design: as many runs as
+    /// engines (twice that when odd), or a multiple, put every engine at every place and
+    /// right after every other equally often on every batch. Costs that many times the wall
+    /// time; counters, memory and trace are the first run's.
+    /// Default 1; with `--quick`, one run per row of that design (10 runs of its five
+    /// engines).
+    #[arg(long, value_name = "RUNS",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=99))]
+    pub repeat: Option<usize>,
     /// Seconds past which an engine's batch is over the limit (see `run`); with `--full` by
     /// default [`crate::full_study::BATCH_LIMIT_S`], none otherwise.
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
@@ -477,6 +490,16 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
         v
     };
     let batches = args.batches.unwrap_or(if args.quick { 25 } else { 21 });
+    // The quick study runs each case once per row of the balanced design of its engines
+    // (10 runs of its five engines, about 40 s instead of 4): the A/A check's per-batch
+    // spread, the regression gate's noise floor, narrows to what `results/clock/` gives.
+    let repeats_of = |engines: usize| {
+        args.repeat.unwrap_or(if args.quick {
+            EngineOrder::balanced_runs(engines)
+        } else {
+            1
+        })
+    };
     let cases = if args.full {
         crate::full_study::full_cases()
     } else {
@@ -517,7 +540,15 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     }
     let total: u64 = to_run
         .iter()
-        .map(|c| (c.spec.batches * if c.spec.revert { 2 } else { 1 }) as u64 + 1)
+        .map(|c| {
+            let engines = if has_aa_pair(c, args.full) {
+                with_aa.len()
+            } else {
+                engines.len()
+            };
+            ((c.spec.batches * if c.spec.revert { 2 } else { 1 }) as u64 + 1)
+                * repeats_of(engines) as u64
+        })
         .sum();
     let progress = progress_bar(total);
     let git_rev = crate::provenance::git_revision();
@@ -544,6 +575,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             EngineOrder {
                 mode: args.order,
                 isolate: args.isolate,
+                repeats: repeats_of(case_engines.len()),
                 ..EngineOrder::default()
             },
             1,
@@ -598,7 +630,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
          of it); `bf deleted / \
          removed` the same for the facts Backward/Forward deleted. The engines process every \
          batch in the order `--order {order}` gives (`shuffle`, the default: a seeded random \
-         permutation per batch; the report's `position` column says where each ran){}. \
+         permutation per batch; the report's `position` column says where each ran){}{}. \
          `A/A dred@2 / dred` is the A/A check: a second, independent `dred` beside the first, the median over batches of its time divided by the first's with \
          p10 and p90 by nearest rank; ⚠ marks a case whose A/A median leaves [0.9, 1.1] (the \
          instrument does not resolve that case's ratios), and its ratio cells with it.\n\n",
@@ -622,6 +654,22 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
              (`--isolate`): every time is a cold call's"
         } else {
             ""
+        },
+        match args.repeat {
+            Some(1) => String::new(),
+            None if !args.quick => String::new(),
+            Some(n) => format!(
+                "; every case ran {n} times, its engines built afresh each time and placed \
+                 so that each holds every place and follows every other equally often over \
+                 the runs, and a batch's time is the median of its {n} calls (`--repeat`; \
+                 `position` is then empty)"
+            ),
+            None => "; every case ran once per row of a Williams design of its engines (as \
+                 many runs as engines, twice that when odd), its engines built afresh each \
+                 time, so that each holds every place and follows every other equally often \
+                 on every batch, and a batch's time is the median of its calls (`--repeat`; \
+                 `position` is then empty)"
+                .to_string(),
         }
     );
     md.push_str(&calibration.line());

@@ -59,6 +59,17 @@ pub struct SweepArgs {
     /// more of wall time.
     #[arg(long)]
     pub isolate: bool,
+    /// Runs each case this many times, its engines built afresh each time, and reports each
+    /// batch's times as medians over the runs (the report's `repeats` column; `position` is
+    /// then empty): a single call's time carries what the call before it left in the
+    /// caches, which more calls average out only when every engine meets the same contexts
+    /// (`results/clock/`). The runs place the engines by a Williams design: as many runs as
+    /// engines (twice that when odd), or a multiple, put every engine at every place and
+    /// right after every other equally often on every batch. Costs that many times the wall
+    /// time; counters, memory and trace are the first run's.
+    #[arg(long, value_name = "RUNS", default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=99))]
+    pub repeat: usize,
     /// Seconds past which an engine's batch is over the limit (see `run`).
     #[arg(long, value_name = "SECONDS", value_parser = crate::runner::batch_limit_seconds)]
     pub batch_time_limit: Option<std::time::Duration>,
@@ -139,6 +150,7 @@ pub fn sweep(args: &SweepArgs, progress: &ProgressBar) -> Vec<ReportRow> {
             EngineOrder {
                 mode: args.order,
                 isolate: args.isolate,
+                repeats: args.repeat,
                 ..EngineOrder::default()
             },
             args.workers,
@@ -171,7 +183,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<Outcome> {
         (None, false) => {}
     }
     let cases = plan(args);
-    let per_case = (args.batches * if args.revert { 2 } else { 1 } + 1) as u64;
+    let per_case = (args.batches * if args.revert { 2 } else { 1 } + 1) as u64 * args.repeat as u64;
     let progress = progress_bar(cases.len() as u64 * per_case);
     let rows = sweep(args, &progress);
     progress.finish_and_clear();
