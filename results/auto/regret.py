@@ -7,7 +7,9 @@ Prints, per workload (dataset, program, change size): batches, median / p90 / wo
 the choices (`!` = abandoned); then the same over all batches, the share within 1.25x and 2x,
 the geometric means of auto / best and of each fixed engine / best, the batches where auto
 exceeds 2x recompute, and the confusion table (chosen against the best of the three).
-Batches without deletions are left out (every engine does the same: insertion only)."""
+Batches without deletions are left out (every engine does the same: insertion only).
+When the reports hold `dred@2` (the A/A instance), also the noise floor: on the batches where
+`dred` was the best, `dred@2` over the best, a perfect chooser timed again."""
 import collections
 import csv
 import math
@@ -42,6 +44,8 @@ def main(paths):
             continue
         t = {e: max(1, time_ns(engines[e])) for e in FIXED + ("auto",)}
         best = min(FIXED, key=lambda e: t[e])
+        if "dred@2" in engines:
+            t["dred@2"] = max(1, time_ns(engines["dred@2"]))
         per_workload[(key[1][:24], key[2], key[4])].append(
             (t["auto"] / t[best], auto["chosen"], auto["abandoned"] == "1", best, t))
     everything = [x for xs in per_workload.values() for x in xs]
@@ -66,6 +70,15 @@ def main(paths):
         f"{e} {geomean([x[4][e] / x[4][x[3]] for x in everything]):.2f}" for e in FIXED))
     over = [x for x in everything if x[4]["auto"] > 2 * x[4]["recompute"]]
     print(f"batches where auto > 2x recompute: {len(over)} of {n}")
+    floor = [x[4]["dred@2"] / x[4]["dred"] for x in everything
+             if x[3] == "dred" and "dred@2" in x[4]]
+    if floor:
+        auto_there = [x[0] for x in everything if x[3] == "dred" and "dred@2" in x[4]]
+        print(f"noise floor, the {len(floor)} batches where dred was best: dred@2 / best "
+              f"within 1.25x {100 * sum(r <= 1.25 for r in floor) / len(floor):.1f}%, "
+              f"geometric mean {geomean(floor):.2f}; auto there "
+              f"{100 * sum(r <= 1.25 for r in auto_there) / len(auto_there):.1f}%, "
+              f"{geomean(auto_there):.2f}")
     print()
     print("| chosen \\ best | " + " | ".join(FIXED) + " |")
     print("|---|" + "---:|" * len(FIXED))
