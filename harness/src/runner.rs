@@ -257,6 +257,7 @@ impl EngineOrder {
             n => 2 * n,
         }
     }
+
     /// The indices of `engines` engines in the order in which they process batch `batch_no`
     /// (0 is the materialisation): a permutation of `0..engines`, the same for the same seed,
     /// batch, count and run.
