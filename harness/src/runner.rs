@@ -974,6 +974,29 @@ mod tests {
         }
     }
 
+    /// Over `orders` of `n` engines, each checked to be a permutation: how often engine `a`
+    /// ran right before engine `b` (`follows[a][b]`), and how often engine `e` held place `k`
+    /// (`place[e][k]`).
+    fn tally(
+        n: usize,
+        orders: impl Iterator<Item = Vec<usize>>,
+    ) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let mut follows = vec![vec![0usize; n]; n];
+        let mut place = vec![vec![0usize; n]; n];
+        for o in orders {
+            let mut sorted = o.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "a permutation");
+            for (k, &e) in o.iter().enumerate() {
+                place[e][k] += 1;
+                if k > 0 {
+                    follows[o[k - 1]][e] += 1;
+                }
+            }
+        }
+        (follows, place)
+    }
+
     /// `--repeat`'s design: over its runs, on every batch, every engine holds every place
     /// equally often and follows every other engine equally often; its first run is the
     /// mode's order, so that a case run once keeps the orders it had.
@@ -988,20 +1011,10 @@ mod tests {
                 ..EngineOrder::default()
             };
             for batch in 0..30 {
-                let mut place = vec![vec![0usize; n]; n];
-                let mut follows = vec![vec![0usize; n]; n];
-                for run in 0..runs {
-                    let o = EngineOrder { run, ..base }.of_batch(batch, n);
-                    let mut sorted = o.clone();
-                    sorted.sort_unstable();
-                    assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "a permutation");
-                    for (k, &e) in o.iter().enumerate() {
-                        place[e][k] += 1;
-                        if k > 0 {
-                            follows[o[k - 1]][e] += 1;
-                        }
-                    }
-                }
+                let (follows, place) = tally(
+                    n,
+                    (0..runs).map(|run| EngineOrder { run, ..base }.of_batch(batch, n)),
+                );
                 let per_place = runs / n;
                 assert!(
                     place.iter().flatten().all(|&c| c == per_place),
@@ -1027,32 +1040,14 @@ mod tests {
     /// the median over the runs, `repeats` set and no `position`.
     #[test]
     fn a_repeated_case_reports_median_times_over_its_runs_and_the_first_runs_counters() {
-        let chain = Chain::new(
-            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
-            0..5,
-            10..14,
-        );
+        let chain = Chain::new(CHAIN_TC, 0..5, 10..14);
         let program = &chain.program;
         let mut build = |spec: EngineSpec| kind_engine(spec.kind, program);
-        let engines = EngineSpec::distinct(&EngineSpec::of_kinds(&[
-            EngineKind::Dred,
-            EngineKind::Recompute,
-            EngineKind::Dred,
-        ]));
-        let once = EngineOrder {
-            mode: OrderMode::Shuffle,
-            seed: 5,
-            ..EngineOrder::default()
-        };
+        let engines = aa_pair_and_recompute();
+        let once = chain.shuffled(5).order;
         let case = |order: EngineOrder| Case {
-            program: &chain.program,
-            symbols: &chain.symbols,
-            edb: &chain.edb,
-            batches: &chain.batches,
-            labels: Labels::default(),
-            check: Check::Full,
             order,
-            batch_limit: None,
+            ..chain.shuffled(5)
         };
         let mut calls = 0;
         let single =
@@ -1120,23 +1115,7 @@ mod tests {
     fn shuffled_every_engine_follows_every_other_and_holds_every_place_about_equally() {
         let n = 4;
         let batches = 4_000;
-        let count = |order: EngineOrder| {
-            let mut follows = vec![vec![0usize; n]; n];
-            let mut place = vec![vec![0usize; n]; n];
-            for b in 1..=batches {
-                let o = order.of_batch(b, n);
-                let mut sorted = o.clone();
-                sorted.sort_unstable();
-                assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "a permutation");
-                for (k, &e) in o.iter().enumerate() {
-                    place[e][k] += 1;
-                    if k > 0 {
-                        follows[o[k - 1]][e] += 1;
-                    }
-                }
-            }
-            (follows, place)
-        };
+        let count = |order: EngineOrder| tally(n, (1..=batches).map(|b| order.of_batch(b, n)));
         let shuffle = EngineOrder {
             mode: OrderMode::Shuffle,
             seed: 7,
@@ -1186,33 +1165,12 @@ mod tests {
 
     #[test]
     fn the_report_records_each_engines_place_in_every_batch() {
-        let chain = Chain::new(
-            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
-            0..5,
-            10..14,
-        );
+        let chain = Chain::new(CHAIN_TC, 0..5, 10..14);
         let program = &chain.program;
         let mut build = |spec: EngineSpec| kind_engine(spec.kind, program);
-        let engines = EngineSpec::distinct(&EngineSpec::of_kinds(&[
-            EngineKind::Dred,
-            EngineKind::Dred,
-            EngineKind::Recompute,
-        ]));
-        let order = EngineOrder {
-            mode: OrderMode::Shuffle,
-            seed: 3,
-            ..EngineOrder::default()
-        };
-        let case = Case {
-            program: &chain.program,
-            symbols: &chain.symbols,
-            edb: &chain.edb,
-            batches: &chain.batches,
-            labels: Labels::default(),
-            check: Check::Full,
-            order,
-            batch_limit: None,
-        };
+        let engines = aa_pair_and_recompute();
+        let case = chain.shuffled(3);
+        let order = case.order;
         let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
         assert!(out.mismatch.is_none(), "{:?}", out.mismatch);
         for batch in 0..=chain.batches.len() {
@@ -1235,11 +1193,7 @@ mod tests {
     /// the limit, and is not run again; with a limit no batch reaches, nothing is marked.
     #[test]
     fn a_batch_over_the_time_limit_is_recorded_and_its_engine_stops() {
-        let chain = Chain::new(
-            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
-            0..5,
-            10..14,
-        );
+        let chain = Chain::new(CHAIN_TC, 0..5, 10..14);
         assert!(chain.batches.len() >= 2, "a later batch to skip");
         let program = &chain.program;
         let engines = EngineSpec::of_kinds(&[EngineKind::Dred, EngineKind::Recompute]);
@@ -1339,11 +1293,7 @@ mod tests {
     /// still carry the batches' true net changes (from copies of their models).
     #[test]
     fn the_net_change_survives_the_engine_that_reported_it() {
-        let chain = Chain::new(
-            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
-            0..5,
-            10..14,
-        );
+        let chain = Chain::new(CHAIN_TC, 0..5, 10..14);
         let program = &chain.program;
         let engines = EngineSpec::of_kinds(&[EngineKind::Dred, EngineKind::Recompute]);
         let run = |limit: Option<std::time::Duration>| {
@@ -1374,6 +1324,18 @@ mod tests {
 
     /// A program over `e(x, y)` and `p(x, y)` (numbers), its EDB the edges (i, i + 1) for i in
     /// `initial`, and one batch inserting (i, i + 1) for each i in `inserted`.
+    /// `dred`, `dred@2` and `recompute`: an A/A pair beside another engine.
+    fn aa_pair_and_recompute() -> Vec<EngineSpec> {
+        EngineSpec::distinct(&EngineSpec::of_kinds(&[
+            EngineKind::Dred,
+            EngineKind::Dred,
+            EngineKind::Recompute,
+        ]))
+    }
+
+    /// Transitive closure `p` of the chain's edges `e`.
+    const CHAIN_TC: &str = "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n";
+
     struct Chain {
         program: Arc<Program>,
         symbols: Symbols,
@@ -1422,6 +1384,18 @@ mod tests {
             }
         }
 
+        /// The chain as a case checked in full, the engines shuffled with `seed`.
+        fn shuffled(&self, seed: u64) -> Case<'_> {
+            Case {
+                order: EngineOrder {
+                    mode: OrderMode::Shuffle,
+                    seed,
+                    ..EngineOrder::default()
+                },
+                ..self.case(Check::Full, None)
+            }
+        }
+
         /// [`run_case`] on the chain with engines `kinds`, built by `build`.
         fn run(
             &self,
@@ -1443,11 +1417,7 @@ mod tests {
 
     #[test]
     fn a_difference_in_a_middle_batch_is_found_and_stops_the_case() {
-        let chain = Chain::new(
-            "p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
-            0..5,
-            10..14,
-        );
+        let chain = Chain::new(CHAIN_TC, 0..5, 10..14);
         let program = &chain.program;
         let mut build = |spec: EngineSpec| -> Box<dyn Engine> {
             let kind = spec.kind;
