@@ -497,6 +497,14 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     // (20 runs of its five engines, about 85 s instead of 4): the A/A check's per-batch
     // spread, the regression gate's noise floor, narrows to what `results/clock/` gives
     // (once through it, one case in six studies kept a p10 of 0.77).
+    // The A/A pair runs beside the engines on the cases `has_aa_pair` picks.
+    let engines_of = |case: &SweepCase| {
+        if has_aa_pair(case, args.full) {
+            &with_aa
+        } else {
+            &engines
+        }
+    };
     let repeats_of = |engines: usize| {
         args.repeat.unwrap_or(if args.quick {
             QUICK_DESIGN_PASSES * EngineOrder::balanced_runs(engines)
@@ -545,13 +553,8 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
     let total: u64 = to_run
         .iter()
         .map(|c| {
-            let engines = if has_aa_pair(c, args.full) {
-                with_aa.len()
-            } else {
-                engines.len()
-            };
             ((c.spec.batches * if c.spec.revert { 2 } else { 1 }) as u64 + 1)
-                * repeats_of(engines) as u64
+                * repeats_of(engines_of(c).len()) as u64
         })
         .sum();
     let progress = progress_bar(total);
@@ -568,11 +571,7 @@ pub fn run(args: &StudyArgs) -> anyhow::Result<Outcome> {
             case.spec.kind.name(),
             case.spec.size
         ));
-        let case_engines = if has_aa_pair(case, args.full) {
-            &with_aa
-        } else {
-            &engines
-        };
+        let case_engines = engines_of(case);
         rows.extend(run_one(
             case,
             case_engines,
