@@ -1,0 +1,57 @@
+//! Diagnostic: applies one update stream through one engine (`ENGINE=dred|auto|bf`), timing
+//! only the `apply` calls, for a profile of an engine's per-batch cost without the harness's.
+//!
+//! `ENGINE=auto cargo run --release -p harness --example apply_loop -- PROGRAM FACTS UPDATES`
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use dred_core::engine::Batch;
+use dred_core::{Auto, Dred, Engine};
+use harness::inputs::read_inputs;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let [program, facts, updates] = args.as_slice() else {
+        anyhow::bail!("usage: apply_loop PROGRAM FACTS UPDATES");
+    };
+    let inputs =
+        read_inputs(program, facts, Some(updates), None).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let name = std::env::var("ENGINE").unwrap_or_else(|_| "dred".into());
+    let mut engine: Box<dyn Engine> = match name.as_str() {
+        "auto" => Box::new(Auto::new(inputs.program.clone())),
+        _ => Box::new(Dred::new(inputs.program.clone())),
+    };
+    engine.materialise(&inputs.edb)?;
+    let mut edb = inputs.edb.clone();
+    let batches: Vec<Batch> = inputs
+        .batches
+        .iter()
+        .map(|requested| {
+            let batch = Batch::normalise(requested, &edb);
+            edb.apply(&batch);
+            batch
+        })
+        .collect();
+    // A reverting stream ends where it began, so it can be applied again (`LOOPS` times).
+    let loops: usize = std::env::var("LOOPS").map_or(1, |v| v.parse().unwrap_or(1));
+    let mut times = [Vec::new(), Vec::new()];
+    for _ in 0..loops {
+        for (i, batch) in batches.iter().enumerate() {
+            let t = Instant::now();
+            engine.apply(batch)?;
+            times[i % 2].push(t.elapsed().as_nanos() as u64);
+        }
+    }
+    for (k, mut v) in times.into_iter().enumerate() {
+        v.sort_unstable();
+        println!(
+            "{name} batches {} mod 2: median {} ns, p10 {}, p90 {}",
+            k,
+            v[v.len() / 2],
+            v[v.len() / 10],
+            v[9 * v.len() / 10]
+        );
+    }
+    Ok(())
+}
