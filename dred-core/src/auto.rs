@@ -13,7 +13,10 @@
 //! - *recompute* = the sum, over the strata the batch can reach (those reading a relation of
 //!   D-, or at a level above 0 of D- or A+, and transitively), of the time of each stratum's
 //!   last evaluation from scratch on a batch of the same kind, or, before there is one, at
-//!   materialisation or on any batch (`Store::stratum_cost`);
+//!   materialisation or on any batch (`Store::stratum_cost`), times the ratio of `auto`'s
+//!   own recomputations of the kind to those sums (old batches fading by halving; 1 before
+//!   the first): a recomputation also takes D- out, empties the strata and builds their
+//!   indexes, 1.0–1.7 times the evaluations by median on the regret workloads;
 //! - *DRed* and *B/F* = the facts the batch changes (|D-|, and |A+| when the program has
 //!   levels above 0, where insertions delete) times the algorithm's nanoseconds per changed
 //!   fact over the batches of the kind it ran, old batches fading by halving. An algorithm
@@ -22,7 +25,8 @@
 //!   deadlines bound what the try costs, see below; B/F tried so on celegans' SCC
 //!   deletions then won at 10–20 ms where DRed and recomputation cost 300–450); a run
 //!   that was abandoned counts as [`CENSORED`] times the time it spent, scaled up to the
-//!   whole guard when it ran under a share of it; and every batch that does not run an
+//!   whole guard when it ran under a share of it, and never less than the guard (an
+//!   abandonment says the run would have cost more); and every batch that does not run an
 //!   incremental algorithm makes that algorithm's figure for its kind [`FORGET`] times
 //!   cheaper, so that an algorithm judged too costly, or slower than the other one, on some
 //!   batches is tried again on later ones. (A prediction used to change only when its
@@ -49,7 +53,8 @@
 //! rederivation that costs at least as much; DRed's own saturation applies as well: a level
 //! above 0 it saturates is recomputed as in `dred`, and at level 0 a saturated phase 1 is
 //! handed back as abandoned. A DRed abandoned in phase 1 has removed nothing, so at level 0 B/F, which never over-deletes, then gets
-//! what is left of the guard (unless predicted dearer than recomputing); only after that is
+//! what is left of the guard (unless predicted dearer than recomputing), and its abandonment
+//! there is not held against it (it had no budget of its own); only after that is
 //! the level recomputed. Budgets are in work
 //! (probes plus rows touched, what the algorithms count as they go), converted from time by
 //! each algorithm's measured nanoseconds per unit of work; an algorithm not measured yet gets
@@ -213,6 +218,9 @@ struct CostModel {
     /// Per [`Kind`], each stratum's last evaluation from scratch on a batch of the kind, in
     /// nanoseconds (0: none yet; empty until the first).
     stratum_ns: [Vec<u64>; 3],
+    /// Per [`Kind`], the time of `auto`'s recomputations of a batch from level 0 against the
+    /// strata's evaluation times that predicted them (see [`CostModel::recompute_scale`]).
+    recompute_scale: [Rate; 3],
     /// Per [`Kind`], DRed's and B/F's abandonments in a row (a first try not counted).
     abandoned_in_a_row: [[u32; 2]; 3],
     /// Per [`Kind`], whether DRed and B/F have finished a run on it: the first is cold and
@@ -232,6 +240,15 @@ pub struct AutoDeletion {
     choice: Choice,
     /// Facts the running batch changes, for the model.
     changed_facts: usize,
+    /// The running batch's recomputation as the strata's evaluation times predict it,
+    /// before [`CostModel::recompute_scale`].
+    recompute_evaluations_ns: f64,
+    /// Whether the running batch was recomputed from level 0 (chosen, or after level 0's
+    /// algorithms were abandoned): its recomputation time then covers every stratum the
+    /// prediction summed.
+    recomputed_from_level0: bool,
+    /// Whether B/F ran the running batch on what DRed's abandoned phase 1 left of the guard.
+    bf_on_leftover: bool,
     /// The running batch's kind.
     kind: Kind,
     /// The strata's evaluation times (`Store::stratum_cost`) when the batch began: those
@@ -261,8 +278,9 @@ fn index(method: Method) -> usize {
 
 impl AutoDeletion {
     /// The predictions for a batch deleting `deletions` (see the module's header), in
-    /// [`Method::ALL`]'s order, and the facts it changes.
-    fn predict(&self, store: &Store, deletions: &[Fact]) -> ([f64; 3], usize) {
+    /// [`Method::ALL`]'s order, the facts it changes, and the recomputation as the strata's
+    /// evaluation times alone predict it.
+    fn predict(&self, store: &Store, deletions: &[Fact]) -> ([f64; 3], usize, f64) {
         let program = &store.program;
         let mut changed = Recompute::changed_by(store, deletions.iter().map(|f| f.rel));
         let mut strata = affected_strata(program, None, &mut changed);
@@ -288,7 +306,12 @@ impl AutoDeletion {
                 .per()
                 .map_or(0.0, |per| per * changed_facts as f64)
         };
-        ([incremental(0), incremental(1), recompute], changed_facts)
+        let scaled = recompute * self.model.recompute_scale(kind);
+        (
+            [incremental(0), incremental(1), scaled],
+            changed_facts,
+            recompute,
+        )
     }
 
     /// The share of the guard `method` runs under on the running batch: 2^-k after k
@@ -435,6 +458,11 @@ impl AutoDeletion {
     /// Learns from the batch just applied: each incremental algorithm that ran, its time per
     /// changed fact (an abandoned run's censored); each that ran, its time per unit of work.
     fn learn(&mut self, store: &Store) {
+        if self.recomputed_from_level0 {
+            let (ns, _, _) = self.spent[index(Method::Recompute)];
+            self.model
+                .learn_recompute(self.kind, ns as f64, self.recompute_evaluations_ns);
+        }
         let kind = self.kind.index();
         let evaluated = &mut self.model.stratum_ns[kind];
         evaluated.resize(store.stratum_cost.len(), 0);
@@ -446,13 +474,59 @@ impl AutoDeletion {
         for m in Method::ALL {
             let (ns, work, abandoned) = self.spent[index(m)];
             let ns = ns.saturating_sub(self.built_ns[index(m)]);
-            self.model
-                .learn(self.kind, m, (ns, work, abandoned), self.changed_facts);
+            if abandoned && m == Method::BackwardForward && self.bf_on_leftover {
+                // B/F ran on what DRed left of the guard, not on a budget of its own: its
+                // abandonment says nothing of its cost, and held against it (probation
+                // halving its next guard) it was abandoned again on its next batches. On
+                // R-MAT's `reach_root`, 1,000 edges deleted, B/F took 450–580 µs a batch
+                // until a retry of DRed was abandoned; B/F, abandoned after it, then
+                // lost the batches after to recomputations of 620–790 µs.
+                self.model.learn_rate(m, ns, work);
+                continue;
+            }
+            self.model.learn_guarded(
+                self.kind,
+                m,
+                (ns, work, abandoned),
+                self.changed_facts,
+                self.budget_ns,
+            );
         }
     }
 }
 
 impl CostModel {
+    /// What the strata's evaluation times are multiplied by to predict `auto`'s
+    /// recomputation of a batch of `kind`: the decayed ratio of its recomputations from
+    /// level 0 to their predictions so far, within [1/4, 4]; 1 before the first.
+    ///
+    /// Why: a recomputation also takes the batch's deletions out, empties the strata and
+    /// builds the indexes of what it evaluated, which on a small model is a large share of
+    /// it. On R-MAT's `reach_root` (4,096 nodes), 1,000 edges deleted, `auto`'s
+    /// recomputations took 1.74 times the evaluations by median (GO MF's 1.43, the TC models'
+    /// 1.05–1.17), so it recomputed at 620–790 µs where B/F took 450–580, and B/F's guard,
+    /// the predicted recomputation, was too short for it.
+    fn recompute_scale(&self, kind: Kind) -> f64 {
+        self.recompute_scale[kind.index()]
+            .per()
+            .map_or(1.0, |r| r.clamp(0.25, 4.0))
+    }
+
+    /// Learns `method`'s time per unit of work only, from a run of `ns` over `work`.
+    fn learn_rate(&mut self, method: Method, ns: u64, work: u64) {
+        if work > 0 {
+            self.per_work[index(method)].add(ns as f64, work as f64);
+        }
+    }
+
+    /// Learns that a recomputation of a batch of `kind` from level 0 took `ns` where the
+    /// strata's evaluation times predicted `evaluations_ns`.
+    fn learn_recompute(&mut self, kind: Kind, ns: f64, evaluations_ns: f64) {
+        if ns > 0.0 && evaluations_ns > 0.0 {
+            self.recompute_scale[kind.index()].add(ns, evaluations_ns);
+        }
+    }
+
     /// The share of the guard `method` runs under on a batch of `kind`: 2^-k after k
     /// abandonments in a row on the kind, at least [`PROBATION_FLOOR`] (see the module's
     /// header); 1 for recomputation.
@@ -464,10 +538,31 @@ impl CostModel {
         0.5f64.powi(k.min(16) as i32).max(PROBATION_FLOOR)
     }
 
+    /// [`CostModel::learn_guarded`] without a guard.
+    #[cfg(test)]
+    fn learn(&mut self, kind: Kind, method: Method, run: (u64, u64, bool), changed_facts: usize) {
+        self.learn_guarded(kind, method, run, changed_facts, 0.0);
+    }
+
     /// Learns what `method` did on a batch of `kind` that changed `changed_facts` facts:
     /// `run` is its nanoseconds, its work and whether it was abandoned ((0, 0, _): it did
-    /// not run).
-    fn learn(&mut self, kind: Kind, method: Method, run: (u64, u64, bool), changed_facts: usize) {
+    /// not run); the batch's guard was `guard_ns` (the predicted recomputation), and an
+    /// abandoned run counts as at least that, whatever it spent.
+    ///
+    /// Why: a run abandoned early (DRed in phase 1, at its share of the guard converted to
+    /// work by its rate) spent less than the guard, and counted at its own time scaled up
+    /// by its share it could come out cheaper than the figure it had: on R-MAT's
+    /// `reach_root`, 1,000 edges deleted, DRed's prediction fell from 294 to 266 µs after an
+    /// abandoned try, and DRed was tried and abandoned again on the next batch (1.4 ms a
+    /// batch when it finishes; B/F's 0.4).
+    fn learn_guarded(
+        &mut self,
+        kind: Kind,
+        method: Method,
+        run: (u64, u64, bool),
+        changed_facts: usize,
+        guard_ns: f64,
+    ) {
         let (ns, work, abandoned) = run;
         let m = index(method);
         let incremental = method != Method::Recompute;
@@ -513,15 +608,13 @@ impl CostModel {
             // recomputing is best (GO MF's TC) cost more than sitting them out had.
             let in_a_row = self.abandoned_in_a_row[kind.index()][m].clamp(1, 6);
             let cost = if abandoned {
-                ns as f64 * CENSORED * f64::from(1u32 << (in_a_row - 1)) / share
+                (ns as f64 / share).max(guard_ns) * CENSORED * f64::from(1u32 << (in_a_row - 1))
             } else {
                 ns as f64
             };
             self.per_fact[kind.index()][m].add(cost, changed_facts as f64);
         }
-        if work > 0 {
-            self.per_work[m].add(ns as f64, work as f64);
-        }
+        self.learn_rate(method, ns, work);
     }
 }
 
@@ -561,8 +654,11 @@ impl Deletion for AutoDeletion {
         reuse: Deleted,
     ) -> Result<LevelDeletion, EngineError> {
         self.started = Instant::now();
-        let (predicted, changed_facts) = self.predict(store, deletions);
+        let (predicted, changed_facts, evaluations) = self.predict(store, deletions);
         self.changed_facts = changed_facts;
+        self.recompute_evaluations_ns = evaluations;
+        self.recomputed_from_level0 = false;
+        self.bf_on_leftover = false;
         self.kind = Kind::of(deletions.len(), store.batch_insertions);
         self.stratum_ns_before.clear();
         self.stratum_ns_before
@@ -609,13 +705,16 @@ impl Deletion for AutoDeletion {
             && level.deleted.deleted.is_empty()
             && (self.choosing != Choosing::Predicted || predicted[bf] < predicted[recompute])
         {
+            self.bf_on_leftover = true;
             level = self.run_guarded(store, Method::BackwardForward, |algorithm, store| {
                 algorithm.delete_level0(store, deletions, Deleted::default())
             })?;
         }
         if !level.deleted.abandoned {
+            self.recomputed_from_level0 = chosen == Method::Recompute;
             return Ok(level);
         }
+        self.recomputed_from_level0 = true;
         Ok(self.recompute_abandoned(store, |store| {
             // D- leaves the model first, if the algorithm had not removed it yet.
             for f in deletions {
@@ -681,6 +780,9 @@ impl Maintained<AutoDeletion> {
             choosing: Choosing::default(),
             choice: Choice::default(),
             changed_facts: 0,
+            recompute_evaluations_ns: 0.0,
+            recomputed_from_level0: false,
+            bf_on_leftover: false,
             kind: Kind::Both,
             stratum_ns_before: Vec::new(),
             budget_ns: 0.0,
@@ -741,6 +843,22 @@ mod tests {
         model.learn(Kind::Deletes, bf, (4_000, 400, true), 1);
         let after = model.per_fact[0][1];
         assert_eq!(after.ns, before.ns / 2.0 + 4_000.0 * CENSORED * 2.0 / 0.5);
+    }
+
+    /// A run abandoned early, having spent less than the guard, still counts as the whole
+    /// guard (censored): its abandonment cannot make the algorithm look cheaper.
+    #[test]
+    fn an_abandoned_run_counts_as_at_least_the_guard() {
+        let mut model = CostModel::default();
+        let dred = Method::Dred;
+        model.learn(Kind::Deletes, dred, (1_000, 100, false), 1);
+        model.learn(Kind::Deletes, dred, (300_000, 100, false), 1);
+        let before = model.per_fact[0][0];
+        // Stopped after 50 µs on a batch whose predicted recomputation was 700 µs.
+        model.learn_guarded(Kind::Deletes, dred, (50_000, 10, true), 1, 700_000.0);
+        let after = model.per_fact[0][0];
+        assert_eq!(after.ns, before.ns / 2.0 + 700_000.0 * CENSORED);
+        assert!(after.per() > before.per(), "{after:?} against {before:?}");
     }
 
     /// A first finished run on a kind is cold: no figure from it (so the algorithm is
@@ -828,6 +946,27 @@ mod tests {
         let before = per(&model, dred);
         model.learn(deletes, dred, (0, 0, false), 0);
         assert_eq!(per(&model, dred), before);
+    }
+
+    /// The predicted recomputation follows `auto`'s own recomputations: 1 before the first,
+    /// then their decayed ratio to the evaluations that predicted them, per kind, within
+    /// [1/4, 4].
+    #[test]
+    fn the_predicted_recomputation_learns_what_recomputing_costs_beyond_the_evaluations() {
+        let mut model = CostModel::default();
+        assert_eq!(model.recompute_scale(Kind::Deletes), 1.0);
+        model.learn_recompute(Kind::Deletes, 1_740.0, 1_000.0);
+        assert!((model.recompute_scale(Kind::Deletes) - 1.74).abs() < 1e-9);
+        assert_eq!(model.recompute_scale(Kind::Inserts), 1.0, "kinds are apart");
+        // Old batches fade: (1,740 / 2 + 1,000) / (1,000 / 2 + 1,000).
+        model.learn_recompute(Kind::Deletes, 1_000.0, 1_000.0);
+        let expected = (870.0 + 1_000.0) / 1_500.0;
+        assert!((model.recompute_scale(Kind::Deletes) - expected).abs() < 1e-9);
+        // Nothing measured, nothing learned; an outlier is bounded.
+        model.learn_recompute(Kind::Inserts, 0.0, 1_000.0);
+        assert_eq!(model.recompute_scale(Kind::Inserts), 1.0);
+        model.learn_recompute(Kind::Inserts, 1e9, 1.0);
+        assert_eq!(model.recompute_scale(Kind::Inserts), 4.0);
     }
 
     /// A measured algorithm is stopped by the clock only past the guard, a run not measured

@@ -1,4 +1,5 @@
-//! Diagnostic: applies one update stream through one engine (`ENGINE=dred|auto|bf`), timing
+//! Diagnostic: applies one update stream through one engine (`ENGINE=dred|bf|auto`, and
+//! `auto-dred`, `auto-bf`: `auto` with the method forced), timing
 //! only the `apply` calls, for a profile of an engine's per-batch cost without the harness's.
 //!
 //! `ENGINE=auto cargo run --release -p harness --example apply_loop -- PROGRAM FACTS UPDATES`
@@ -6,8 +7,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use dred_core::auto::Choosing;
 use dred_core::engine::Batch;
-use dred_core::{Auto, Dred, Engine};
+use dred_core::per_batch::Method;
+use dred_core::{Auto, Bf, Dred, Engine};
 use harness::inputs::read_inputs;
 
 fn main() -> anyhow::Result<()> {
@@ -18,8 +21,16 @@ fn main() -> anyhow::Result<()> {
     let inputs =
         read_inputs(program, facts, Some(updates), None).map_err(|e| anyhow::anyhow!("{e}"))?;
     let name = std::env::var("ENGINE").unwrap_or_else(|_| "dred".into());
+    let forced = |method| {
+        let mut auto = Auto::new(inputs.program.clone());
+        auto.set_choosing(Choosing::Forced(method));
+        Box::new(auto)
+    };
     let mut engine: Box<dyn Engine> = match name.as_str() {
         "auto" => Box::new(Auto::new(inputs.program.clone())),
+        "auto-dred" => forced(Method::Dred),
+        "auto-bf" => forced(Method::BackwardForward),
+        "bf" => Box::new(Bf::new(inputs.program.clone())),
         _ => Box::new(Dred::new(inputs.program.clone())),
     };
     engine.materialise(&inputs.edb)?;
