@@ -97,7 +97,8 @@ pub const DEEP_REMOVAL: f64 = 0.25;
 /// instead, below this floor too.)
 pub const SATURATION_FLOOR: u64 = 1_000_000;
 
-/// The least work before phase 1 saturates by default, whatever the level: on small models
+/// The least work before phase 1 saturates by default on a level not deep (on a deep one,
+/// its [`DEEP_FLOOR_DIVISOR`]th, see `floors`): on small models
 /// a batch keeps DRed's own over-deletion, whose counts are what a reader of a small example
 /// checks, and whose cost (a millisecond or two) does not matter.
 ///
@@ -110,9 +111,31 @@ pub const SATURATION_MIN_FLOOR: u64 = 50_000;
 
 /// The floor of a level whose evaluation from scratch costs `evaluation`, saturating at
 /// `share` of it: `floor`, but never above that share of the evaluation nor below
-/// [`SATURATION_MIN_FLOOR`] (a smaller `floor`, as tests give, stands).
-fn effective_floor(floor: u64, evaluation: u64, share: f64) -> u64 {
-    floor.min(((evaluation as f64 * share) as u64).max(SATURATION_MIN_FLOOR))
+/// `min_floor` (a smaller `floor`, as tests give, stands).
+fn effective_floor(floor: u64, evaluation: u64, share: f64, min_floor: u64) -> u64 {
+    floor.min(((evaluation as f64 * share) as u64).max(min_floor))
+}
+
+/// The floors of a level: deep (see [`DEEP_SATURATION_SHARE`]) or not, the floor given and
+/// the least floor, both divided by [`DEEP_FLOOR_DIVISOR`] on a deep level.
+///
+/// Why the least floor too: a deep level whose last saturation left it nearly empty was
+/// last evaluated small, so its floor was the least one, which cost more than the
+/// recomputation it was weighed against. Magic-sets reachability over a layered graph,
+/// every deletion of 100 hub edges leaving 1 of 199,743 facts: each batch's phase 1 ran to
+/// 5 × 10⁴ units (2 ms) before a recomputation of 1 ms, 3.0–4.1 × `recompute`; over
+/// cliques, 100 bridges deleted (8,520 facts to 420): 1 ms before 0.5, 3.0–3.3 ×. A level
+/// is deep only after such a saturation, so small examples, which never saturate, keep the
+/// least floor.
+fn floors(floor: u64, deep: bool) -> (u64, u64) {
+    if deep {
+        (
+            floor / DEEP_FLOOR_DIVISOR,
+            SATURATION_MIN_FLOOR / DEEP_FLOOR_DIVISOR,
+        )
+    } else {
+        (floor, SATURATION_MIN_FLOOR)
+    }
 }
 
 /// On a deep level (see [`DEEP_SATURATION_SHARE`]) the floor is divided by this. Why: the
@@ -133,12 +156,13 @@ impl Saturation {
             Saturation::Share(share) => Some((evaluation as f64 * share) as u64),
             Saturation::Default => Saturation::Floor(SATURATION_FLOOR).budget(evaluation, deep),
             Saturation::Floor(floor) => {
-                let (share, floor) = if deep {
-                    (DEEP_SATURATION_SHARE, floor / DEEP_FLOOR_DIVISOR)
+                let share = if deep {
+                    DEEP_SATURATION_SHARE
                 } else {
-                    (SATURATION_SHARE, floor)
+                    SATURATION_SHARE
                 };
-                let floor = effective_floor(floor, evaluation, share);
+                let (floor, min_floor) = floors(floor, deep);
+                let floor = effective_floor(floor, evaluation, share, min_floor);
                 Some(((evaluation as f64 * share) as u64).max(floor))
             }
         }
@@ -157,15 +181,13 @@ impl Saturation {
             Saturation::Floor(floor) => (SATURATION_FACTS, floor),
             _ => (f64::INFINITY, u64::MAX),
         };
-        let floor = if deep {
-            effective_floor(
-                floor / DEEP_FLOOR_DIVISOR,
-                evaluation,
-                DEEP_SATURATION_SHARE,
-            )
+        let share = if deep {
+            DEEP_SATURATION_SHARE
         } else {
-            effective_floor(floor, evaluation, SATURATION_FACTS_FLOOR_SHARE)
+            SATURATION_FACTS_FLOOR_SHARE
         };
+        let (floor, min_floor) = floors(floor, deep);
+        let floor = effective_floor(floor, evaluation, share, min_floor);
         self.budget(evaluation, deep).map(|work| Budget {
             work,
             // `as` saturates: an infinite share is no limit.
@@ -534,7 +556,8 @@ mod budget_tests {
 
     /// A level cheaper to evaluate than twice the floor saturates at half its evaluation
     /// (never below the least floor), and by its facts past a tenth of it; a larger level
-    /// keeps the floor; a deep level its twentieth; a test's small floor stands.
+    /// keeps the floor; a deep level its twentieth, and the least floor's twentieth; a
+    /// test's small floor stands.
     #[test]
     fn the_floor_never_passes_the_share_of_a_small_levels_evaluation() {
         let budget = |s: Saturation, evaluation, deep| {
@@ -563,6 +586,16 @@ mod budget_tests {
         assert_eq!(
             budget(Saturation::Default, 1_000_000, true),
             Some((100_000, SATURATION_FLOOR / DEEP_FLOOR_DIVISOR, 10_000))
+        );
+        // A deep level last evaluated nearly empty: the least floor's twentieth.
+        let least = SATURATION_MIN_FLOOR / DEEP_FLOOR_DIVISOR;
+        assert_eq!(
+            budget(Saturation::Default, 1_000, true),
+            Some((least, least, 10_000))
+        );
+        assert_eq!(
+            budget(Saturation::Default, 1_000, false),
+            Some((SATURATION_MIN_FLOOR, SATURATION_MIN_FLOOR, 10_000))
         );
         assert_eq!(
             budget(Saturation::Floor(10), 247_000, false),

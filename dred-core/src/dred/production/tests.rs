@@ -749,3 +749,68 @@ r(y) :- r(x), e(x, y).
         "phase 1: saturated {s_work}, unsaturated {never_work}"
     );
 }
+
+/// A deletion that empties its level, repeated (deleted, put back, deleted again): the first
+/// saturates past the least floor and marks the level deep; the level was last evaluated
+/// empty, so the second saturates at the least floor's twentieth instead of spending the
+/// least floor again before a recomputation of almost nothing (issue 37: magic-sets
+/// reachability over a layered graph, 100 hub edges deleted, 3.0–4.1 × `recompute` a
+/// batch). A source reaching 300 nodes that reach 100 each (30,300 facts of `r`).
+#[test]
+fn a_deep_level_last_evaluated_empty_saturates_below_the_least_floor() {
+    use super::overdelete::{Saturation, DEEP_FLOOR_DIVISOR, SATURATION_MIN_FLOOR};
+    let source = "
+.decl src(x: symbol)
+.decl e(x: symbol, y: symbol)
+.decl r(x: symbol)
+.input src
+.input e
+.output r
+r(y) :- src(x), e(x, y).
+r(y) :- r(x), e(x, y).
+";
+    let mut symbols = Symbols::new();
+    let program =
+        Arc::new(load_program(&SourceFile::new("star.dl", source), &mut symbols).expect("program"));
+    let (src, e) = (
+        program.relation_id("src").expect("src"),
+        program.relation_id("e").expect("e"),
+    );
+    let mut edb = Edb::empty(&program);
+    let a = symbols.intern("a");
+    let root = Fact::new(src, vec![a]);
+    edb.insert(root.clone());
+    for j in 0..300 {
+        let b = symbols.intern(&format!("b{j}"));
+        edb.insert(Fact::new(e, vec![a, b]));
+        for i in 0..100 {
+            let c = symbols.intern(&format!("c{j}_{i}"));
+            edb.insert(Fact::new(e, vec![b, c]));
+        }
+    }
+    let batches = [
+        (vec![root.clone()], vec![]),
+        (vec![], vec![root.clone()]),
+        (vec![root.clone()], vec![]),
+    ];
+    let never = run_saturating(&program, &edb, &batches, Saturation::Never);
+    let learned = run_saturating(&program, &edb, &batches, Saturation::Default);
+    for (i, (n, l)) in never.iter().zip(&learned).enumerate() {
+        assert_eq!(n.0, l.0, "batch {}: the model", i + 1);
+    }
+    let (first, second) = (&learned[0], &learned[2]);
+    assert_eq!((first.1, second.1), (Some(1), Some(1)), "both saturate");
+    assert!(first.3, "the first saturation marks the level deep");
+    // Phase 1's work counts the saturation's removal of the level's 30,300 facts too.
+    let (least, level) = (SATURATION_MIN_FLOOR / DEEP_FLOOR_DIVISOR, 30_300);
+    assert!(
+        first.2 >= SATURATION_MIN_FLOOR + level,
+        "the first ran past the least floor: {} units",
+        first.2
+    );
+    assert!(
+        second.2 < level + 4 * least,
+        "the second stopped near the least floor's twentieth ({least}): {} units",
+        second.2
+    );
+}
