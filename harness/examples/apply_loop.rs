@@ -2,6 +2,8 @@
 //! `auto-dred`, `auto-bf`: `auto` with the method forced), timing
 //! only the `apply` calls, for a profile of an engine's per-batch cost without the harness's.
 //!
+//! `VERBOSE=1` prints each batch's time and counters.
+//!
 //! `ENGINE=auto cargo run --release -p harness --example apply_loop -- PROGRAM FACTS UPDATES`
 
 use std::path::PathBuf;
@@ -46,12 +48,27 @@ fn main() -> anyhow::Result<()> {
         .collect();
     // A reverting stream ends where it began, so it can be applied again (`LOOPS` times).
     let loops: usize = std::env::var("LOOPS").map_or(1, |v| v.parse().unwrap_or(1));
+    let verbose = std::env::var_os("VERBOSE").is_some();
     let mut times = [Vec::new(), Vec::new()];
     for _ in 0..loops {
         for (i, batch) in batches.iter().enumerate() {
             let t = Instant::now();
-            engine.apply(batch)?;
-            times[i % 2].push(t.elapsed().as_nanos() as u64);
+            let report = engine.apply(batch)?;
+            let ns = t.elapsed().as_nanos() as u64;
+            times[i % 2].push(ns);
+            if verbose {
+                let w = |w: Option<dred_core::engine::Work>| {
+                    w.map_or((0, 0), |w| (w.probes, w.touched))
+                };
+                println!(
+                    "batch {:>3} {:>10} ns phase 1 {:?} phase 2 {:?} over {:?}",
+                    i + 1,
+                    ns,
+                    w(report.overdelete_work),
+                    w(report.rederive_work),
+                    report.overdeleted
+                );
+            }
         }
     }
     for (k, mut v) in times.into_iter().enumerate() {
