@@ -8,7 +8,7 @@
 # (BEFORE) and after (AFTER), one right after the other per stream; the floor's table.py
 # (../2026-12-06-floor/table.py) pairs the two per batch.
 #
-#   OUT=DIR results/dred/2026-12-06-deep-compaction/run.sh BEFORE_BIN AFTER_BIN
+#   OUT=DIR [EXTRA_CASES=LINES] results/dred/2026-12-06-deep-compaction/run.sh BEFORE_BIN AFTER_BIN
 set -uo pipefail   # not -e: go-cc has no cycle for scc kinds (none used here, but keep sweeps going)
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../../.."
@@ -45,6 +45,10 @@ cases=(
     "$R $P/reach_root.dl delete 1000 11 -"
     "wordnet $P/reach_root.dl delete 1000 11 -"
 )
+# More cases, one per line in the same form, from a later run's script (EXTRA_CASES).
+while IFS= read -r extra; do
+    [ -n "$extra" ] && cases+=("$extra")
+done <<< "${EXTRA_CASES:-}"
 rm -f "$OUT/before.csv" "$OUT/after.csv" "$OUT/before.csv.gz" "$OUT/after.csv.gz"
 for c in "${cases[@]}"; do
     read -r dataset program kind size batches relation <<< "$c"

@@ -687,15 +687,10 @@ fn a_saturation_that_over_deleted_most_of_a_level_marks_it_deep_though_it_remove
     );
 }
 
-/// The tenth of the level that saturates phase 1 counts the heads the round being followed
-/// has reached, not only the rounds before it: a source reaching 50 nodes that reach 100
-/// each (5,050 facts of `r`), its one source fact deleted. The round from the 50 nodes
-/// over-deletes the other 5,000 facts at once; counted only when the next round began,
-/// the rule (505 facts) fired after all of them. With the work floor lowered to 0 for a
-/// model this small, phase 1 stops a few frontier facts into that round.
-#[test]
-fn saturation_counts_the_heads_of_the_round_it_follows() {
-    use super::overdelete::Saturation;
+/// Reachability from a source over a two-level star: the source `a` reaches `hubs` nodes
+/// that reach `leaves` nodes each (`hubs × (leaves + 1)` facts of `r`); the program, the EDB
+/// and the source's fact, whose deletion empties `r`.
+fn star(hubs: usize, leaves: usize) -> (Arc<Program>, Edb, Fact) {
     let source = "
 .decl src(x: symbol)
 .decl e(x: symbol, y: symbol)
@@ -715,18 +710,32 @@ r(y) :- r(x), e(x, y).
     );
     let mut edb = Edb::empty(&program);
     let a = symbols.intern("a");
-    edb.insert(Fact::new(src, vec![a]));
-    for j in 0..50 {
+    let root = Fact::new(src, vec![a]);
+    edb.insert(root.clone());
+    for j in 0..hubs {
         let b = symbols.intern(&format!("b{j}"));
         edb.insert(Fact::new(e, vec![a, b]));
-        for i in 0..100 {
+        for i in 0..leaves {
             let c = symbols.intern(&format!("c{j}_{i}"));
             edb.insert(Fact::new(e, vec![b, c]));
         }
     }
+    (program, edb, root)
+}
+
+/// The tenth of the level that saturates phase 1 counts the heads the round being followed
+/// has reached, not only the rounds before it: a source reaching 50 nodes that reach 100
+/// each (5,050 facts of `r`), its one source fact deleted. The round from the 50 nodes
+/// over-deletes the other 5,000 facts at once; counted only when the next round began,
+/// the rule (505 facts) fired after all of them. With the work floor lowered to 0 for a
+/// model this small, phase 1 stops a few frontier facts into that round.
+#[test]
+fn saturation_counts_the_heads_of_the_round_it_follows() {
+    use super::overdelete::Saturation;
+    let (program, edb, root) = star(50, 100);
     let batch = Batch::normalise(
         &RequestedBatch {
-            deletions: vec![Fact::new(src, vec![a])],
+            deletions: vec![root],
             insertions: vec![],
         },
         &edb,
@@ -759,35 +768,7 @@ r(y) :- r(x), e(x, y).
 #[test]
 fn a_deep_level_last_evaluated_empty_saturates_below_the_least_floor() {
     use super::overdelete::{Saturation, DEEP_FLOOR_DIVISOR, SATURATION_MIN_FLOOR};
-    let source = "
-.decl src(x: symbol)
-.decl e(x: symbol, y: symbol)
-.decl r(x: symbol)
-.input src
-.input e
-.output r
-r(y) :- src(x), e(x, y).
-r(y) :- r(x), e(x, y).
-";
-    let mut symbols = Symbols::new();
-    let program =
-        Arc::new(load_program(&SourceFile::new("star.dl", source), &mut symbols).expect("program"));
-    let (src, e) = (
-        program.relation_id("src").expect("src"),
-        program.relation_id("e").expect("e"),
-    );
-    let mut edb = Edb::empty(&program);
-    let a = symbols.intern("a");
-    let root = Fact::new(src, vec![a]);
-    edb.insert(root.clone());
-    for j in 0..300 {
-        let b = symbols.intern(&format!("b{j}"));
-        edb.insert(Fact::new(e, vec![a, b]));
-        for i in 0..100 {
-            let c = symbols.intern(&format!("c{j}_{i}"));
-            edb.insert(Fact::new(e, vec![b, c]));
-        }
-    }
+    let (program, edb, root) = star(300, 100);
     let batches = [
         (vec![root.clone()], vec![]),
         (vec![], vec![root.clone()]),
