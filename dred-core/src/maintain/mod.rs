@@ -34,6 +34,8 @@ pub mod recompute;
 mod rows;
 mod store;
 
+pub(crate) use store::prefetch_lookups;
+
 use std::sync::Arc;
 use std::time::Instant;
 
