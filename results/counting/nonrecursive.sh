@@ -6,7 +6,8 @@
 # inverse (--revert, seed 1), engines dred, dred@2 (the A/A check), counting, bf, dd and
 # recompute side by side in one run per case. A run over 10 minutes is cut and named.
 # Usage (from the repository root, after a release build; B overrides the binary; OUT, the
-# run folder the reports go to, is required):
+# run folder the reports go to, is required; REPEAT=N runs each case N times, engines placed
+# by a Williams design, and reports each batch's median over the runs, `run --repeat`):
 #   OUT=results/counting/DATE-NAME sh results/counting/nonrecursive.sh
 #   B=/tmp/dredbench-counting OUT=... sh results/counting/nonrecursive.sh
 # Then the table: python3 results/counting/nonrecursive_table.py \
@@ -16,6 +17,7 @@ B=${B:-target/release/dredbench}
 OUT=${OUT:?OUT=DIR names the run folder the reports go to}
 ENGINES=dred,dred@2,counting,bf,dd,recompute
 SIZES=${SIZES:-1 10 100 1000}
+REPEAT_ARGS=${REPEAT:+--repeat $REPEAT}
 
 facts() { # the facts directory of a dataset name, fetched on first use
   $B datasets path "$1" 2> /dev/null || { $B datasets fetch "$1" > /dev/null && $B datasets path "$1"; }
@@ -30,7 +32,7 @@ case_() {
   $B updates --dataset "$F" --program $P --relation "$rel" --kind "$kind" --size "$s" \
     --batches 11 --revert --seed 1 --out "/tmp/$name.updates" 2> /dev/null
   if timeout 600 $B run --program $P --facts "$F" --dataset "$d" --updates "/tmp/$name.updates" \
-    --engines $ENGINES --report "$OUT/$name.csv.gz" > "/tmp/$name.out" 2>&1; then
+    --engines $ENGINES $REPEAT_ARGS --report "$OUT/$name.csv.gz" > "/tmp/$name.out" 2>&1; then
     echo "$name: $(head -1 "/tmp/$name.out")"
   else
     echo "$name: exit $? (over 10 minutes if 124):"; cat "/tmp/$name.out"
