@@ -19,6 +19,7 @@ pub mod provenance;
 pub mod regression;
 pub mod report;
 pub mod runner;
+pub mod sched;
 pub mod stats;
 pub mod summary;
 pub mod updates;

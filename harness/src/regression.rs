@@ -152,7 +152,7 @@ pub fn time_ratios(rows: &[ReportRow], reference: &str) -> BTreeMap<CaseKey, f64
             ratios
                 .entry(CaseKey::of(r))
                 .or_default()
-                .push(r.time_ns.max(1) as f64 / t.max(1) as f64);
+                .push(r.scheduled_ns() as f64 / t.max(1) as f64);
         }
     }
     ratios
@@ -165,7 +165,7 @@ pub fn time_ratios(rows: &[ReportRow], reference: &str) -> BTreeMap<CaseKey, f64
 fn reference_times(rows: &[ReportRow], reference: &str) -> BTreeMap<(CaseKey, usize), u64> {
     rows.iter()
         .filter(|r| r.engine == reference && r.batch > 0)
-        .map(|r| ((CaseKey::of(r).without_engine(), r.batch), r.time_ns))
+        .map(|r| ((CaseKey::of(r).without_engine(), r.batch), r.scheduled_ns()))
         .collect()
 }
 
@@ -180,7 +180,7 @@ pub fn aa_checks(rows: &[ReportRow]) -> BTreeMap<CaseKey, AaCheck> {
             .or_default()
             .entry(r.engine.as_str())
             .or_default()
-            .insert(r.batch, r.time_ns);
+            .insert(r.batch, r.scheduled_ns());
     }
     let mut out = BTreeMap::new();
     for (case, engines) in by_case {

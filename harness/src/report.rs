@@ -161,6 +161,11 @@ pub struct ReportRow {
     /// reports of older revisions.
     #[serde(default)]
     pub engine_ns: Option<u64>,
+    /// Nanoseconds the harness's thread waited for a CPU during the timed call (runnable,
+    /// not running: another process had the core; [`crate::sched`]), included in
+    /// `time_ns`. Empty where the kernel does not say and in reports of older revisions.
+    #[serde(default)]
+    pub descheduled_ns: Option<u64>,
     /// An external engine's other counters for the batch, `key=value` words separated by
     /// spaces; empty otherwise.
     #[serde(default)]
@@ -228,6 +233,19 @@ impl ReportRow {
     /// Wall time in microseconds, fractional: what tables print.
     pub fn time_us(&self) -> f64 {
         self.time_ns as f64 / 1_000.0
+    }
+
+    /// The time the batch took while its thread had a CPU: `time_ns` less `descheduled_ns`
+    /// (at least 1), what per-batch comparisons read, so that a batch that waited for a
+    /// CPU is not taken for one that worked long. An engine of several workers keeps its
+    /// wall time: its own threads may be what kept the timed one waiting.
+    pub fn scheduled_ns(&self) -> u64 {
+        let waited = if self.workers > 1 {
+            0
+        } else {
+            self.descheduled_ns.unwrap_or(0)
+        };
+        self.time_ns.saturating_sub(waited).max(1)
     }
 }
 

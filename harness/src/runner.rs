@@ -415,8 +415,8 @@ fn first_engine(batch_no: usize, engines: usize) -> usize {
 ///
 /// With [`EngineOrder::repeats`] above 1 the case runs that many times, the engines built
 /// afresh each time and placed as [`EngineOrder::of_batch`] balances them. The rows
-/// are the first run's, each time (`time_ns` and every phase's, each on its own) replaced by
-/// its median over the runs in which the engine reached the batch, `repeats` set to that
+/// are the first run's, each time (`time_ns`, every phase's and `descheduled_ns`, each on its
+/// own) replaced by its median over the runs in which the engine reached the batch, `repeats` set to that
 /// count and `position` emptied (the engine held several places); the counters, footprint
 /// and trace are the first run's. `after_batch` is called for every batch of every run. A
 /// run that fails or finds a difference ends the case with its own outcome.
@@ -463,6 +463,16 @@ pub fn run_case(
     Ok(first)
 }
 
+/// One engine's timed call on a batch: its report, wall time, place in the batch's order
+/// (from 1) and wait for a CPU during the call.
+#[derive(Clone)]
+struct Timed {
+    rep: BatchReport,
+    time_ns: u64,
+    place: usize,
+    descheduled_ns: Option<u64>,
+}
+
 /// The times of one row, which a repeated case takes the medians of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct PhaseTimes {
@@ -471,6 +481,7 @@ struct PhaseTimes {
     rederive_ns: Option<u64>,
     insert_ns: Option<u64>,
     engine_ns: Option<u64>,
+    descheduled_ns: Option<u64>,
 }
 
 impl PhaseTimes {
@@ -481,6 +492,7 @@ impl PhaseTimes {
             rederive_ns: r.rederive_ns,
             insert_ns: r.insert_ns,
             engine_ns: r.engine_ns,
+            descheduled_ns: r.descheduled_ns,
         }
     }
 
@@ -490,6 +502,7 @@ impl PhaseTimes {
         r.rederive_ns = self.rederive_ns;
         r.insert_ns = self.insert_ns;
         r.engine_ns = self.engine_ns;
+        r.descheduled_ns = self.descheduled_ns;
     }
 
     /// Each time's median on its own (an even count: the mean of the middle two), over the
@@ -511,6 +524,7 @@ impl PhaseTimes {
             rederive_ns: of(|t| t.rederive_ns),
             insert_ns: of(|t| t.insert_ns),
             engine_ns: of(|t| t.engine_ns),
+            descheduled_ns: of(|t| t.descheduled_ns),
         }
     }
 }
@@ -572,9 +586,11 @@ fn run_once(
         if let Some(isolation) = &mut isolation {
             isolation.scrub();
         }
+        let waited = crate::sched::runqueue_wait_ns();
         let t = Instant::now();
         let rep = guarded(|| engine.materialise(case.edb)).map_err(|e| fail(spec, 0, e, &rows))?;
         let time_ns = elapsed_ns(t);
+        let descheduled_ns = crate::sched::descheduled_since(waited);
         guarded(|| engine.settle()).map_err(|e| fail(spec, 0, e, &rows))?;
         let (size, model) = if alone && engine.net_change().is_some() {
             (engine.digest().len(), None)
@@ -589,6 +605,7 @@ fn run_once(
         };
         let row = ReportRow {
             position: Some(place + 1),
+            descheduled_ns,
             ..row(
                 &case.labels,
                 spec,
@@ -641,7 +658,7 @@ fn run_once(
             let batch = Batch::normalise(requested, &edb);
             edb.apply(&batch);
             let n = running.len();
-            let mut done: Vec<Option<(BatchReport, u64, usize)>> = vec![None; n];
+            let mut done: Vec<Option<Timed>> = vec![None; n];
             let mut digests: Vec<ModelDigest> = vec![ModelDigest::default(); n];
             let mut changes: Vec<Option<NetChange>> = vec![None; n];
             let mut over_limit = vec![false; n];
@@ -654,6 +671,7 @@ fn run_once(
                 if let Some(isolation) = &mut isolation {
                     isolation.scrub();
                 }
+                let waited = crate::sched::runqueue_wait_ns();
                 let t = Instant::now();
                 let rep = guarded(|| r.engine.apply(&batch))
                     .map_err(|e| fail(r.spec, batch_no, e, &rows))?;
@@ -661,15 +679,21 @@ fn run_once(
                     planted_slowdown(t, factor);
                 }
                 let time_ns = elapsed_ns(t);
+                let descheduled_ns = crate::sched::descheduled_since(waited);
                 over_limit[e] = case
                     .batch_limit
                     .is_some_and(|limit| u128::from(time_ns) > limit.as_nanos());
                 guarded(|| r.engine.settle()).map_err(|e| fail(r.spec, batch_no, e, &rows))?;
                 digests[e] = r.engine.digest();
                 changes[e] = r.engine.net_change();
-                done[e] = Some((rep, time_ns, place + 1));
+                done[e] = Some(Timed {
+                    rep,
+                    time_ns,
+                    place: place + 1,
+                    descheduled_ns,
+                });
             }
-            let done: Vec<(BatchReport, u64, usize)> = done.into_iter().flatten().collect();
+            let done: Vec<Timed> = done.into_iter().flatten().collect();
             last_run = batch_no;
             let change = match previous.take() {
                 Some(before) => {
@@ -682,11 +706,18 @@ fn run_once(
             };
             let size = digests[0].len();
             let (peak, heap) = (footprint.peak_growth_kb(), heap_kb());
-            for ((r, (rep, time_ns, place)), &over) in running.iter().zip(&done).zip(&over_limit) {
+            for ((r, timed), &over) in running.iter().zip(&done).zip(&over_limit) {
+                let Timed {
+                    rep,
+                    time_ns,
+                    place,
+                    descheduled_ns,
+                } = timed;
                 rows.push(ReportRow {
                     peak_rss_kb: peak,
                     peak_heap_kb: heap,
                     position: Some(*place),
+                    descheduled_ns: *descheduled_ns,
                     time_limit_ns: over
                         .then(|| case.batch_limit.map(|l| l.as_nanos() as u64))
                         .flatten(),
@@ -1161,6 +1192,27 @@ mod tests {
             "rotation never puts 2 or 3 after 0"
         );
         assert!(rotated[0][1] * 10 >= batches * 7, "{:?}", rotated[0]);
+    }
+
+    /// Where the kernel keeps scheduler statistics, every row says how long its timed call
+    /// waited for a CPU, and never more than the call took.
+    #[test]
+    fn every_row_says_how_long_its_call_waited_for_a_cpu() {
+        if crate::sched::runqueue_wait_ns().is_none() {
+            return;
+        }
+        let chain = Chain::new(CHAIN_TC, 0..5, 10..14);
+        let program = &chain.program;
+        let mut build = |spec: EngineSpec| kind_engine(spec.kind, program);
+        let engines = aa_pair_and_recompute();
+        let case = chain.shuffled(3);
+        let out = run_case(&case, &engines, 1, &mut build, false, |_| {}).expect("runs");
+        assert!(!out.rows.is_empty());
+        for r in &out.rows {
+            let waited = r.descheduled_ns.expect("read around every timed call");
+            assert!(waited <= r.time_ns, "{r:?}");
+            assert_eq!(r.scheduled_ns(), (r.time_ns - waited).max(1));
+        }
     }
 
     #[test]

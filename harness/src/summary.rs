@@ -110,7 +110,7 @@ pub fn summary(rows: &[ReportRow]) -> String {
         let time_of = |engine: &str| -> BTreeMap<usize, u64> {
             case.iter()
                 .filter(|r| r.engine == engine)
-                .map(|r| (r.batch, r.time_ns))
+                .map(|r| (r.batch, r.scheduled_ns()))
                 .collect()
         };
         let recompute = time_of("recompute");
@@ -188,7 +188,7 @@ pub fn spread_table(rows: &[ReportRow]) -> String {
                 r.engine.clone(),
             ))
             .or_default()
-            .push(r.time_ns as f64);
+            .push(r.scheduled_ns() as f64);
     }
     let mut csv = String::from(
         "dataset,program,kind,size,engine,batches,time_median_ns,time_lo_ns,time_hi_ns,spread,bimodal\n",
@@ -258,6 +258,41 @@ mod tests {
         assert!(flagged.contains("in 1 cell(s)"), "{flagged}");
         let fine = rows_with(200_000);
         assert!(!fine.contains("worst"), "{fine}");
+    }
+
+    /// A batch slow only by its wait for a CPU (`descheduled_ns`) is not a collapse: the
+    /// checks read the time the thread ran.
+    #[test]
+    fn a_batch_slow_by_its_wait_for_a_cpu_is_not_flagged() {
+        let rows_with = |waited: u64| {
+            let mut rows = Vec::new();
+            for batch in 1..=20 {
+                let dred_ns = if batch == 7 { 4_400_000 } else { 1_000 };
+                for (engine, t) in [("dred", dred_ns), ("recompute", 100_000)] {
+                    rows.push(ReportRow {
+                        dataset: "d".into(),
+                        program: "p".into(),
+                        engine: engine.into(),
+                        kind: "delete".into(),
+                        size: Some(1),
+                        batch,
+                        workers: 1,
+                        time_ns: t,
+                        descheduled_ns: Some(if batch == 7 && engine == "dred" {
+                            waited
+                        } else {
+                            0
+                        }),
+                        ..ReportRow::default()
+                    });
+                }
+            }
+            summary(&rows)
+        };
+        let waited = rows_with(4_300_000);
+        assert!(!waited.contains("worst"), "{waited}");
+        let worked = rows_with(0);
+        assert!(worked.contains("‼ worst 44.0× recompute"), "{worked}");
     }
 
     /// The key table: `dred`'s over-deleted / removed, and a `bf deleted / removed` column

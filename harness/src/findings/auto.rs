@@ -90,16 +90,16 @@ pub fn auto_batches(rows: &[ReportRow]) -> Vec<AutoBatch> {
             if auto.eff_del == 0 {
                 return None;
             }
-            let mut time_ns = [auto.time_ns, 0, 0, 0];
+            let mut time_ns = [auto.scheduled_ns(), 0, 0, 0];
             for (i, e) in FIXED.iter().enumerate() {
-                time_ns[1 + i] = engines.get(e)?.time_ns;
+                time_ns[1 + i] = engines.get(e)?.scheduled_ns();
             }
             Some(AutoBatch {
                 program: k.1.to_string(),
                 time_ns,
                 chosen: auto.chosen.clone().unwrap_or_default(),
                 abandoned: auto.abandoned.is_some_and(|n| n > 0),
-                aa_ns: engines.get("dred@2").map(|r| r.time_ns),
+                aa_ns: engines.get("dred@2").map(|r| r.scheduled_ns()),
             })
         })
         .collect()

@@ -75,7 +75,7 @@ pub fn family_batches(rows: &[ReportRow]) -> Vec<FamilyBatch> {
             let engines = &by_batch[&k];
             let mut time_ns = [0; 5];
             for (i, e) in FAMILIES.iter().enumerate() {
-                time_ns[i] = engines.get(e)?.time_ns;
+                time_ns[i] = engines.get(e)?.scheduled_ns();
             }
             let any = engines.values().next()?;
             if any.eff_del == 0 && any.eff_ins == 0 {

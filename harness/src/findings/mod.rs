@@ -245,7 +245,7 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
             every_batch
                 .entry(r.batch)
                 .or_default()
-                .insert(r.engine.as_str(), r.time_ns);
+                .insert(r.engine.as_str(), r.scheduled_ns());
         }
         if r.batch == 0 && r.engine == RECOMPUTE {
             model_size = r.model_size;
@@ -254,7 +254,7 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
             aa_times
                 .entry(r.engine.as_str())
                 .or_default()
-                .insert(r.batch, r.time_ns);
+                .insert(r.batch, r.scheduled_ns());
         }
         if forward(&r.stream, r.batch) {
             by_batch
@@ -288,7 +288,9 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
             removed.push(d.model_removed as f64);
         }
         for (e, r) in engines {
-            time.entry(e.to_string()).or_default().push(r.time_us());
+            time.entry(e.to_string())
+                .or_default()
+                .push(r.scheduled_ns() as f64 / 1e3);
         }
         if let Some(base) = engines.get(RECOMPUTE) {
             for (e, r) in engines {
@@ -296,12 +298,12 @@ fn case_figures(rows: &[&ReportRow]) -> CaseFigures {
                     speedup
                         .entry(e.to_string())
                         .or_default()
-                        .push(base.time_ns.max(1) as f64 / r.time_ns.max(1) as f64);
+                        .push(base.scheduled_ns() as f64 / r.scheduled_ns() as f64);
                 }
             }
         }
         if let (Some(b), Some(d)) = (engines.get("bf"), engines.get("dred")) {
-            bf_over_dred.push(b.time_ns.max(1) as f64 / d.time_ns.max(1) as f64);
+            bf_over_dred.push(b.scheduled_ns() as f64 / d.scheduled_ns() as f64);
             if let Some(c) = b.checked {
                 bf_checked.push(c as f64);
             }
@@ -1153,7 +1155,7 @@ pub fn time_follows_overdeletion(rows: &[ReportRow]) -> BTreeMap<String, (usize,
             pairs
                 .entry(r.engine.clone())
                 .or_default()
-                .push((o as f64, r.time_ns as f64));
+                .push((o as f64, r.scheduled_ns() as f64));
         }
     }
     pairs

@@ -297,6 +297,30 @@ fn the_aa_pair_gives_each_case_its_check_and_flags_unreliable_ratios() {
     assert_eq!(v["aa_lt20_within10"], "1");
 }
 
+/// A batch whose time was its thread's wait for a CPU (`descheduled_ns`) is no collapse:
+/// the worst ratio reads the time the thread ran.
+#[test]
+fn a_batch_that_waited_for_a_cpu_is_no_collapse() {
+    let s = "delete-k1-b3-s1-revert";
+    let mut rows = Vec::new();
+    for (batch, dred_t, waited) in [(1, 10, 0), (2, 10, 0), (3, 4_400, 4_390), (4, 10, 0)] {
+        let mut d = row("dred", s, batch, dred_t);
+        d.workers = 1;
+        d.descheduled_ns = Some(waited * 1000);
+        rows.push(d);
+        rows.push(row(RECOMPUTE, s, batch, 1000));
+    }
+    let f = Findings::of(&rows, Vec::new());
+    let w = f.cases[0].worst["dred"];
+    assert_eq!((w.ratio, w.collapsed), (0.01, 0), "{w:?}");
+    rows[4].descheduled_ns = Some(0);
+    let f = Findings::of(&rows, Vec::new());
+    assert_eq!(
+        f.cases[0].worst["dred"].collapsed, 1,
+        "4.4 ms of work is one"
+    );
+}
+
 /// A batch slower than recomputing by more than the collapse factor is found whatever the
 /// median says, inverse batches of a reverted stream included: the worst ratio, the batches
 /// past the factor, the table's line and the count of cases.
