@@ -230,33 +230,45 @@ fn quote(field: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Twenty batches of `dred` at 1 µs and `recompute` at 100 µs, but batch 7 of `dred`
+    /// at `slow_ns`, of which it waited `waited` for a CPU.
+    fn seventh_batch_slow(slow_ns: u64, waited: u64) -> Vec<ReportRow> {
+        let mut rows = Vec::new();
+        for batch in 1..=20 {
+            let seventh = batch == 7;
+            for (engine, t) in [
+                ("dred", if seventh { slow_ns } else { 1_000 }),
+                ("recompute", 100_000),
+            ] {
+                rows.push(ReportRow {
+                    dataset: "d".into(),
+                    program: "p".into(),
+                    engine: engine.into(),
+                    kind: "delete".into(),
+                    size: Some(1),
+                    batch,
+                    workers: 1,
+                    time_ns: t,
+                    descheduled_ns: Some(if seventh && engine == "dred" {
+                        waited
+                    } else {
+                        0
+                    }),
+                    ..ReportRow::default()
+                });
+            }
+        }
+        rows
+    }
+
     /// One batch of twenty at 4× recomputation's time flags the cell, though the median is
     /// a speed-up; at 2× it does not.
     #[test]
     fn a_collapsed_batch_is_flagged_whatever_the_median() {
-        let rows_with = |slow_ns: u64| {
-            let mut rows = Vec::new();
-            for batch in 1..=20 {
-                let dred_ns = if batch == 7 { slow_ns } else { 1_000 };
-                for (engine, t) in [("dred", dred_ns), ("recompute", 100_000)] {
-                    rows.push(ReportRow {
-                        dataset: "d".into(),
-                        program: "p".into(),
-                        engine: engine.into(),
-                        kind: "delete".into(),
-                        size: Some(1),
-                        batch,
-                        time_ns: t,
-                        ..ReportRow::default()
-                    });
-                }
-            }
-            summary(&rows)
-        };
-        let flagged = rows_with(400_000);
+        let flagged = summary(&seventh_batch_slow(400_000, 0));
         assert!(flagged.contains("‼ worst 4.0× recompute"), "{flagged}");
         assert!(flagged.contains("in 1 cell(s)"), "{flagged}");
-        let fine = rows_with(200_000);
+        let fine = summary(&seventh_batch_slow(200_000, 0));
         assert!(!fine.contains("worst"), "{fine}");
     }
 
@@ -264,34 +276,9 @@ mod tests {
     /// checks read the time the thread ran.
     #[test]
     fn a_batch_slow_by_its_wait_for_a_cpu_is_not_flagged() {
-        let rows_with = |waited: u64| {
-            let mut rows = Vec::new();
-            for batch in 1..=20 {
-                let dred_ns = if batch == 7 { 4_400_000 } else { 1_000 };
-                for (engine, t) in [("dred", dred_ns), ("recompute", 100_000)] {
-                    rows.push(ReportRow {
-                        dataset: "d".into(),
-                        program: "p".into(),
-                        engine: engine.into(),
-                        kind: "delete".into(),
-                        size: Some(1),
-                        batch,
-                        workers: 1,
-                        time_ns: t,
-                        descheduled_ns: Some(if batch == 7 && engine == "dred" {
-                            waited
-                        } else {
-                            0
-                        }),
-                        ..ReportRow::default()
-                    });
-                }
-            }
-            summary(&rows)
-        };
-        let waited = rows_with(4_300_000);
+        let waited = summary(&seventh_batch_slow(4_400_000, 4_300_000));
         assert!(!waited.contains("worst"), "{waited}");
-        let worked = rows_with(0);
+        let worked = summary(&seventh_batch_slow(4_400_000, 0));
         assert!(worked.contains("‼ worst 44.0× recompute"), "{worked}");
     }
 
