@@ -46,6 +46,17 @@
 //! The cheapest prediction wins (ties: DRed, B/F, recomputation). A batch that deletes
 //! nothing runs DRed, which then does nothing before phase 3.
 //!
+//! **The scout.** A chosen recomputation is first tried by the incremental algorithm
+//! predicted cheaper, under [`SCOUT_SHARE`] of the guard (work and deadlines without the
+//! floors below): a batch it finishes costs what it took, one it abandons a recomputation
+//! and a thirty-second of one. Why: a time per changed fact cannot tell a cheap batch from a
+//! dear one of the same size; on `memchr`'s points-to analysis, where deleting one
+//! assignment costs DRed 20 µs or more than a recomputation depending on the assignment,
+//! `auto` recomputed a batch at 847 ms that DRed finished in 19 µs (the full study at
+//! `0986e7c`: 45,000 times the best). The scout's abandonment is not held against it as a
+//! chosen run's is (no probation): it says only that the batch costs more than a small share
+//! of a recomputation the model had already predicted cheaper.
+//!
 //! **The guard** (a ski-rental argument): an incremental algorithm may spend up to the
 //! predicted recomputation ([`GUARD`] = 1) before it is abandoned, so a batch costs at most
 //! about twice the best of "finish" and "recompute"; DRed's phase 1 gets half of it
@@ -57,15 +68,17 @@
 //! there is not held against it (it had no budget of its own); only after that is
 //! the level recomputed. Budgets are in work
 //! (probes plus rows touched, what the algorithms count as they go), converted from time by
-//! each algorithm's measured nanoseconds per unit of work; an algorithm not measured yet gets
+//! each algorithm's measured nanoseconds per unit of work (once measured over
+//! [`RATE_MIN_WORK`] units); an algorithm not measured yet gets
 //! the evaluation's rate and, since it may spend far more time per unit than that, the same
 //! shares of half the guard ([`UNTRIED_SHARE`]) as deadlines from the batch's start; a
 //! measured one gets deadlines at twice the guard ([`BACKSTOP`]), for a batch whose work
 //! costs more time than its rate says. The levels above 0 run the algorithm that finished
 //! level 0, under what is left of the guard.
 //!
-//! Report: `chosen` (dred, bf, recompute), `abandoned` (how many algorithms passed their
-//! budget: 0, 1 or 2) and the three predictions; the counters are those of the algorithm that
+//! Report: `chosen` (dred, bf, recompute), `scout` (dred or bf, when one scouted a chosen
+//! recomputation), `abandoned` (how many algorithms passed their budget: 0, 1 or 2; a
+//! scout's abandonment counts) and the three predictions; the counters are those of the algorithm that
 //! finished the batch (after an abandonment, together with the partial work before it).
 
 use std::sync::Arc;
@@ -114,6 +127,21 @@ pub const FORGET: f64 = 0.9;
 pub const PROBATION_FLOOR: f64 = 0.125;
 /// No budget below this much work: on tiny batches an abandonment saves nothing.
 pub const BUDGET_FLOOR: u64 = 2_000;
+/// Where recomputing is predicted cheapest, the cheaper incremental algorithm first runs
+/// under this share of the guard (a *scout*, see the module's header); abandoned, it has
+/// cost the batch this much more than the recomputation it then runs.
+pub const SCOUT_SHARE: f64 = 1.0 / 32.0;
+/// A scout's work budget has this floor instead of [`BUDGET_FLOOR`], and its deadlines
+/// none: a scout is meant to catch the batches that cost almost nothing.
+pub const SCOUT_BUDGET_FLOOR: u64 = 64;
+/// An algorithm's time per unit of work is used for its budgets only once it was measured
+/// over this much work (old runs fading by halving); before, the evaluation's is, as for an
+/// algorithm not run yet. Why: on `go-bp`'s same-generation program B/F's first deletion
+/// did 12 units of work in 73 µs, cold; the next batch's budget, the predicted
+/// recomputation of 202 ms at that rate, was 33,000 units, B/F was abandoned where it
+/// needs 82,000 units and 4 ms, and the batch was recomputed: 182 ms where `dred` took
+/// 0.25.
+pub const RATE_MIN_WORK: f64 = 2_000.0;
 /// No deadline sooner than this many nanoseconds after the batch began, for the same reason
 /// (and the clock's own noise is of this order).
 pub const DEADLINE_FLOOR_NS: u64 = 200_000;
@@ -136,6 +164,12 @@ pub enum Choosing {
     /// Always DRed, under the guard, its own saturation firing at once: every level with an
     /// over-deletion is recomputed by DRed, not abandoned.
     Saturating,
+    /// Always a recomputation, scouted by this incremental method under [`BUDGET_FLOOR`] at
+    /// least (so that small cases finish it, as forced runs do).
+    Scouting(Method),
+    /// Always a recomputation, scouted by this incremental method abandoned at once (a
+    /// budget of 0 work).
+    AbandonedScout(Method),
 }
 
 /// What `auto` did on a batch.
@@ -143,8 +177,11 @@ pub enum Choosing {
 pub struct Choice {
     /// The method chosen.
     pub chosen: Method,
-    /// How many algorithms passed their budget on the batch: 0; 1 (the choice, and the
-    /// batch was finished by B/F or by recomputation); 2 (DRed, then B/F, then
+    /// The incremental algorithm that scouted a chosen recomputation, if one did (see the
+    /// module's header): it ran first, under [`SCOUT_SHARE`] of the guard.
+    pub scout: Option<Method>,
+    /// How many algorithms passed their budget on the batch: 0; 1 (the choice or its scout,
+    /// and the batch was finished by B/F or by recomputation); 2 (DRed, then B/F, then
     /// recomputation).
     pub abandoned: usize,
     /// The algorithm that finished the batch's deletion.
@@ -157,6 +194,7 @@ impl Default for Choice {
     fn default() -> Self {
         Choice {
             chosen: Method::Dred,
+            scout: None,
             abandoned: 0,
             finished: Method::Dred,
             predicted_ns: [0; 3],
@@ -205,6 +243,12 @@ impl Rate {
     /// Nanoseconds per unit; `None` before a measurement.
     fn per(&self) -> Option<f64> {
         (self.of > 0.0).then(|| self.ns / self.of)
+    }
+
+    /// Nanoseconds per unit once measured over at least `least` units (decayed); `None`
+    /// before.
+    fn per_over(&self, least: f64) -> Option<f64> {
+        (self.of >= least).then(|| self.ns / self.of)
     }
 }
 
@@ -256,6 +300,8 @@ pub struct AutoDeletion {
     stratum_ns_before: Vec<u64>,
     /// The guard's budget in nanoseconds (0 when recomputing).
     budget_ns: f64,
+    /// Whether the running batch's incremental algorithm scouts a chosen recomputation.
+    scouting: bool,
     /// When the running batch's deletion began: the guard's deadlines count from it.
     started: Instant,
     /// Per method (in [`Method::ALL`]'s order), the running batch's nanoseconds and work in
@@ -337,7 +383,7 @@ impl AutoDeletion {
             return None;
         }
         match self.choosing {
-            Choosing::Abandoning(_) => {
+            Choosing::Abandoning(_) | Choosing::AbandonedScout(_) => {
                 return Some(WorkBudget {
                     find: 0,
                     total: 0,
@@ -357,25 +403,40 @@ impl AutoDeletion {
             }
             _ => {}
         }
-        let measured = self.model.per_work[index(method)].per();
+        let measured = self.model.per_work[index(method)].per_over(RATE_MIN_WORK);
         let per_work = measured
             .or_else(|| evaluation_per_work(store))
             .unwrap_or(1.0)
             .max(1e-3);
-        // The guard, as this method's probation leaves it, and what the batch has left of
-        // it, in this method's work.
-        let guard_ns = self.budget_ns * self.probation(method);
+        // The guard, as this method's probation (or its scouting) leaves it, and what the
+        // batch has left of it, in this method's work.
+        let share = if self.scouting {
+            SCOUT_SHARE
+        } else {
+            self.probation(method)
+        };
+        let guard_ns = self.budget_ns * share;
         let spent_ns: u64 = self.spent.iter().map(|s| s.0).sum();
         let left_ns = (guard_ns - spent_ns as f64).max(0.0);
-        let total = ((left_ns / per_work) as u64).max(BUDGET_FLOOR);
+        let scout_floors = self.scouting && self.choosing == Choosing::Predicted;
+        let floor = if scout_floors {
+            SCOUT_BUDGET_FLOOR
+        } else {
+            BUDGET_FLOOR
+        };
+        let total = ((left_ns / per_work) as u64).max(floor);
         // DRed's phase 1 gets its share of the whole guard, less what DRed has spent.
-        let whole = ((guard_ns / per_work) as u64).max(BUDGET_FLOOR);
+        let whole = ((guard_ns / per_work) as u64).max(floor);
         let find = ((whole as f64 * PHASE1_SHARE) as u64)
             .saturating_sub(self.spent[index(method)].1)
             .min(total);
         // The same limits in time, from the batch's start.
         let after = |ns: f64| {
-            let ns = (ns as u64).max(DEADLINE_FLOOR_NS);
+            let ns = if scout_floors {
+                ns as u64
+            } else {
+                (ns as u64).max(DEADLINE_FLOOR_NS)
+            };
             self.started + std::time::Duration::from_nanos(ns)
         };
         Some(WorkBudget {
@@ -484,12 +545,18 @@ impl AutoDeletion {
                 self.model.learn_rate(m, ns, work);
                 continue;
             }
+            let share = if self.choice.scout == Some(m) {
+                Some(SCOUT_SHARE)
+            } else {
+                None
+            };
             self.model.learn_guarded(
                 self.kind,
                 m,
                 (ns, work, abandoned),
                 self.changed_facts,
                 self.budget_ns,
+                share,
             );
         }
     }
@@ -541,13 +608,16 @@ impl CostModel {
     /// [`CostModel::learn_guarded`] without a guard.
     #[cfg(test)]
     fn learn(&mut self, kind: Kind, method: Method, run: (u64, u64, bool), changed_facts: usize) {
-        self.learn_guarded(kind, method, run, changed_facts, 0.0);
+        self.learn_guarded(kind, method, run, changed_facts, 0.0, None);
     }
 
     /// Learns what `method` did on a batch of `kind` that changed `changed_facts` facts:
     /// `run` is its nanoseconds, its work and whether it was abandoned ((0, 0, _): it did
     /// not run); the batch's guard was `guard_ns` (the predicted recomputation), and an
-    /// abandoned run counts as at least that, whatever it spent.
+    /// abandoned run counts as at least that, whatever it spent. `scouted`: the share of the
+    /// guard the run had as a scout, if it was one; its abandonment is not counted among the
+    /// abandonments in a row (probation): it says only that the batch cost more than a
+    /// small share of a recomputation the model had predicted cheaper anyway.
     ///
     /// Why: a run abandoned early (DRed in phase 1, at its share of the guard converted to
     /// work by its rate) spent less than the guard, and counted at its own time scaled up
@@ -562,6 +632,7 @@ impl CostModel {
         run: (u64, u64, bool),
         changed_facts: usize,
         guard_ns: f64,
+        scouted: Option<f64>,
     ) {
         let (ns, work, abandoned) = run;
         let m = index(method);
@@ -577,12 +648,12 @@ impl CostModel {
         // past its deadline at 60 µs, and wins at 5–10 µs afterwards).
         let untried = self.per_work[m].per().is_none();
         // The share of the guard the run had.
-        let share = if untried {
-            UNTRIED_SHARE
-        } else {
-            self.probation(kind, method)
+        let share = match scouted {
+            Some(share) => share,
+            None if untried => UNTRIED_SHARE,
+            None => self.probation(kind, method),
         };
-        if incremental && !(abandoned && untried) {
+        if incremental && !(abandoned && (untried || scouted.is_some())) {
             let in_a_row = &mut self.abandoned_in_a_row[kind.index()][m];
             *in_a_row = if abandoned { *in_a_row + 1 } else { 0 };
         }
@@ -665,6 +736,7 @@ impl Deletion for AutoDeletion {
             .extend(store.stratum_cost.iter().map(|&(ns, _)| ns));
         let chosen = match self.choosing {
             Choosing::Forced(m) | Choosing::Abandoning(m) => m,
+            Choosing::Scouting(_) | Choosing::AbandonedScout(_) => Method::Recompute,
             Choosing::AbandoningRederivation | Choosing::Saturating => Method::Dred,
             Choosing::Predicted if changed_facts == 0 => Method::Dred,
             Choosing::Predicted => {
@@ -682,8 +754,22 @@ impl Deletion for AutoDeletion {
             Choosing::Saturating => Saturation::Always,
             _ => Saturation::Default,
         };
+        // A chosen recomputation is scouted by the incremental algorithm predicted cheaper.
+        let scout = match self.choosing {
+            Choosing::Scouting(m) | Choosing::AbandonedScout(m) => Some(m),
+            Choosing::Predicted if chosen == Method::Recompute => {
+                Some(if predicted[0] <= predicted[1] {
+                    Method::Dred
+                } else {
+                    Method::BackwardForward
+                })
+            }
+            _ => None,
+        };
+        self.scouting = scout.is_some();
         self.choice = Choice {
             chosen,
+            scout,
             abandoned: 0,
             finished: chosen,
             predicted_ns: predicted.map(|p| p as u64),
@@ -691,7 +777,8 @@ impl Deletion for AutoDeletion {
         self.budget_ns = predicted[2] * GUARD;
         self.spent = [(0, 0, false); 3];
         self.built_ns = [0; 3];
-        let mut level = self.run_guarded(store, chosen, |algorithm, store| {
+        let first = scout.unwrap_or(chosen);
+        let mut level = self.run_guarded(store, first, |algorithm, store| {
             algorithm.delete_level0(store, deletions, reuse)
         })?;
         // DRed's phase 1 stops before it removes anything: B/F, which never over-deletes, may
@@ -701,7 +788,8 @@ impl Deletion for AutoDeletion {
         let bf = index(Method::BackwardForward);
         let recompute = index(Method::Recompute);
         if level.deleted.abandoned
-            && chosen == Method::Dred
+            && first == Method::Dred
+            && !self.scouting
             && level.deleted.deleted.is_empty()
             && (self.choosing != Choosing::Predicted || predicted[bf] < predicted[recompute])
         {
@@ -711,7 +799,7 @@ impl Deletion for AutoDeletion {
             })?;
         }
         if !level.deleted.abandoned {
-            self.recomputed_from_level0 = chosen == Method::Recompute;
+            self.recomputed_from_level0 = first == Method::Recompute;
             return Ok(level);
         }
         self.recomputed_from_level0 = true;
@@ -759,11 +847,13 @@ impl Deletion for AutoDeletion {
         self.algorithm(self.choice.finished).report(store, report);
         self.learn(store);
         let [dred, bf, recompute] = self.choice.predicted_ns;
-        report.chosen = Some(match self.choice.chosen {
+        let name = |m: Method| match m {
             Method::Dred => "dred",
             Method::BackwardForward => "bf",
             Method::Recompute => "recompute",
-        });
+        };
+        report.chosen = Some(name(self.choice.chosen));
+        report.scout = self.choice.scout.map(name);
         report.abandoned = Some(self.choice.abandoned);
         report.predicted_ns = Some([dred, bf, recompute]);
     }
@@ -786,6 +876,7 @@ impl Maintained<AutoDeletion> {
             kind: Kind::Both,
             stratum_ns_before: Vec::new(),
             budget_ns: 0.0,
+            scouting: false,
             started: Instant::now(),
             spent: [(0, 0, false); 3],
             built_ns: [0; 3],
@@ -855,7 +946,7 @@ mod tests {
         model.learn(Kind::Deletes, dred, (300_000, 100, false), 1);
         let before = model.per_fact[0][0];
         // Stopped after 50 µs on a batch whose predicted recomputation was 700 µs.
-        model.learn_guarded(Kind::Deletes, dred, (50_000, 10, true), 1, 700_000.0);
+        model.learn_guarded(Kind::Deletes, dred, (50_000, 10, true), 1, 700_000.0, None);
         let after = model.per_fact[0][0];
         assert_eq!(after.ns, before.ns / 2.0 + 700_000.0 * CENSORED);
         assert!(after.per() > before.per(), "{after:?} against {before:?}");
@@ -967,6 +1058,59 @@ mod tests {
         assert_eq!(model.recompute_scale(Kind::Inserts), 1.0);
         model.learn_recompute(Kind::Inserts, 1e9, 1.0);
         assert_eq!(model.recompute_scale(Kind::Inserts), 4.0);
+    }
+
+    /// A scout's abandonment counts as the whole guard, censored, but puts nothing on
+    /// probation; a scout that finishes is learned from as any run and ends a probation.
+    #[test]
+    fn a_scouts_abandonment_counts_as_the_guard_and_puts_nothing_on_probation() {
+        let mut model = CostModel::default();
+        let dred = Method::Dred;
+        let guard = 1e6;
+        model.learn(Kind::Deletes, dred, (1_000, 100, false), 1);
+        model.learn(Kind::Deletes, dred, (2_000, 100, false), 1);
+        let before = model.per_fact[0][0];
+        let scout = (guard * SCOUT_SHARE) as u64;
+        model.learn_guarded(
+            Kind::Deletes,
+            dred,
+            (scout, 10, true),
+            1,
+            guard,
+            Some(SCOUT_SHARE),
+        );
+        assert_eq!(model.probation(Kind::Deletes, dred), 1.0);
+        let after = model.per_fact[0][0];
+        assert_eq!(after.ns, before.ns / 2.0 + guard * CENSORED);
+        // On probation after a chosen run's abandonment; a scout's finished run ends it.
+        model.learn_guarded(Kind::Deletes, dred, (scout, 10, true), 1, guard, None);
+        assert_eq!(model.probation(Kind::Deletes, dred), 0.5);
+        model.learn_guarded(
+            Kind::Deletes,
+            dred,
+            (3_000, 10, false),
+            1,
+            guard,
+            Some(SCOUT_SHARE),
+        );
+        assert_eq!(model.probation(Kind::Deletes, dred), 1.0);
+        assert_eq!(
+            model.per_fact[0][0].ns,
+            after.ns / 4.0 + guard * CENSORED / 2.0 + 3_000.0
+        );
+    }
+
+    /// A time per unit of work is used for budgets only once measured over
+    /// [`RATE_MIN_WORK`] units: a cold run of a few units says little of the next.
+    #[test]
+    fn a_rate_measured_over_little_work_is_not_used() {
+        let mut rate = Rate::default();
+        rate.add(73_000.0, 12.0);
+        assert_eq!(rate.per(), Some(73_000.0 / 12.0));
+        assert_eq!(rate.per_over(RATE_MIN_WORK), None);
+        rate.add(4_000_000.0, 82_000.0);
+        let per = rate.per_over(RATE_MIN_WORK).expect("measured");
+        assert!((48.0..50.0).contains(&per), "{per}");
     }
 
     /// A measured algorithm is stopped by the clock only past the guard, a run not measured

@@ -398,6 +398,9 @@ pub struct BatchReport {
     pub saturated: Option<usize>,
     /// `auto`: the algorithm it chose for the batch (`dred`, `bf` or `recompute`).
     pub chosen: Option<&'static str>,
+    /// `auto`: the incremental algorithm (`dred` or `bf`) that scouted a chosen
+    /// recomputation, if one did (see [`crate::auto::Choice::scout`]).
+    pub scout: Option<&'static str>,
     /// `auto`: how many algorithms passed their budget on the batch (0, 1 or 2; see
     /// [`crate::auto::Choice::abandoned`]).
     pub abandoned: Option<usize>,

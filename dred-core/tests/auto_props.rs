@@ -18,8 +18,9 @@ use dred_core::{Engine, Oracle};
 use proptest::prelude::*;
 
 /// Every way a batch may be chosen (the three forced methods, abandonment in DRed's phase 1,
-/// in its phase 2 and in B/F's checks, DRed's own saturation under the guard, and the model).
-const CHOOSINGS: [Choosing; 8] = [
+/// in its phase 2 and in B/F's checks, DRed's own saturation under the guard, a
+/// recomputation scouted by each incremental method, and the model).
+const CHOOSINGS: [Choosing; 12] = [
     Choosing::Predicted,
     Choosing::Forced(Method::Dred),
     Choosing::Forced(Method::BackwardForward),
@@ -28,13 +29,17 @@ const CHOOSINGS: [Choosing; 8] = [
     Choosing::Abandoning(Method::BackwardForward),
     Choosing::AbandoningRederivation,
     Choosing::Saturating,
+    Choosing::Scouting(Method::BackwardForward),
+    Choosing::Scouting(Method::Dred),
+    Choosing::AbandonedScout(Method::Dred),
+    Choosing::AbandonedScout(Method::BackwardForward),
 ];
 
 /// Per way of choosing: batches, batches that deleted an IDB fact, batches abandoned; and
 /// per method, the batches the model chose it for.
 #[derive(Debug, Default)]
 struct Tally {
-    per_choosing: [(usize, usize, usize); 8],
+    per_choosing: [(usize, usize, usize); 12],
     /// Batches of [`Choosing::Saturating`] on which a level saturated.
     saturated: usize,
     predicted: [usize; 3],
@@ -95,7 +100,43 @@ impl Engine for Scheduled {
                 );
                 tally.saturated += usize::from(report.saturated.is_some_and(|n| n > 0));
             }
-            Choosing::Predicted => {}
+            Choosing::Scouting(m) => {
+                assert_eq!(choice.chosen, Method::Recompute);
+                assert_eq!(choice.scout, Some(m));
+                // Under the forced runs' floor, the small cases finish it.
+                assert!(!abandoned, "a scout abandoned on a small case");
+                assert_eq!(choice.finished, m);
+            }
+            Choosing::AbandonedScout(m) => {
+                assert_eq!(choice.chosen, Method::Recompute);
+                assert_eq!(choice.scout, Some(m));
+                // Never handed to B/F: the recomputation finishes what the scout left.
+                assert!(choice.abandoned <= 1);
+                if abandoned {
+                    assert_eq!(choice.finished, Method::Recompute);
+                }
+            }
+            Choosing::Predicted => {
+                // Every chosen recomputation is scouted, by the incremental method predicted
+                // cheaper (on small cases the model seldom predicts a recomputation
+                // cheapest: the forced scouts test the branch).
+                assert_eq!(choice.scout.is_some(), choice.chosen == Method::Recompute);
+                if let Some(scout) = choice.scout {
+                    let [dred, bf, _] = choice.predicted_ns;
+                    let cheaper = if dred <= bf {
+                        Method::Dred
+                    } else {
+                        Method::BackwardForward
+                    };
+                    assert_eq!(scout, cheaper);
+                }
+            }
+        }
+        if !matches!(
+            choosing,
+            Choosing::Scouting(_) | Choosing::AbandonedScout(_) | Choosing::Predicted
+        ) {
+            assert_eq!(choice.scout, None, "{choosing:?} scouted");
         }
         let i = CHOOSINGS
             .iter()
@@ -214,7 +255,7 @@ fn every_branch_runs_in_the_sample() {
         if *c == Choosing::AbandoningRederivation {
             // Only a rederivation of more than one round is abandoned.
             assert!(abandoned > 0, "{c:?}: no batch abandoned");
-        } else if matches!(c, Choosing::Abandoning(_)) {
+        } else if matches!(c, Choosing::Abandoning(_) | Choosing::AbandonedScout(_)) {
             assert!(
                 abandoned * 10 >= batches,
                 "{c:?}: {abandoned} of {batches} batches abandoned"
@@ -226,7 +267,7 @@ fn every_branch_runs_in_the_sample() {
                 "{c:?}: {} of {batches} batches saturated",
                 tally.saturated
             );
-        } else if matches!(c, Choosing::Forced(_)) {
+        } else if matches!(c, Choosing::Forced(_) | Choosing::Scouting(_)) {
             // Budgets have a floor the small cases stay under.
             assert_eq!(abandoned, 0, "{c:?}: abandoned on a small case");
         }

@@ -99,6 +99,11 @@ pub struct ReportRow {
     /// `auto`: the algorithm it chose (`dred`, `bf`, `recompute`); empty for other engines.
     #[serde(default)]
     pub chosen: Option<String>,
+    /// `auto`: the incremental algorithm (`dred`, `bf`) that ran first, under a small share
+    /// of the guard, where it chose `recompute` (a scout); empty when none did, for other
+    /// engines and in reports of older revisions.
+    #[serde(default)]
+    pub scout: Option<String>,
     /// `auto`: how many algorithms passed their budget on the batch (0; 1: the choice, and B/F
     /// or recomputation finished the batch; 2: DRed, then B/F, then recomputation).
     #[serde(default)]

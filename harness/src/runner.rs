@@ -882,6 +882,7 @@ fn row(
         backward_instances: rep.backward_instances,
         saturated: rep.saturated,
         chosen: rep.chosen.map(str::to_owned),
+        scout: rep.scout.map(str::to_owned),
         abandoned: rep.abandoned,
         predicted_dred_ns: rep.predicted_ns.map(|p| p[0]),
         predicted_bf_ns: rep.predicted_ns.map(|p| p[1]),

@@ -25,6 +25,9 @@ pub struct AutoBatch {
     pub time_ns: [u64; 4],
     /// What `auto` chose (`dred`, `bf`, `recompute`).
     pub chosen: String,
+    /// The incremental algorithm that scouted a chosen recomputation (`dred`, `bf`), if one
+    /// did.
+    pub scout: Option<String>,
     /// Whether the choice passed its budget (and another algorithm finished the batch).
     pub abandoned: bool,
     /// Nanoseconds of the A/A instance `dred@2` on the batch, where it ran.
@@ -98,6 +101,7 @@ pub fn auto_batches(rows: &[ReportRow]) -> Vec<AutoBatch> {
                 program: k.1.to_string(),
                 time_ns,
                 chosen: auto.chosen.clone().unwrap_or_default(),
+                scout: auto.scout.clone(),
                 abandoned: auto.abandoned.is_some_and(|n| n > 0),
                 aa_ns: engines.get("dred@2").map(|r| r.scheduled_ns()),
             })
@@ -157,22 +161,25 @@ pub fn regret_table(batches: &[AutoBatch]) -> String {
     s
 }
 
-/// The confusion table: rows what `auto` chose (abandoned apart), columns which fixed
-/// engine was fastest, cells batches.
+/// The confusion table: rows what `auto` chose (a recomputation's scout and abandoned
+/// apart: `recompute, dred scouted` is a batch the scout finished, `…, abandoned` one it
+/// abandoned), columns which fixed engine was fastest, cells batches.
 pub fn confusion_table(batches: &[AutoBatch]) -> String {
     if batches.is_empty() {
         return "No batch of the report ran `auto` beside `dred`, `bf` and `recompute`.\n".into();
     }
     let mut s =
         String::from("| chosen ＼ fastest | dred | bf | recompute |\n|---|---:|---:|---:|\n");
-    for chosen in FIXED {
+    let scouts = [None, Some("dred"), Some("bf")];
+    for (chosen, scout) in FIXED.iter().flat_map(|c| scouts.map(|s| (c, s))) {
         for abandoned in [false, true] {
             let row: Vec<usize> = FIXED
                 .iter()
                 .map(|best| {
                     batches
                         .iter()
-                        .filter(|b| b.chosen == chosen && b.abandoned == abandoned)
+                        .filter(|b| b.chosen == *chosen && b.abandoned == abandoned)
+                        .filter(|b| b.scout.as_deref() == scout)
                         .filter(|b| b.best() == *best)
                         .count()
                 })
@@ -180,11 +187,13 @@ pub fn confusion_table(batches: &[AutoBatch]) -> String {
             if row.iter().sum::<usize>() == 0 {
                 continue;
             }
-            let name = if abandoned {
-                format!("{chosen}, abandoned")
-            } else {
-                chosen.to_string()
-            };
+            let mut name = chosen.to_string();
+            if let Some(scout) = scout {
+                let _ = write!(name, ", {scout} scouted");
+            }
+            if abandoned {
+                name.push_str(", abandoned");
+            }
             let _ = writeln!(
                 s,
                 "| {name} | {} |",
@@ -366,6 +375,43 @@ mod tests {
             "{confusion}"
         );
         assert!(regret_table(&batches).contains("| all | 2 | 1.75 |"));
+    }
+
+    /// A scouted recomputation has rows of its own, by scout and by whether it finished.
+    #[test]
+    fn a_scouted_recomputation_is_a_row_of_its_own() {
+        let mut rows = Vec::new();
+        for (batch, scout, abandoned, [dred, bf, rec]) in [
+            (1, None, 0, [500, 300, 100]),
+            (2, Some("dred"), 0, [100, 300, 1_000]),
+            (3, Some("dred"), 1, [5_000, 4_000, 1_000]),
+            (4, Some("bf"), 1, [5_000, 4_000, 1_000]),
+        ] {
+            for (e, t) in [
+                ("auto", 200),
+                ("dred", dred),
+                ("bf", bf),
+                ("recompute", rec),
+            ] {
+                let mut r = row(e, batch, 1, t);
+                if e == "auto" {
+                    r.chosen = Some("recompute".into());
+                    r.scout = scout.map(str::to_string);
+                    r.abandoned = Some(abandoned);
+                }
+                rows.push(r);
+            }
+        }
+        let confusion = confusion_table(&auto_batches(&rows));
+        for line in [
+            "| recompute | 0 | 0 | 1 |",
+            "| recompute, dred scouted | 1 | 0 | 0 |",
+            "| recompute, dred scouted, abandoned | 0 | 0 | 1 |",
+            "| recompute, bf scouted, abandoned | 0 | 0 | 1 |",
+        ] {
+            assert!(confusion.contains(line), "{line} not in\n{confusion}");
+        }
+        assert_eq!(confusion.lines().count(), 6, "{confusion}");
     }
 
     /// The floor counts only batches where `dred` was fastest and `dred@2` ran: there,
