@@ -21,7 +21,8 @@
 //!   levels above 0, where insertions delete) times the algorithm's nanoseconds per changed
 //!   fact over the batches of the kind it ran, old batches fading by halving. An algorithm
 //!   not yet measured on a kind is predicted free, and its first finished run there is
-//!   cold and not learned from, so it is tried twice (under the guard: its
+//!   cold and learned from at [`COLD_DISCOUNT`] times less than it took, so it is tried
+//!   again unless even that is dearer than the other choices (under the guard: its
 //!   deadlines bound what the try costs, see below; B/F tried so on celegans' SCC
 //!   deletions then won at 10–20 ms where DRed and recomputation cost 300–450); a run
 //!   that was abandoned counts as [`CENSORED`] times the time it spent, scaled up to the
@@ -125,6 +126,14 @@ pub const FORGET: f64 = 0.9;
 /// The least share of the guard an algorithm abandoned on the batches of its kind before runs
 /// under (see the module's header).
 pub const PROBATION_FLOOR: f64 = 0.125;
+/// An algorithm's first finished run on a kind of batch is learned from at this many times
+/// less than it took: a cold run (its scratch memory, the indexes materialisation deferred,
+/// caches) took 1.6 times an engine's later runs by median in the full study, 8–10 times at
+/// the 90th percentile, so this is about the least its warm runs cost. Why not at all, as
+/// before: the algorithm was then predicted free and tried a second time however dear the
+/// first: on `go-bp`'s same-generation program B/F's first deletion of ten hub edges took
+/// 10.5 ms where DRed took 0.85, and B/F ran the next batch too, at 11.5 ms.
+pub const COLD_DISCOUNT: f64 = 8.0;
 /// No budget below this much work: on tiny batches an abandonment saves nothing.
 pub const BUDGET_FLOOR: u64 = 2_000;
 /// Where recomputing is predicted cheapest, the cheaper incremental algorithm first runs
@@ -658,17 +667,17 @@ impl CostModel {
             *in_a_row = if abandoned { *in_a_row + 1 } else { 0 };
         }
         // An algorithm's first finished run on a kind is cold (its scratch memory, the
-        // indexes materialisation deferred, caches): not learned from, so the algorithm is
-        // tried once more. On the layered graph's reachability DRed's first deletion took
-        // 61 µs and its later ones 2–10, B/F's first (after DRed's) 24 and its later ones
-        // 10–19: B/F then ran every later deletion of the stream at 2–3 times DRed. In the
-        // full study, each engine's first deleting batch took 1.6 times its later ones by
-        // median, 8–10 times at the 90th percentile.
+        // indexes materialisation deferred, caches): learned from at [`COLD_DISCOUNT`]
+        // times less, so the algorithm is tried once more unless even that is dear. Learned
+        // at its time, it lost streams it wins: on the layered graph's reachability DRed's
+        // first deletion took 61 µs and its later ones 2–10, B/F's first (after DRed's) 24
+        // and its later ones 10–19: B/F then ran every later deletion of the stream at 2–3
+        // times DRed.
         let cold = incremental && !abandoned && !self.warmed[kind.index()][m];
         if cold && changed_facts > 0 {
             self.warmed[kind.index()][m] = true;
         }
-        if incremental && changed_facts > 0 && !cold {
+        if incremental && changed_facts > 0 {
             // A run stopped at a share of the guard is counted as if it had run to the whole
             // guard: counted at its own time, it was predicted below the recomputation and
             // tried again at once (getopts' liveness: B/F on two batches in a row, 1.7 and
@@ -680,6 +689,8 @@ impl CostModel {
             let in_a_row = self.abandoned_in_a_row[kind.index()][m].clamp(1, 6);
             let cost = if abandoned {
                 (ns as f64 / share).max(guard_ns) * CENSORED * f64::from(1u32 << (in_a_row - 1))
+            } else if cold {
+                ns as f64 / COLD_DISCOUNT
             } else {
                 ns as f64
             };
@@ -952,21 +963,24 @@ mod tests {
         assert!(after.per() > before.per(), "{after:?} against {before:?}");
     }
 
-    /// A first finished run on a kind is cold: no figure from it (so the algorithm is
-    /// predicted free and tried again), only from the runs after it; an abandoned first try
-    /// is counted as before, and another kind is warmed apart.
+    /// A first finished run on a kind is cold: learned from at [`COLD_DISCOUNT`] times less
+    /// than it took, the runs after it at their time; an abandoned first try is counted as
+    /// before, and another kind is warmed apart.
     #[test]
-    fn a_first_run_is_not_learned_from() {
+    fn a_first_run_is_learned_from_at_a_discount() {
         let mut model = CostModel::default();
         let dred = Method::Dred;
         model.learn(Kind::Deletes, dred, (60_000, 100, false), 1);
-        assert!(model.per_fact[0][0].per().is_none(), "the cold run counted");
+        assert_eq!(model.per_fact[0][0].per(), Some(60_000.0 / COLD_DISCOUNT));
+        // The next run at its time; the cold one fades as any older run.
         model.learn(Kind::Deletes, dred, (5_000, 100, false), 1);
-        assert_eq!(model.per_fact[0][0].per(), Some(5_000.0));
+        let expected = (60_000.0 / COLD_DISCOUNT / 2.0 + 5_000.0) / 1.5;
+        assert_eq!(model.per_fact[0][0].per(), Some(expected));
         model.learn(Kind::Inserts, dred, (60_000, 100, false), 1);
-        assert!(
-            model.per_fact[1][0].per().is_none(),
-            "another kind's cold run counted"
+        assert_eq!(
+            model.per_fact[1][0].per(),
+            Some(60_000.0 / COLD_DISCOUNT),
+            "another kind's first run is cold too"
         );
         let bf = Method::BackwardForward;
         model.learn(Kind::Deletes, bf, (60_000, 100, true), 1);

@@ -8,6 +8,9 @@ the choices (`!` = abandoned); then the same over all batches, the share within 
 the geometric means of auto / best and of each fixed engine / best, the batches where auto
 exceeds 2x recompute, and the confusion table (chosen against the best of the three).
 Batches without deletions are left out (every engine does the same: insertion only).
+Times are the time each call ran on a CPU (`time_ns` less `descheduled_ns` where the report
+has it), as `dredbench findings` reads them. A recomputation scouted by an incremental
+algorithm (the `scout` column) is a row of its own in the confusion table.
 When the reports hold `dred@2` (the A/A instance), also the noise floor: on the batches where
 `dred` was the best, `dred@2` over the best, a perfect chooser timed again."""
 import collections
@@ -20,6 +23,18 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from report_times import open_report, quantile, time_ns  # noqa: E402
 
 FIXED = ("dred", "bf", "recompute")
+
+
+def ran_ns(row):
+    """The row's time less its wait for a CPU (`descheduled_ns`, empty in older reports)."""
+    waited = row.get("descheduled_ns") or 0
+    return max(1, time_ns(row) - float(waited))
+
+
+def scouted(auto):
+    """`, dred scouted` for a recomputation a scout ran before, else empty."""
+    scout = auto.get("scout")
+    return f", {scout} scouted" if scout else ""
 
 
 def geomean(xs):
@@ -42,12 +57,13 @@ def main(paths):
         auto = engines["auto"]
         if int(auto["eff_del"]) == 0:
             continue
-        t = {e: max(1, time_ns(engines[e])) for e in FIXED + ("auto",)}
+        t = {e: ran_ns(engines[e]) for e in FIXED + ("auto",)}
         best = min(FIXED, key=lambda e: t[e])
         if "dred@2" in engines:
-            t["dred@2"] = max(1, time_ns(engines["dred@2"]))
+            t["dred@2"] = ran_ns(engines["dred@2"])
         per_workload[(key[1][:24], key[2], key[4])].append(
-            (t["auto"] / t[best], auto["chosen"], auto["abandoned"] == "1", best, t))
+            (t["auto"] / t[best], auto["chosen"] + scouted(auto), auto["abandoned"] not in ("", "0"),
+             best, t))
     everything = [x for xs in per_workload.values() for x in xs]
     if not everything:
         sys.exit("no deleting batch with auto, dred, bf and recompute side by side")
@@ -82,7 +98,8 @@ def main(paths):
     print()
     print("| chosen \\ best | " + " | ".join(FIXED) + " |")
     print("|---|" + "---:|" * len(FIXED))
-    for chosen in FIXED:
+    choices = list(FIXED) + [f"recompute, {s} scouted" for s in ("dred", "bf")]
+    for chosen in choices:
         for abandoned in (False, True):
             row = [sum(1 for x in everything if x[1] == chosen and x[2] == abandoned
                        and x[3] == b) for b in FIXED]
