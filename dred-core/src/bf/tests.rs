@@ -149,3 +149,54 @@ fn a_head_new_below_is_not_a_broken_model() {
         assert_eq!(bf.model(), recompute.model());
     }
 }
+
+/// Under a guard, B/F's search for a round's candidates stops once it has found some and its
+/// work has passed the budget: the round's facts are out of the model (as an abandoned
+/// level's `deleted` must be), the candidates it found stay live, and the work is about one
+/// deleted fact's search, not the round's. Left-linear TC over twenty chains of thirty
+/// edges, the last edge of each deleted: the whole first round would find 20 × 30
+/// candidates (every path into the edge's source).
+#[test]
+fn a_guard_stops_the_search_for_a_rounds_candidates() {
+    use crate::maintain::{Deleted, Deletion, WorkBudget};
+    let (program, mut symbols, _) = setup(
+        ".decl edge(x: symbol, y: symbol)\n.decl path(x: symbol, y: symbol)\n.input edge\n\
+         .output path\npath(x, y) :- edge(x, y).\npath(x, z) :- path(x, y), edge(y, z).\n",
+    );
+    let edge = program.relation_id("edge").expect("edge");
+    let mut edb = Edb::empty(&program);
+    let mut deletions = Vec::new();
+    for chain in 0..20 {
+        for i in 0..30 {
+            let mut node = |k: usize| symbols.intern(&format!("c{chain}n{k}"));
+            let f = Fact::new(edge, vec![node(i), node(i + 1)]);
+            if i == 29 {
+                deletions.push(f.clone());
+            }
+            edb.insert(f);
+        }
+    }
+    let mut bf = Bf::new(program.clone());
+    bf.materialise(&edb).expect("materialise");
+    bf.store.budget = Some(WorkBudget {
+        find: 10,
+        total: 10,
+        saturate: false,
+        saturation_abandons: false,
+        deadlines: None,
+    });
+    let level = bf
+        .deletion
+        .delete_level0(&mut bf.store, &deletions, Deleted::default())
+        .expect("no error");
+    assert!(level.deleted.abandoned, "not abandoned");
+    let work = level.deleted.work.probes + level.deleted.work.touched;
+    assert!(
+        work < 200,
+        "{work} units of work: the whole round was searched"
+    );
+    assert_eq!(level.deleted.deleted.len(), deletions.len(), "D- is out");
+    for f in &deletions {
+        assert!(bf.store.relations[f.rel].row_id(&f.tuple).is_none());
+    }
+}
