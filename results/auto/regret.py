@@ -26,9 +26,12 @@ FIXED = ("dred", "bf", "recompute")
 
 
 def ran_ns(row):
-    """The row's time less its wait for a CPU (`descheduled_ns`, empty in older reports)."""
-    waited = row.get("descheduled_ns") or 0
-    return max(1, time_ns(row) - float(waited))
+    """The row's time less its wait for a CPU (`descheduled_ns`, empty in older reports);
+    the wall time when the wait is longer (read outside the clock's window), as
+    `ReportRow::scheduled_ns` does."""
+    t = time_ns(row)
+    waited = float(row.get("descheduled_ns") or 0)
+    return max(1, t if waited > t else t - waited)
 
 
 def scouted(auto):
