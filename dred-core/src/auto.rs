@@ -82,8 +82,9 @@
 //!
 //! Report: `chosen` (dred, bf, recompute), `scout` (dred or bf, when one scouted a chosen
 //! recomputation), `abandoned` (how many algorithms passed their budget: 0, 1 or 2; a
-//! scout's abandonment counts) and the three predictions; the counters are those of the algorithm that
-//! finished the batch (after an abandonment, together with the partial work before it).
+//! scout's abandonment counts) and the three predictions; the counters are those of the
+//! algorithm that finished the batch (after an abandonment, together with the partial work
+//! before it).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -143,8 +144,8 @@ pub const BUDGET_FLOOR: u64 = 2_000;
 /// under this share of the guard (a *scout*, see the module's header); abandoned, it has
 /// cost the batch this much more than the recomputation it then runs.
 pub const SCOUT_SHARE: f64 = 1.0 / 32.0;
-/// A scout's work budget has this floor instead of [`BUDGET_FLOOR`], and its deadlines
-/// none: a scout is meant to catch the batches that cost almost nothing.
+/// A scout's work budget has this floor instead of [`BUDGET_FLOOR`], and its deadlines no
+/// floor: a scout is meant to catch the batches that cost almost nothing.
 pub const SCOUT_BUDGET_FLOOR: u64 = 64;
 /// An algorithm's time per unit of work is used for its budgets only once it was measured
 /// over this much work (old runs fading by halving); before, the evaluation's is, as for an
