@@ -86,6 +86,7 @@
 //! algorithm that finished the batch (after an abandonment, together with the partial work
 //! before it).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -308,9 +309,15 @@ pub struct AutoDeletion {
     bf_on_leftover: bool,
     /// The running batch's kind.
     kind: Kind,
-    /// The strata's evaluation times (`Store::stratum_cost`) when the batch began: those
-    /// that differ after it were evaluated by it.
-    stratum_ns_before: Vec<u64>,
+    /// The store's count of evaluations (`Store::evaluations`) when the batch began: the
+    /// strata evaluated after it were evaluated by the batch.
+    evaluations_before: u64,
+    /// Per relation, the strata a batch deleting only facts of it can reach
+    /// ([`strata_reached`]), and last, those a batch deleting nothing can: the prediction
+    /// of a batch reads one list instead of walking the program's rules. Why: the walk,
+    /// cold, took about 1 µs of a debian-deps reachability batch of 8–12 (every batch of
+    /// the study runs after other engines have filled the caches).
+    reached: Vec<Vec<usize>>,
     /// The guard's budget in nanoseconds (0 when recomputing).
     budget_ns: f64,
     /// Whether the running batch's incremental algorithm scouts a chosen recomputation.
@@ -340,17 +347,11 @@ impl AutoDeletion {
     /// [`Method::ALL`]'s order, the facts it changes, and the recomputation as the strata's
     /// evaluation times alone predict it.
     fn predict(&self, store: &Store, deletions: &[Fact]) -> ([f64; 3], usize, f64) {
-        let program = &store.program;
-        let mut changed = Recompute::changed_by(store, deletions.iter().map(|f| f.rel));
-        let mut strata = affected_strata(program, None, &mut changed);
         let mut changed_facts = deletions.len();
-        if program.num_levels() > 1 {
-            // Insertions delete above level 0 (through negation and aggregates): every
-            // stratum there is assumed reached.
-            strata.retain(|&s| program.strata[s].level == 0);
-            strata.extend((0..program.strata.len()).filter(|&s| program.strata[s].level > 0));
+        if store.program.num_levels() > 1 {
             changed_facts += store.batch_insertions;
         }
+        let strata = self.strata_of(store, deletions);
         let kind = Kind::of(deletions.len(), store.batch_insertions);
         let of_kind = &self.model.stratum_ns[kind.index()];
         let recompute: f64 = strata
@@ -371,6 +372,19 @@ impl AutoDeletion {
             changed_facts,
             recompute,
         )
+    }
+
+    /// The strata a batch deleting `deletions` can reach ([`strata_reached`]): the list kept
+    /// for their relation when they are all of one (or there are none), else walked.
+    fn strata_of(&self, store: &Store, deletions: &[Fact]) -> Cow<'_, [usize]> {
+        let one = deletions
+            .first()
+            .map_or(store.program.relations.len(), |f| f.rel);
+        if deletions.iter().all(|f| f.rel == one) {
+            Cow::Borrowed(&self.reached[one])
+        } else {
+            Cow::Owned(strata_reached(store, deletions.iter().map(|f| f.rel)))
+        }
     }
 
     /// The share of the guard `method` runs under on the running batch: 2^-k after k
@@ -540,9 +554,11 @@ impl AutoDeletion {
         let kind = self.kind.index();
         let evaluated = &mut self.model.stratum_ns[kind];
         evaluated.resize(store.stratum_cost.len(), 0);
-        for (s, &(ns, _)) in store.stratum_cost.iter().enumerate() {
-            if self.stratum_ns_before.get(s) != Some(&ns) {
-                evaluated[s] = ns;
+        if store.evaluations != self.evaluations_before {
+            for (s, &(ns, _)) in store.stratum_cost.iter().enumerate() {
+                if store.stratum_evaluated[s] > self.evaluations_before {
+                    evaluated[s] = ns;
+                }
             }
         }
         for m in Method::ALL {
@@ -717,6 +733,20 @@ fn deadlines_ns(budget_ns: f64, measured: bool) -> (f64, f64) {
     (whole * PHASE1_SHARE, whole)
 }
 
+/// The strata a batch deleting facts of `rels` can reach: at level 0, those reading them
+/// and, transitively, the relations they derive; every stratum above level 0, where
+/// insertions delete (through negation and aggregates).
+fn strata_reached(store: &Store, rels: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let program = &store.program;
+    let mut changed = Recompute::changed_by(store, rels);
+    let mut strata = affected_strata(program, None, &mut changed);
+    if program.num_levels() > 1 {
+        strata.retain(|&s| program.strata[s].level == 0);
+        strata.extend((0..program.strata.len()).filter(|&s| program.strata[s].level > 0));
+    }
+    strata
+}
+
 /// Nanoseconds per unit of work of the last evaluations from scratch.
 fn evaluation_per_work(store: &Store) -> Option<f64> {
     let (ns, work) = store
@@ -750,9 +780,7 @@ impl Deletion for AutoDeletion {
         self.recomputed_from_level0 = false;
         self.bf_on_leftover = false;
         self.kind = Kind::of(deletions.len(), store.batch_insertions);
-        self.stratum_ns_before.clear();
-        self.stratum_ns_before
-            .extend(store.stratum_cost.iter().map(|&(ns, _)| ns));
+        self.evaluations_before = store.evaluations;
         let chosen = match self.choosing {
             Choosing::Forced(m) | Choosing::Abandoning(m) => m,
             Choosing::Scouting(_) | Choosing::AbandonedScout(_) => Method::Recompute,
@@ -893,7 +921,12 @@ impl Maintained<AutoDeletion> {
             recomputed_from_level0: false,
             bf_on_leftover: false,
             kind: Kind::Both,
-            stratum_ns_before: Vec::new(),
+            evaluations_before: 0,
+            reached: (0..=store.program.relations.len())
+                .map(|rel| {
+                    strata_reached(store, (rel < store.program.relations.len()).then_some(rel))
+                })
+                .collect(),
             budget_ns: 0.0,
             scouting: false,
             started: Instant::now(),
@@ -1080,6 +1113,152 @@ mod tests {
         assert_eq!(model.recompute_scale(Kind::Inserts), 1.0);
         model.learn_recompute(Kind::Inserts, 1e9, 1.0);
         assert_eq!(model.recompute_scale(Kind::Inserts), 4.0);
+    }
+
+    /// The strata kept per relation for the prediction are those the program's walk finds,
+    /// for one relation, for several, and for none; above level 0 every stratum.
+    #[test]
+    fn the_strata_a_batch_reaches_are_those_of_the_walk() {
+        use crate::diagnostic::SourceFile;
+        use crate::value::Symbols;
+        let src = "
+            .decl e(x: number, y: number)
+            .decl f(x: number)
+            .decl g(x: number)
+            .decl t(x: number, y: number)
+            .decl u(x: number)
+            .decl v(x: number)
+            .input e
+            .input f
+            .input g
+            .output v
+            t(x, y) :- e(x, y).
+            t(x, z) :- t(x, y), e(y, z).
+            u(x) :- f(x).
+            v(x) :- g(x), !u(x).
+        ";
+        let program =
+            crate::check::load_program(&SourceFile::new("p.dl", src), &mut Symbols::new())
+                .expect("program");
+        let rel = |name: &str| {
+            program
+                .relations
+                .iter()
+                .position(|d| d.name == name)
+                .expect("declared")
+        };
+        let (e, f, g) = (rel("e"), rel("f"), rel("g"));
+        let engine = Auto::new(Arc::new(program));
+        let auto = &engine.deletion;
+        let store = &engine.store;
+        let fact = |rel| Fact {
+            rel,
+            tuple: vec![1; store.program.relations[rel].arity()],
+        };
+        let above: Vec<usize> = (0..store.program.strata.len())
+            .filter(|&s| store.program.strata[s].level > 0)
+            .collect();
+        assert!(!above.is_empty(), "the program has a level above 0");
+        for batch in [
+            vec![fact(e)],
+            vec![fact(e), fact(e)],
+            vec![fact(f)],
+            vec![fact(g)],
+            vec![fact(e), fact(f)],
+            vec![],
+        ] {
+            let walked = strata_reached(store, batch.iter().map(|x| x.rel));
+            assert_eq!(auto.strata_of(store, &batch).as_ref(), walked.as_slice());
+            assert!(above.iter().all(|s| walked.contains(s)));
+        }
+        let of_e = auto.strata_of(store, &[fact(e)]).into_owned();
+        let of_f = auto.strata_of(store, &[fact(f)]).into_owned();
+        let both = auto.strata_of(store, &[fact(e), fact(f)]).into_owned();
+        assert!(of_e.iter().chain(&of_f).all(|s| both.contains(s)));
+        assert_ne!(of_e, of_f);
+    }
+
+    /// The model learns the evaluation times of the strata a batch evaluated, and only
+    /// those: a recomputation's, not a batch DRed maintained.
+    #[test]
+    fn the_strata_a_batch_evaluated_are_learned() {
+        use crate::diagnostic::SourceFile;
+        use crate::engine::{Batch, Edb, Engine, RequestedBatch};
+        use crate::value::Symbols;
+        let src = "
+            .decl e(x: number, y: number)
+            .decl f(x: number)
+            .decl t(x: number, y: number)
+            .decl u(x: number)
+            .input e
+            .input f
+            .output t
+            .output u
+            t(x, y) :- e(x, y).
+            t(x, z) :- t(x, y), e(y, z).
+            u(x) :- f(x).
+        ";
+        let program =
+            crate::check::load_program(&SourceFile::new("p.dl", src), &mut Symbols::new())
+                .expect("program");
+        let rel = |name: &str| {
+            program
+                .relations
+                .iter()
+                .position(|d| d.name == name)
+                .expect("declared")
+        };
+        let (e, f, t, u) = (rel("e"), rel("f"), rel("t"), rel("u"));
+        let program = Arc::new(program);
+        let mut edb = Edb::empty(&program);
+        for i in 0..20 {
+            edb.insert(Fact::new(e, vec![i, i + 1]));
+            edb.insert(Fact::new(f, vec![i]));
+        }
+        let mut engine = Auto::new(program.clone());
+        engine.materialise(&edb).expect("materialise");
+        let strata_of = |rel: usize| {
+            (0..program.strata.len())
+                .filter(|&s| program.strata[s].relations.contains(&rel))
+                .collect::<Vec<_>>()
+        };
+        let (of_t, of_u) = (strata_of(t), strata_of(u));
+        let mut delete = |engine: &mut Auto, fact: Fact, method: Method| {
+            engine.set_choosing(Choosing::Forced(method));
+            let batch = Batch::normalise(
+                &RequestedBatch {
+                    deletions: vec![fact.clone()],
+                    insertions: vec![],
+                },
+                &edb,
+            );
+            engine.apply(&batch).expect("apply");
+            edb.relations[fact.rel].remove(&fact.tuple);
+        };
+        let learned =
+            |engine: &Auto| engine.deletion.model.stratum_ns[Kind::Deletes.index()].clone();
+        delete(&mut engine, Fact::new(e, vec![5, 6]), Method::Recompute);
+        let after = learned(&engine);
+        assert!(
+            of_t.iter().all(|&s| after[s] > 0),
+            "t's strata were evaluated: {after:?}"
+        );
+        assert!(
+            of_u.iter().all(|&s| after[s] == 0),
+            "u's were not: {after:?}"
+        );
+        delete(&mut engine, Fact::new(f, vec![3]), Method::Dred);
+        assert_eq!(learned(&engine), after, "DRed evaluated nothing");
+        delete(&mut engine, Fact::new(f, vec![4]), Method::Recompute);
+        let last = learned(&engine);
+        assert!(
+            of_u.iter().all(|&s| last[s] > 0),
+            "u's strata now: {last:?}"
+        );
+        assert!(
+            of_t.iter().all(|&s| last[s] == after[s]),
+            "t's kept: {last:?}"
+        );
     }
 
     /// A scout's abandonment is learned as a batch the algorithm did not run (its figure

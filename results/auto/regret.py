@@ -11,6 +11,8 @@ Batches without deletions are left out (every engine does the same: insertion on
 Times are the time each call ran on a CPU (`time_ns` less `descheduled_ns` where the report
 has it), as `dredbench findings` reads them. A recomputation scouted by an incremental
 algorithm (the `scout` column) is a row of its own in the confusion table.
+Then auto's own cost: on the batches where it ran DRed or B/F to the end, its time over
+that engine's beside it, by the engine's time.
 When the reports hold `dred@2` (the A/A instance), also the noise floor: on the batches where
 `dred` was the best, `dred@2` over the best, a perfect chooser timed again."""
 import collections
@@ -89,6 +91,16 @@ def main(paths):
         f"{e} {geomean([x[4][e] / x[4][x[3]] for x in everything]):.2f}" for e in FIXED))
     over = [x for x in everything if x[4]["auto"] > 2 * x[4]["recompute"]]
     print(f"batches where auto > 2x recompute: {len(over)} of {n}")
+    # auto's own cost: on the batches where it ran one incremental algorithm to the end (no
+    # scout, no abandonment), its time over that algorithm's engine beside it.
+    own = [(x[4]["auto"] / x[4][x[1]], x[4][x[1]]) for x in everything
+           if x[1] in ("dred", "bf") and not x[2]]
+    for low, high, name in ((0, 1e4, "under 10 us"), (1e4, 1e5, "10-100 us"),
+                            (1e5, 1e6, "0.1-1 ms"), (1e6, math.inf, "1 ms or more")):
+        xs = [r for r, t in own if low <= t < high]
+        if xs:
+            print(f"auto / the engine it ran, batches {name}: {len(xs)}, median "
+                  f"{quantile(xs, 0.5):.2f}, geometric mean {geomean(xs):.2f}")
     floor = [x[4]["dred@2"] / x[4]["dred"] for x in everything
              if x[3] == "dred" and "dred@2" in x[4]]
     if floor:

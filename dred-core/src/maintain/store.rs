@@ -39,6 +39,11 @@ pub struct Store {
     /// materialisation, or when [`recompute`](super::recompute) evaluated it again): what
     /// recomputing it is predicted to cost (`auto` reads it).
     pub(crate) stratum_cost: Vec<(u64, u64)>,
+    /// Per stratum, the number of [`Store::evaluations`] its last evaluation made: an engine
+    /// that noted the count before a call knows which strata the call evaluated.
+    pub(crate) stratum_evaluated: Vec<u64>,
+    /// Evaluations of a stratum from scratch since the store was made.
+    pub(crate) evaluations: u64,
     /// The work past which the running deletion call stops and marks its
     /// [`Deleted::abandoned`](super::Deleted::abandoned); `None`: no budget. Set by an engine
     /// that guards its choice of algorithm (`auto`), for one call at a time.
@@ -86,6 +91,8 @@ impl Store {
             engine,
             evaluation_work: Vec::new(),
             stratum_cost: vec![(0, 0); strata],
+            stratum_evaluated: vec![0; strata],
+            evaluations: 0,
             budget: None,
             batch_insertions: 0,
             spare: Vec::new(),
@@ -393,6 +400,8 @@ impl Store {
         };
         let total = inserted.work.probes + inserted.work.touched + folding.probes + folding.touched;
         self.stratum_cost[s] = (start.elapsed().as_nanos() as u64, total);
+        self.evaluations += 1;
+        self.stratum_evaluated[s] = self.evaluations;
         (inserted, folding)
     }
 }
