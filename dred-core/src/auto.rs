@@ -86,7 +86,6 @@
 //! algorithm that finished the batch (after an abandonment, together with the partial work
 //! before it).
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -314,10 +313,18 @@ pub struct AutoDeletion {
     evaluations_before: u64,
     /// Per relation, the strata a batch deleting only facts of it can reach
     /// ([`strata_reached`]), and last, those a batch deleting nothing can: the prediction
-    /// of a batch reads one list instead of walking the program's rules. Why: the walk,
-    /// cold, took about 1 µs of a debian-deps reachability batch of 8–12 (every batch of
-    /// the study runs after other engines have filled the caches).
+    /// of a batch reads one sum ([`AutoDeletion::summed`]) instead of walking the program's
+    /// rules and the strata's times. Why: the walk, cold, took about 1 µs of a debian-deps
+    /// reachability batch of 8–12 (every batch of the study runs after other engines have
+    /// filled the caches).
     reached: Vec<Vec<usize>>,
+    /// Per entry of `reached`, per [`Kind`], the strata's evaluation times summed as the
+    /// prediction reads them, as they were when the store had made `summed_at` evaluations
+    /// (`None`: not summed since materialisation).
+    summed: Vec<[f64; 3]>,
+    summed_at: Option<u64>,
+    /// Whether the program has levels above 0, where insertions delete.
+    levels_above_0: bool,
     /// The guard's budget in nanoseconds (0 when recomputing).
     budget_ns: f64,
     /// Whether the running batch's incremental algorithm scouts a chosen recomputation.
@@ -346,21 +353,13 @@ impl AutoDeletion {
     /// The predictions for a batch deleting `deletions` (see the module's header), in
     /// [`Method::ALL`]'s order, the facts it changes, and the recomputation as the strata's
     /// evaluation times alone predict it.
-    fn predict(&self, store: &Store, deletions: &[Fact]) -> ([f64; 3], usize, f64) {
+    fn predict(&mut self, store: &Store, deletions: &[Fact]) -> ([f64; 3], usize, f64) {
         let mut changed_facts = deletions.len();
-        if store.program.num_levels() > 1 {
+        if self.levels_above_0 {
             changed_facts += store.batch_insertions;
         }
-        let strata = self.strata_of(store, deletions);
         let kind = Kind::of(deletions.len(), store.batch_insertions);
-        let of_kind = &self.model.stratum_ns[kind.index()];
-        let recompute: f64 = strata
-            .iter()
-            .map(|&s| match of_kind.get(s) {
-                Some(&ns) if ns > 0 => ns as f64,
-                _ => store.stratum_cost[s].0 as f64,
-            })
-            .sum();
+        let recompute = self.evaluations_ns(store, deletions, kind);
         let incremental = |i: usize| {
             self.model.per_fact[kind.index()][i]
                 .per()
@@ -374,17 +373,40 @@ impl AutoDeletion {
         )
     }
 
-    /// The strata a batch deleting `deletions` can reach ([`strata_reached`]): the list kept
-    /// for their relation when they are all of one (or there are none), else walked.
-    fn strata_of(&self, store: &Store, deletions: &[Fact]) -> Cow<'_, [usize]> {
-        let one = deletions
-            .first()
-            .map_or(store.program.relations.len(), |f| f.rel);
-        if deletions.iter().all(|f| f.rel == one) {
-            Cow::Borrowed(&self.reached[one])
-        } else {
-            Cow::Owned(strata_reached(store, deletions.iter().map(|f| f.rel)))
+    /// The sum, over the strata a batch deleting `deletions` can reach, of each stratum's
+    /// last evaluation from scratch on a batch of `kind`, or, before there is one, at
+    /// materialisation or on any batch. Read from [`AutoDeletion::summed`] when the batch
+    /// deletes facts of one relation (or none).
+    fn evaluations_ns(&mut self, store: &Store, deletions: &[Fact], kind: Kind) -> f64 {
+        let of_kind = |model: &CostModel, strata: &[usize], kind: Kind| -> f64 {
+            let learned = &model.stratum_ns[kind.index()];
+            strata
+                .iter()
+                .map(|&s| match learned.get(s) {
+                    Some(&ns) if ns > 0 => ns as f64,
+                    _ => store.stratum_cost[s].0 as f64,
+                })
+                .sum()
+        };
+        let one = deletions.first().map_or(self.reached.len() - 1, |f| f.rel);
+        if !deletions.iter().all(|f| f.rel == one) {
+            let strata = strata_reached(store, deletions.iter().map(|f| f.rel));
+            return of_kind(&self.model, &strata, kind);
         }
+        // The figures change only where a stratum was evaluated: the sums are made again
+        // then, not on every batch.
+        if self.summed_at != Some(store.evaluations) {
+            self.summed = self
+                .reached
+                .iter()
+                .map(|strata| {
+                    [Kind::Deletes, Kind::Inserts, Kind::Both]
+                        .map(|kind| of_kind(&self.model, strata, kind))
+                })
+                .collect();
+            self.summed_at = Some(store.evaluations);
+        }
+        self.summed[one][kind.index()]
     }
 
     /// The share of the guard `method` runs under on the running batch: 2^-k after k
@@ -552,9 +574,9 @@ impl AutoDeletion {
                 .learn_recompute(self.kind, ns as f64, self.recompute_evaluations_ns);
         }
         let kind = self.kind.index();
-        let evaluated = &mut self.model.stratum_ns[kind];
-        evaluated.resize(store.stratum_cost.len(), 0);
         if store.evaluations != self.evaluations_before {
+            let evaluated = &mut self.model.stratum_ns[kind];
+            evaluated.resize(store.stratum_cost.len(), 0);
             for (s, &(ns, _)) in store.stratum_cost.iter().enumerate() {
                 if store.stratum_evaluated[s] > self.evaluations_before {
                     evaluated[s] = ns;
@@ -765,6 +787,7 @@ impl Deletion for AutoDeletion {
         self.dred.materialised(store);
         self.bf.materialised(store);
         self.model = CostModel::default();
+        self.summed_at = None;
     }
 
     fn delete_level0(
@@ -927,6 +950,9 @@ impl Maintained<AutoDeletion> {
                     strata_reached(store, (rel < store.program.relations.len()).then_some(rel))
                 })
                 .collect(),
+            summed: Vec::new(),
+            summed_at: None,
+            levels_above_0: store.program.num_levels() > 1,
             budget_ns: 0.0,
             scouting: false,
             started: Instant::now(),
@@ -1148,32 +1174,53 @@ mod tests {
                 .expect("declared")
         };
         let (e, f, g) = (rel("e"), rel("f"), rel("g"));
-        let engine = Auto::new(Arc::new(program));
-        let auto = &engine.deletion;
-        let store = &engine.store;
-        let fact = |rel| Fact {
+        let mut engine = Auto::new(Arc::new(program));
+        let fact = |rel: usize| Fact {
             rel,
-            tuple: vec![1; store.program.relations[rel].arity()],
+            tuple: vec![1; engine.store.program.relations[rel].arity()],
         };
-        let above: Vec<usize> = (0..store.program.strata.len())
-            .filter(|&s| store.program.strata[s].level > 0)
-            .collect();
-        assert!(!above.is_empty(), "the program has a level above 0");
-        for batch in [
+        let batches = [
             vec![fact(e)],
             vec![fact(e), fact(e)],
             vec![fact(f)],
             vec![fact(g)],
             vec![fact(e), fact(f)],
             vec![],
-        ] {
-            let walked = strata_reached(store, batch.iter().map(|x| x.rel));
-            assert_eq!(auto.strata_of(store, &batch).as_ref(), walked.as_slice());
-            assert!(above.iter().all(|s| walked.contains(s)));
+        ];
+        let store = &mut engine.store;
+        let strata = store.program.strata.len();
+        let above: Vec<usize> = (0..strata)
+            .filter(|&s| store.program.strata[s].level > 0)
+            .collect();
+        assert!(!above.is_empty(), "the program has a level above 0");
+        // Stratum s costs 2^s, so that a sum names the strata summed.
+        let bits = |strata: &[usize]| strata.iter().map(|&s| (1u64 << s) as f64).sum::<f64>();
+        for round in 0..2 {
+            if round == 1 {
+                // An evaluation makes the sums again.
+                for s in 0..strata {
+                    store.stratum_cost[s].0 = 1 << (strata + s);
+                }
+                store.evaluations += 1;
+            } else {
+                for s in 0..strata {
+                    store.stratum_cost[s].0 = 1 << s;
+                }
+            }
+            let scale = if round == 1 {
+                (1u64 << strata) as f64
+            } else {
+                1.0
+            };
+            for batch in &batches {
+                let walked = strata_reached(store, batch.iter().map(|x| x.rel));
+                assert!(above.iter().all(|s| walked.contains(s)));
+                let summed = engine.deletion.evaluations_ns(store, batch, Kind::Deletes);
+                assert_eq!(summed, bits(&walked) * scale, "batch {batch:?}");
+            }
         }
-        let of_e = auto.strata_of(store, &[fact(e)]).into_owned();
-        let of_f = auto.strata_of(store, &[fact(f)]).into_owned();
-        let both = auto.strata_of(store, &[fact(e), fact(f)]).into_owned();
+        let of = |rels: &[usize]| strata_reached(store, rels.iter().copied());
+        let (of_e, of_f, both) = (of(&[e]), of(&[f]), of(&[e, f]));
         assert!(of_e.iter().chain(&of_f).all(|s| both.contains(s)));
         assert_ne!(of_e, of_f);
     }
