@@ -1141,12 +1141,18 @@ mod tests {
         assert_eq!(model.recompute_scale(Kind::Inserts), 4.0);
     }
 
+    /// A program of the text `src`, checked.
+    fn checked(src: &str) -> Program {
+        use crate::diagnostic::SourceFile;
+        use crate::value::Symbols;
+        crate::check::load_program(&SourceFile::new("p.dl", src), &mut Symbols::new())
+            .expect("program")
+    }
+
     /// The strata kept per relation for the prediction are those the program's walk finds,
     /// for one relation, for several, and for none; above level 0 every stratum.
     #[test]
     fn the_strata_a_batch_reaches_are_those_of_the_walk() {
-        use crate::diagnostic::SourceFile;
-        use crate::value::Symbols;
         let src = "
             .decl e(x: number, y: number)
             .decl f(x: number)
@@ -1163,16 +1169,8 @@ mod tests {
             u(x) :- f(x).
             v(x) :- g(x), !u(x).
         ";
-        let program =
-            crate::check::load_program(&SourceFile::new("p.dl", src), &mut Symbols::new())
-                .expect("program");
-        let rel = |name: &str| {
-            program
-                .relations
-                .iter()
-                .position(|d| d.name == name)
-                .expect("declared")
-        };
+        let program = checked(src);
+        let rel = |name: &str| program.relation_id(name).expect("declared");
         let (e, f, g) = (rel("e"), rel("f"), rel("g"));
         let mut engine = Auto::new(Arc::new(program));
         let fact = |rel: usize| Fact {
@@ -1229,9 +1227,7 @@ mod tests {
     /// those: a recomputation's, not a batch DRed maintained.
     #[test]
     fn the_strata_a_batch_evaluated_are_learned() {
-        use crate::diagnostic::SourceFile;
         use crate::engine::{Batch, Edb, Engine, RequestedBatch};
-        use crate::value::Symbols;
         let src = "
             .decl e(x: number, y: number)
             .decl f(x: number)
@@ -1245,16 +1241,8 @@ mod tests {
             t(x, z) :- t(x, y), e(y, z).
             u(x) :- f(x).
         ";
-        let program =
-            crate::check::load_program(&SourceFile::new("p.dl", src), &mut Symbols::new())
-                .expect("program");
-        let rel = |name: &str| {
-            program
-                .relations
-                .iter()
-                .position(|d| d.name == name)
-                .expect("declared")
-        };
+        let program = checked(src);
+        let rel = |name: &str| program.relation_id(name).expect("declared");
         let (e, f, t, u) = (rel("e"), rel("f"), rel("t"), rel("u"));
         let program = Arc::new(program);
         let mut edb = Edb::empty(&program);
