@@ -215,6 +215,60 @@ pub fn confusion_table(batches: &[AutoBatch]) -> String {
 pub fn values(batches: &[AutoBatch]) -> Vec<(String, String)> {
     let mut v = regret_values(batches);
     v.extend(floor_values(batches));
+    v.extend(own_cost_values(batches));
+    v
+}
+
+/// `auto`'s own cost: on the batches where it ran the algorithm it chose to the end (DRed or
+/// B/F, no scout, not abandoned), its time over that algorithm's engine beside it — the
+/// bookkeeping of choosing, which on a batch of microseconds runs cold after the other
+/// engines. Per bucket of that engine's time (`small`: under 10 µs, `mid`: 10–100 µs,
+/// `large`: 100 µs or more): `auto_own_{bucket}_batches` and `auto_own_{bucket}_geomean`;
+/// and the A/A pair's `dred@2` / `dred` on the batches where `dred` took under 10 µs,
+/// `auto_own_aa_small_geomean`, the same code measured twice.
+pub fn own_cost_values(batches: &[AutoBatch]) -> Vec<(String, String)> {
+    let ran: Vec<(f64, u64)> = batches
+        .iter()
+        .filter(|b| b.scout.is_none() && !b.abandoned)
+        .filter_map(|b| {
+            let i = 1 + FIXED[..2].iter().position(|&e| e == b.chosen)?;
+            let engine = b.time_ns[i].max(1);
+            Some((b.time_ns[0].max(1) as f64 / engine as f64, engine))
+        })
+        .collect();
+    let mean = |r: &[f64]| {
+        if r.is_empty() {
+            "–".to_string()
+        } else {
+            format!("{:.2}", geomean(r.iter().copied()))
+        }
+    };
+    let mut v = Vec::new();
+    for (bucket, low, high) in [
+        ("small", 0, 10_000),
+        ("mid", 10_000, 100_000),
+        ("large", 100_000, u64::MAX),
+    ] {
+        let r: Vec<f64> = ran
+            .iter()
+            .filter(|&&(_, t)| (low..high).contains(&t))
+            .map(|&(r, _)| r)
+            .collect();
+        v.push((
+            format!("auto_own_{bucket}_batches"),
+            thousands(r.len() as f64),
+        ));
+        v.push((format!("auto_own_{bucket}_geomean"), mean(&r)));
+    }
+    let aa: Vec<f64> = batches
+        .iter()
+        .filter(|b| b.time_ns[1] < 10_000)
+        .filter_map(|b| {
+            b.aa_ns
+                .map(|aa| aa.max(1) as f64 / b.time_ns[1].max(1) as f64)
+        })
+        .collect();
+    v.push(("auto_own_aa_small_geomean".into(), mean(&aa)));
     v
 }
 
@@ -445,6 +499,62 @@ mod tests {
         assert_eq!(
             v["auto_ms_batches"], "0",
             "every batch here takes nanoseconds"
+        );
+    }
+
+    /// `auto`'s own cost counts the batches it finished with its choice, against the engine
+    /// of that choice, by that engine's time; scouted and abandoned batches are out.
+    #[test]
+    fn auto_s_own_cost_is_over_the_engine_it_ran() {
+        let mut rows = Vec::new();
+        for (batch, chosen, abandoned, [auto, dred, bf, rec, aa]) in [
+            (1, "dred", 0, [6_000, 4_000, 3_000, 900_000, 5_000]),
+            (2, "bf", 0, [9_000, 8_000, 6_000, 900_000, 8_000]),
+            (3, "bf", 0, [60_000, 10_000, 50_000, 900_000, 12_000]),
+            (4, "dred", 1, [90_000, 5_000, 5_000, 50_000, 5_000]),
+            (
+                5,
+                "recompute",
+                0,
+                [1_000_000, 500_000, 400_000, 900_000, 500_000],
+            ),
+        ] {
+            for (e, t) in [
+                ("auto", auto),
+                ("dred", dred),
+                ("bf", bf),
+                ("recompute", rec),
+                ("dred@2", aa),
+            ] {
+                let mut r = row(e, batch, 1, t);
+                if e == "auto" {
+                    r.chosen = Some(chosen.into());
+                    r.abandoned = Some(abandoned);
+                }
+                rows.push(r);
+            }
+        }
+        let v: BTreeMap<_, _> = own_cost_values(&auto_batches(&rows)).into_iter().collect();
+        assert_eq!(v["auto_own_small_batches"], "2", "batches 1 and 2");
+        assert_eq!(
+            v["auto_own_small_geomean"],
+            format!("{:.2}", (1.5f64 * 1.5).sqrt()),
+            "6,000 / 4,000 and 9,000 / 6,000"
+        );
+        assert_eq!(
+            v["auto_own_mid_batches"], "1",
+            "batch 3, against bf's 50 µs"
+        );
+        assert_eq!(v["auto_own_mid_geomean"], "1.20");
+        assert_eq!(
+            v["auto_own_large_batches"], "0",
+            "batch 4 abandoned, 5 recomputed"
+        );
+        assert_eq!(v["auto_own_large_geomean"], "–");
+        assert_eq!(
+            v["auto_own_aa_small_geomean"],
+            format!("{:.2}", (1.25f64 * 1.0 * 1.0).powf(1.0 / 3.0)),
+            "dred under 10 µs: batches 1, 2 and 4"
         );
     }
 
