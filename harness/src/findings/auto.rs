@@ -386,6 +386,21 @@ mod tests {
         }
     }
 
+    /// The rows of one deleting batch: `auto` (first), the fixed engines and `dred@2`, with
+    /// these times.
+    fn with_aa(batch: usize, [auto, dred, bf, rec, aa]: [u64; 5]) -> Vec<ReportRow> {
+        [
+            ("auto", auto),
+            ("dred", dred),
+            ("bf", bf),
+            ("recompute", rec),
+            ("dred@2", aa),
+        ]
+        .into_iter()
+        .map(|(e, t)| row(e, batch, 1, t))
+        .collect()
+    }
+
     #[test]
     fn regret_is_auto_over_the_fastest_fixed_engine_on_deleting_batches() {
         let mut rows = Vec::new();
@@ -478,15 +493,7 @@ mod tests {
             (2, [100, 100, 300, 1_000, 110]),
             (3, [900, 500, 200, 1_000, 50]),
         ] {
-            for (e, t) in [
-                ("auto", auto),
-                ("dred", dred),
-                ("bf", bf),
-                ("recompute", rec),
-                ("dred@2", aa),
-            ] {
-                rows.push(row(e, batch, 1, t));
-            }
+            rows.extend(with_aa(batch, [auto, dred, bf, rec, aa]));
         }
         let v: BTreeMap<_, _> = values(&auto_batches(&rows)).into_iter().collect();
         assert_eq!(v["auto_floor_batches"], "2", "batch 3's fastest is bf");
@@ -519,20 +526,10 @@ mod tests {
                 [1_000_000, 500_000, 400_000, 900_000, 500_000],
             ),
         ] {
-            for (e, t) in [
-                ("auto", auto),
-                ("dred", dred),
-                ("bf", bf),
-                ("recompute", rec),
-                ("dred@2", aa),
-            ] {
-                let mut r = row(e, batch, 1, t);
-                if e == "auto" {
-                    r.chosen = Some(chosen.into());
-                    r.abandoned = Some(abandoned);
-                }
-                rows.push(r);
-            }
+            let mut batch_rows = with_aa(batch, [auto, dred, bf, rec, aa]);
+            batch_rows[0].chosen = Some(chosen.into());
+            batch_rows[0].abandoned = Some(abandoned);
+            rows.extend(batch_rows);
         }
         let v: BTreeMap<_, _> = own_cost_values(&auto_batches(&rows)).into_iter().collect();
         assert_eq!(v["auto_own_small_batches"], "2", "batches 1 and 2");
