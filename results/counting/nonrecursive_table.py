@@ -18,6 +18,12 @@ per direction it prints two markdown tables:
    same instances over-deletion does (on a non-recursive view a fact DRed over-deletes is
    exactly one whose count changes), so a counting that spent what phase 1 spends would
    read this ratio: above 0.5, the target is missed by the algorithm, not the engine.
+   Beside it, `dred`'s whole batch but its rederivation (`1 - rederive_ns / time_ns`): what
+   a counting would read that spent what `dred` spends on everything both must do (the
+   batch's check, finding the deleted facts, the instances, the bookkeeping of a batch)
+   and saved exactly the rederivation, the step counting does not have. On batches of a
+   few microseconds, where the costs outside phase 1 are a large share, the first floor
+   is far below what any engine that checks and stores a batch can reach.
 2. every engine's time per batch, median [p10, p90] and worst.
 3. materialisation (batch 0) per program and dataset: each engine's time, the median over
    the reports of the pair, and counting / dred of those medians.
@@ -120,13 +126,15 @@ def main():
             m = lambda col, rr=dr: f"{statistics.median(num(rr[b], col) for b in bs):,.0f}"
             dred_work = statistics.median(work(dr[b], ("overdelete", "rederive", "insert")) for b in bs)
             count_work = statistics.median(work(co[b], ("insert",)) for b in bs)
-            floor = "–"
+            floor = shared = "–"
             if d == "delete":
                 phase1 = [num(dr[b], "overdelete_ns") / max(1, time_ns(dr[b])) for b in bs]
                 floor = spread(phase1, lambda x: f"{x:.2f}")
+                kept = [1 - num(dr[b], "rederive_ns") / max(1, time_ns(dr[b])) for b in bs]
+                shared = spread(kept, lambda x: f"{x:.2f}")
             target.append(
                 f"| {label} | {d} | {len(bs)} | {model:,} | {change:,.0f} | {times(dr, bs)} | "
-                f"{times(co, bs)} | {spread(cd, lambda x: f'{x:.2f}')} | {meets} | {floor} | {aa} | "
+                f"{times(co, bs)} | {spread(cd, lambda x: f'{x:.2f}')} | {meets} | {floor} | {shared} | {aa} | "
                 f"{m('overdeleted')} / {m('rederived')} / {m('inserted')} | {m('counts_changed', co)} | "
                 f"{dred_work:,.0f} / {count_work:,.0f} |")
             every.append(f"| {label} | {d} | {len(bs)} | "
@@ -134,9 +142,10 @@ def main():
     print("Target: counting / dred ≤ 0.5 by median (per-batch ratios, side by side). "
           "Times µs: median [p10, p90] worst@batch.\n")
     print("| program | dataset | stream | direction | batches | model | change | dred µs | counting µs "
-          "| counting / dred | ≤ 0.5× | floor: dred phase 1 / dred | A/A dred@2 / dred "
+          "| counting / dred | ≤ 0.5× | floor: dred phase 1 / dred "
+          "| dred but its rederivation / dred | A/A dred@2 / dred "
           "| dred over-deleted / rederived / inserted | counting counts_changed | work dred / counting |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     print("\n".join(target))
     print("\nEvery engine, µs per batch: median [p10, p90] worst@batch.\n")
     print("| program | dataset | stream | direction | batches | " + " | ".join(ENGINES) + " |")

@@ -111,8 +111,10 @@ pub(crate) struct Pending {
     scratch: Vec<Value>,
     /// The versions of the relations a join reads (all of every relation), reused.
     versions: Vec<Versions>,
-    /// Heads of instances waiting to be looked up.
+    /// Heads of instances waiting to be looked up ([`Database::settle_heads`]).
     probes: HeadProbes,
+    /// The change each held head's count takes, in the order of `probes`.
+    signs: Vec<i64>,
     /// The rows of heads being stored, reused.
     rows: Vec<Option<RowId>>,
     /// During [`Database::insert_run`]: the relation whose joins see only its rows below
@@ -316,7 +318,9 @@ impl Database<'_> {
     }
 
     /// Adds `sign` to the count of the head of every instance of `plans` seeded with
-    /// `tuple`, over the relations as they are.
+    /// `tuple`, over the relations as they are. The heads are looked up
+    /// [`HeadProbes::DEPTH`] at a time, across events: a change may stay pending until
+    /// [`Database::settle_heads`].
     fn count(&mut self, pending: &mut Pending, plans: &[SeededPlan], tuple: &[Value], sign: i64) {
         if plans.is_empty() {
             return;
@@ -326,6 +330,7 @@ impl Database<'_> {
             absent_in,
             versions,
             probes,
+            signs,
             work,
             visible,
             ..
@@ -344,21 +349,6 @@ impl Database<'_> {
             work,
         };
         let relations: &[Relation] = self.relations;
-        // The heads are looked up a batch at a time (their cache misses overlap); a head not
-        // stored is kept and stored after the join, which borrows the relations.
-        let mut found = |rel: RelId, head: &[Value], row: Option<RowId>| {
-            let deltas = &mut counts[rel];
-            match row {
-                Some(r) => deltas.add(r, sign),
-                None => {
-                    if deltas.absent_changes.is_empty() {
-                        absent_in.push(rel);
-                    }
-                    deltas.absent.extend_from_slice(head);
-                    deltas.absent_changes.push(sign);
-                }
-            }
-        };
         for seeded in plans {
             let rule = &self.program.rules[seeded.rule];
             let plan = &seeded.plan;
@@ -366,13 +356,37 @@ impl Database<'_> {
                 if !first_position(rule, seeded.literal, tuple, vars) {
                     return;
                 }
+                // A head carries its instance's sign: the heads held may come from events
+                // of both signs.
                 probes.push_instance(relations, plan, vars);
+                signs.push(sign);
                 if probes.is_full() {
-                    probes.drain_values(relations, &mut found);
+                    drain_heads(relations, probes, signs, counts, absent_in);
                 }
             });
         }
-        probes.drain_values(relations, &mut found);
+    }
+
+    /// Finds the rows of the heads still held and adds their changes, storing the heads
+    /// not stored yet as tombstones. Before a relation's changes are read, and between
+    /// batches, nothing may be held: the events of a relation's facts change no
+    /// relation but theirs, and a head lies in a higher stratum than its rule's body, so
+    /// a head is looked up correctly however late, as long as it is before its relation's
+    /// changes are read.
+    ///
+    /// Why heads wait across events: looked up at the end of each event, as before, the
+    /// few heads of one event were looked up as soon as their loads had started, and each
+    /// waited for its cache miss.
+    pub(crate) fn settle_heads(&mut self, pending: &mut Pending) {
+        let relations: &[Relation] = self.relations;
+        let Pending {
+            counts,
+            absent_in,
+            probes,
+            signs,
+            ..
+        } = pending;
+        drain_heads(relations, probes, signs, counts, absent_in);
         for rel in std::mem::take(absent_in) {
             store_absent(
                 &mut self.relations[rel],
@@ -381,6 +395,34 @@ impl Database<'_> {
             );
         }
     }
+}
+
+/// Looks up the heads `probes` holds, adding each one's sign (`signs`, in the same order) to
+/// its row's change, or keeping it as absent when it is not stored.
+fn drain_heads(
+    relations: &[Relation],
+    probes: &mut HeadProbes,
+    signs: &mut Vec<i64>,
+    counts: &mut [CountDeltas],
+    absent_in: &mut Vec<RelId>,
+) {
+    let mut next = signs.iter();
+    probes.drain_values(relations, |rel, head, row| {
+        let sign = *next.next().expect("a sign per head");
+        let deltas = &mut counts[rel];
+        match row {
+            Some(r) => deltas.add(r, sign),
+            None => {
+                if deltas.absent_changes.is_empty() {
+                    absent_in.push(rel);
+                }
+                deltas.absent.extend_from_slice(head);
+                deltas.absent_changes.push(sign);
+            }
+        }
+    });
+    debug_assert!(next.next().is_none(), "a head per sign");
+    signs.clear();
 }
 
 /// How many facts ahead of the one being handled a lookup of its own is started

@@ -283,6 +283,7 @@ impl Counting {
                 continue;
             }
             for &rel in &stratum.relations {
+                db.settle_heads(&mut pending);
                 // In the order the rows' counts first changed: fixed by the batch, so that
                 // its work counts do not depend on hashing.
                 let touched = pending.counts[rel].take_touched();
@@ -293,14 +294,23 @@ impl Counting {
                 if counts.len() < end {
                     counts.resize(end, 0);
                 }
-                for (i, &r) in touched.iter().enumerate() {
-                    // Rows are touched in the order instances found them: scattered.
-                    if let Some(&ahead) = touched.get(i + LOOKUPS_AHEAD) {
-                        pending.counts[rel].prefetch(ahead);
-                        if let Some(c) = counts.get(ahead as usize) {
+                // Rows are touched in the order instances found them: scattered. The reads
+                // of the first rows start together too: on a single-fact batch there are no
+                // rows further ahead, and every read misses the cache.
+                let prefetch_row =
+                    |r: RowId, pending: &Pending, relation: &Relation, counts: &[u64]| {
+                        pending.counts[rel].prefetch(r);
+                        if let Some(c) = counts.get(r as usize) {
                             prefetch(c);
                         }
-                        db.relations[rel].prefetch_values(ahead);
+                        relation.prefetch_values(r);
+                    };
+                for &r in touched.iter().take(LOOKUPS_AHEAD) {
+                    prefetch_row(r, &pending, &db.relations[rel], counts);
+                }
+                for (i, &r) in touched.iter().enumerate() {
+                    if let Some(&ahead) = touched.get(i + LOOKUPS_AHEAD) {
+                        prefetch_row(ahead, &pending, &db.relations[rel], counts);
                     }
                     let delta = pending.counts[rel].take(r);
                     if delta == 0 {
@@ -331,6 +341,8 @@ impl Counting {
                 pending.counts[rel].give_back(touched);
             }
         }
+        // The top strata's relations are read by no rule: nothing is held (a check).
+        db.settle_heads(&mut pending);
         Ok((pending, counters))
     }
 

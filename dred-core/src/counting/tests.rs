@@ -485,6 +485,55 @@ fn deletions_of_one_batch_that_join_each_other() {
     assert_eq!(counting.count(hop2, &n3n7), Some(1));
 }
 
+/// Heads are looked up many at a time across events (`Database::settle_heads`): a batch
+/// that deletes and inserts at once, so that the heads held together take both signs, more
+/// of them than are held before a lookup; heads new to their relation found by several
+/// events (stored once, their counts added); and a level above fed by the changes of the
+/// level below. After each batch, and after the inverse batch, the counts equal a fresh
+/// materialisation's and the model the oracle's.
+#[test]
+fn heads_held_across_events_of_both_signs() {
+    let src = ".decl edge(x: symbol, y: symbol)\n.decl hop2(x: symbol, z: symbol)\n\
+        .decl hop3(x: symbol, w: symbol)\n.input edge\n.output hop2\n.output hop3\n\
+        hop2(x, z) :- edge(x, y), edge(y, z).\nhop3(x, w) :- hop2(x, z), edge(z, w).\n";
+    let sources: Vec<String> = (0..10).map(|i| format!("s{i}")).collect();
+    let targets: Vec<String> = (0..10).map(|i| format!("t{i}")).collect();
+    let mut edges: Vec<(&str, &str)> = Vec::new();
+    for s in &sources {
+        edges.extend([(s.as_str(), "h0"), (s.as_str(), "h1")]);
+    }
+    for t in &targets {
+        edges.extend([("h0", t.as_str()), ("h1", t.as_str())]);
+    }
+    edges.extend([("t0", "v"), ("u0", "v")]);
+    let (program, mut symbols, mut edb) = with_edges(src, &edges);
+    let edge = program.relation_id("edge").expect("edge");
+    let mut counting = Counting::new(program.clone());
+    counting.materialise(&edb).expect("materialise");
+    let mut fact = |a: &str, b: &str| Fact::new(edge, vec![symbols.intern(a), symbols.intern(b)]);
+    // Every source's edge to h0 goes (100 heads of hop2 lose one of their two
+    // derivations); each source gains an edge to h2, which leads to t0..t9 (the same heads
+    // gain one) and to u0, as h1 now does (heads new to hop2, each found twice).
+    let deletions: Vec<Fact> = sources.iter().map(|s| fact(s, "h0")).collect();
+    let mut insertions: Vec<Fact> = sources.iter().map(|s| fact(s, "h2")).collect();
+    insertions.extend(targets.iter().map(|t| fact("h2", t)));
+    insertions.extend([fact("h2", "u0"), fact("h1", "u0")]);
+    apply_checked(
+        &mut counting,
+        &program,
+        &mut edb,
+        deletions.clone(),
+        insertions.clone(),
+    );
+    let hop2 = program.relation_id("hop2").expect("hop2");
+    let s0u0 = [symbols.intern("s0"), symbols.intern("u0")];
+    assert_eq!(counting.count(hop2, &s0u0), Some(2));
+    let s0t5 = [symbols.intern("s0"), symbols.intern("t5")];
+    assert_eq!(counting.count(hop2, &s0t5), Some(2));
+    apply_checked(&mut counting, &program, &mut edb, insertions, deletions);
+    assert_eq!(counting.count(hop2, &s0u0), Some(0));
+}
+
 /// A batch not normalised against the EDB (a deleted fact absent after present ones, an
 /// inserted one present, a fact of a derived relation) is refused with an error naming the
 /// engine and the batch, before any of it is applied: the model and counts stay as they
