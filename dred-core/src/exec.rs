@@ -59,7 +59,7 @@ impl Versions {
 }
 
 /// Counts [`Work`] while relations are borrowed immutably by a [`Matcher`] (hence cells).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct WorkCounter {
     probes: Cell<u64>,
     touched: Cell<u64>,

@@ -100,7 +100,7 @@ impl CountDeltas {
 }
 
 /// What the events of one batch (or of materialisation) have changed so far above them.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Pending {
     /// Per relation (used for those of non-recursive strata): the net change of each row's
     /// count so far.
@@ -148,6 +148,19 @@ impl Pending {
             groups: vec![HashSet::new(); aggregates],
             ..Pending::default()
         }
+    }
+
+    /// Nothing pending again, for the next batch, with every allocation kept. Its columns
+    /// of count changes must be all 0 (as a batch that ended leaves them).
+    pub(crate) fn begin(&mut self) {
+        debug_assert!(self.absent_in.is_empty() && self.signs.is_empty());
+        self.visible = None;
+        self.dirty.fill(false);
+        self.from_round_1.fill(false);
+        self.changed_inputs.iter_mut().for_each(Vec::clear);
+        self.groups.iter_mut().for_each(HashSet::clear);
+        self.net = NetChange::default();
+        self.work = WorkCounter::default();
     }
 }
 

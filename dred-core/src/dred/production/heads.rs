@@ -15,7 +15,7 @@ use crate::value::Value;
 /// fact: on large deletions most of their time, one cache miss each. Found one by one, each
 /// waits for its miss; here each head's slot is prefetched when the head is pushed and looked
 /// up only [`HeadProbes::DEPTH`] heads later, so that the misses overlap.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct HeadProbes {
     /// One record per head rather than a vector per field: a push is one vector's growth
     /// check, not three (on R-MAT TC, 12 million pushes for 20 single-edge deletions).
