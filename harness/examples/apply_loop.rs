@@ -2,7 +2,9 @@
 //! and `auto-dred`, `auto-bf`: `auto` with the method forced), timing
 //! only the `apply` calls, for a profile of an engine's per-batch cost without the harness's.
 //!
-//! `VERBOSE=1` prints each batch's time and counters.
+//! `VERBOSE=1` prints each batch's time and counters. The summary gives, per parity of the
+//! batch (a reverting stream alternates deletions and insertions), the median time of a
+//! call and the heap blocks it allocated.
 //!
 //! `ENGINE=auto cargo run --release -p harness --example apply_loop -- PROGRAM FACTS UPDATES`
 
@@ -58,6 +60,9 @@ fn main() -> anyhow::Result<()> {
     // cache), so that every call is timed cold, as the study's calls are after other engines.
     let mut sweep = std::env::var_os("SCRUB").map(|_| vec![1u64; (64 << 20) / 8]);
     let mut times = [Vec::new(), Vec::new()];
+    // Heap blocks each call allocated: every one is a cold line or two when the call
+    // follows another engine's.
+    let mut allocated: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
     for _ in 0..loops {
         for (i, batch) in batches.iter().enumerate() {
             // As the harness does before each timed call (`runner.rs`): what the last batch
@@ -69,10 +74,12 @@ fn main() -> anyhow::Result<()> {
                 }
                 std::hint::black_box(&*sweep);
             }
+            let blocks = harness::memory::blocks_allocated();
             let t = Instant::now();
             let report = engine.apply(batch)?;
             let ns = t.elapsed().as_nanos() as u64;
             times[i % 2].push(ns);
+            allocated[i % 2].push(harness::memory::blocks_allocated() - blocks);
             if verbose {
                 let w = |w: Option<dred_core::engine::Work>| {
                     w.map_or((0, 0), |w| (w.probes, w.touched))
@@ -88,14 +95,17 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
-    for (k, mut v) in times.into_iter().enumerate() {
+    for (k, (mut v, mut blocks)) in times.into_iter().zip(allocated).enumerate() {
         v.sort_unstable();
+        blocks.sort_unstable();
         println!(
-            "{name} batches {} mod 2: median {} ns, p10 {}, p90 {}",
+            "{name} batches {} mod 2: median {} ns, p10 {}, p90 {}; heap blocks allocated \
+             per call: median {}",
             k,
             v[v.len() / 2],
             v[v.len() / 10],
-            v[9 * v.len() / 10]
+            v[9 * v.len() / 10],
+            blocks[blocks.len() / 2]
         );
     }
     Ok(())

@@ -25,6 +25,8 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// The most [`LIVE`] has been since [`Footprint::start`] (or the process's start).
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Blocks handed out (`alloc`, `alloc_zeroed`) since the process's start.
+static BLOCKS: AtomicUsize = AtomicUsize::new(0);
 
 /// The system allocator, counting the bytes of live blocks and their peak. It is the
 /// allocator of every binary linking the harness (`dredbench`, its tests and examples).
@@ -55,6 +57,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let block = System.alloc(layout);
         if !block.is_null() {
+            BLOCKS.fetch_add(1, Relaxed);
             grew(layout.size());
         }
         block
@@ -63,6 +66,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         let block = System.alloc_zeroed(layout);
         if !block.is_null() {
+            BLOCKS.fetch_add(1, Relaxed);
             grew(layout.size());
         }
         block
@@ -92,6 +96,12 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 /// Bytes the process holds in live heap blocks now.
 pub fn live_heap_bytes() -> usize {
     LIVE.load(Relaxed)
+}
+
+/// Heap blocks handed out since the process started, by every thread (a `realloc` is not
+/// counted). The difference across a call is what it allocated, on one thread.
+pub fn blocks_allocated() -> usize {
+    BLOCKS.load(Relaxed)
 }
 
 /// The resident set when a case's engines were about to be built, with the process's
