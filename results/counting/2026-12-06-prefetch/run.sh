@@ -8,7 +8,9 @@
 # Then the tables (TABLE.md, before/TABLE.md) and the comparison (COMPARE.md):
 #   python3 results/counting/nonrecursive_table.py results/counting/2026-12-06-prefetch/*.csv.gz \
 #     > results/counting/2026-12-06-prefetch/TABLE.md      (likewise before/)
-#   python3 results/counting/2026-12-06-prefetch/compare.py > results/counting/2026-12-06-prefetch/COMPARE.md
+#   python3 results/counting/nonrecursive_compare.py results/counting/2026-12-06-prefetch/before \
+#     results/counting/2026-12-06-prefetch > results/counting/2026-12-06-prefetch/COMPARE.md
+#   (COMPARE.md was made by the compare.py of this folder, fe4db5f:results/counting/2026-12-06-prefetch/compare.py)
 set -e
 HERE=results/counting/2026-12-06-prefetch
 mkdir -p $HERE/before

@@ -9,7 +9,7 @@
 # Then the tables and the comparison:
 #   python3 results/counting/nonrecursive_table.py results/counting/2026-12-07-batch-costs/*.csv.gz \
 #     > results/counting/2026-12-07-batch-costs/TABLE.md          (likewise before/)
-#   python3 results/counting/2026-12-07-batch-costs/compare.py results/counting/2026-12-07-batch-costs/before \
+#   python3 results/counting/nonrecursive_compare.py results/counting/2026-12-07-batch-costs/before \
 #     results/counting/2026-12-07-batch-costs > results/counting/2026-12-07-batch-costs/COMPARE.md
 set -e
 HERE=results/counting/2026-12-07-batch-costs

@@ -5,7 +5,7 @@ after it), per stream and direction present in both: the median of the per-batch
 and how many rows meet the target (≤ 0.5) in each. Times across the two runs come from
 different runs of a shared machine; only the ratios are side by side.
 
-    python3 results/counting/2026-12-07-batch-costs/compare.py BEFORE_FOLDER AFTER_FOLDER
+    python3 results/counting/nonrecursive_compare.py BEFORE_FOLDER AFTER_FOLDER > COMPARE.md
 """
 import glob
 import os
@@ -14,7 +14,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-sys.path.insert(0, os.path.join(HERE, "..", ".."))
 from nonrecursive_table import load, order, ratios  # noqa: E402
 from report_times import direction, rank, time_ns, us  # noqa: E402
 
