@@ -354,11 +354,7 @@ where
         out.rounds
             .push(phase3_round(level, 1, first, added, trace_facts));
     }
-    let atom_rels: Vec<Vec<usize>> = program
-        .rules
-        .iter()
-        .map(|r| r.positive_atoms().map(|a| a.rel).collect())
-        .collect();
+    let atom_rels = &plans.atom_rels;
     let mut buf: Vec<Value> = Vec::new();
     let mut seed: Vec<Value> = Vec::new();
     let mut in_group = vec![false; program.rules.len()];
@@ -390,7 +386,7 @@ where
                 plans,
                 relations,
                 &versions,
-                &atom_rels,
+                atom_rels,
                 rules,
                 group_seeds,
             );

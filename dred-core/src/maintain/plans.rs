@@ -63,6 +63,10 @@ pub(crate) struct Plans {
     /// For each rule with a positive body atom, a plan of all its instances over the live
     /// rows (round 1 of rederivation by scan, see [`ScanStats`](crate::dred::production::rederive_cost::ScanStats)).
     pub(crate) survivors: Vec<Option<RulePlan>>,
+    /// Per relation: the rules with that head, in program order.
+    pub(crate) rules_by_head: Vec<Vec<usize>>,
+    /// Per rule: the relation of each positive body atom, in body order.
+    pub(crate) atom_rels: Vec<Vec<RelId>>,
 }
 
 /// A stratum's evaluation in fixed orders and the indexes it reads ([`Plans::evaluation_fixed`]).
@@ -209,6 +213,17 @@ impl Plans {
         }
         insertion_reads.sort_unstable();
         insertion_reads.dedup();
+        // Made once rather than by each batch that needs them: a batch of a few microseconds
+        // paid a heap block per relation or rule for them, each a cold line.
+        let mut rules_by_head = vec![Vec::new(); program.relations.len()];
+        for (i, rule) in program.rules.iter().enumerate() {
+            rules_by_head[rule.head.rel].push(i);
+        }
+        let atom_rels = program
+            .rules
+            .iter()
+            .map(|r| r.positive_atoms().map(|a| a.rel).collect())
+            .collect();
         Plans {
             seeded,
             negated,
@@ -220,6 +235,8 @@ impl Plans {
             evaluation_fixed,
             insertion_reads,
             survivors,
+            rules_by_head,
+            atom_rels,
         }
     }
 }

@@ -117,6 +117,13 @@ impl HeadProbes {
         });
     }
 
+    /// Forgets every head held, keeping the room: a run that stopped early (a budget) may
+    /// leave some, which the next run must not look up.
+    pub(crate) fn clear(&mut self) {
+        self.heads.clear();
+        self.values.clear();
+    }
+
     /// True when enough heads are held to look them up.
     #[inline]
     pub(crate) fn is_full(&self) -> bool {

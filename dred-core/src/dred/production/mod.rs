@@ -54,7 +54,6 @@ use crate::maintain::{Deleted, Deletion, Guard, LevelDeletion, Maintained, RowRe
 use crate::program::{Program, RelId};
 use crate::storage::RowMarks;
 use crate::value::Tuple;
-use heads::RecentHeads;
 use rederive_cost::RederiveCosts;
 
 /// The production DRed engine: the chassis with DRed's over-deletion and rederivation.
@@ -72,8 +71,9 @@ pub struct DredDeletion {
     /// that a batch clears only the marks it made (see [`RowMarks`]).
     deleted_marks: RowMarks,
     pending_marks: RowMarks,
-    /// Phase 1's heads found lately ([`RecentHeads`]), kept across batches.
-    recent_heads: RecentHeads,
+    /// Phase 1's heads found lately ([`heads::RecentHeads`]) and its scratch space, kept across
+    /// batches.
+    phase1: overdelete::Phase1Scratch,
     /// The result of the last phase 2, emptied and filled again by the next (its vectors'
     /// memory kept).
     last_rederived: rederive::Rederived,
@@ -94,7 +94,7 @@ impl DredDeletion {
             rederive_costs: RederiveCosts::new(&store.program, &store.plans.head_bound),
             deleted_marks: RowMarks::default(),
             pending_marks: RowMarks::default(),
-            recent_heads: RecentHeads::default(),
+            phase1: overdelete::Phase1Scratch::default(),
             last_rederived: rederive::Rederived::default(),
             saturation: overdelete::Saturation::default(),
             saturated: 0,
@@ -148,7 +148,7 @@ impl DredDeletion {
             &store.plans,
             seeds,
             &mut self.deleted_marks,
-            &mut self.recent_heads,
+            &mut self.phase1,
             reuse,
             store.recorder.as_mut(),
             budget,

@@ -254,6 +254,17 @@ pub const SATURATION_FACTS_FLOOR_SHARE: f64 = 0.1;
 /// The result of phase 1: the chassis's deleted set D, its frontiers as rounds.
 pub type OverDeleted = Deleted;
 
+/// What phase 1 keeps from batch to batch: the heads found lately ([`RecentHeads`]), and
+/// the room of the heads held and of the versions its joins read. Why the room is kept: a
+/// single-fact deletion runs in a few microseconds, and each fresh heap block is a cold line
+/// when the batch follows another engine's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Phase1Scratch {
+    recent: RecentHeads,
+    heads: HeadProbes,
+    versions: Vec<Versions>,
+}
+
 /// Phase 1's per-run scratch that a lookup of heads updates: the heads held, those found
 /// lately, the marks of D, and the first relation found not closed.
 type Scratch<'a> = (
@@ -319,7 +330,7 @@ pub(crate) fn overdelete(
     plans: &Plans,
     seeds: Seeds<'_>,
     in_d: &mut RowMarks,
-    recent: &mut RecentHeads,
+    scratch: &mut Phase1Scratch,
     mut out: OverDeleted,
     mut rec: Option<&mut Recorder>,
     budget: Option<Budget>,
@@ -337,17 +348,23 @@ pub(crate) fn overdelete(
     if seeds.is_empty() {
         return out;
     }
-    let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+    let Phase1Scratch {
+        recent,
+        heads,
+        versions,
+    } = scratch;
+    versions.clear();
+    versions.extend(relations.iter().map(Versions::complete));
+    heads.clear();
     let work = WorkCounter::default();
     let matcher = Matcher {
         relations,
-        versions: &versions,
+        versions,
         work: &work,
     };
     in_d.reset(relations);
     recent.begin();
     let mut frontier = out.spare.take();
-    let mut heads = HeadProbes::default();
     // A head reached is in the old model (closed under the rules); it joins D once. So does
     // a fact of D-, which is normalised against the EDB: every one is present.
     // A head found again is in D already, so it may be skipped ([`RecentHeads`]).
@@ -401,7 +418,7 @@ pub(crate) fn overdelete(
                     rec.note(level, Phase::Overdelete, 1, f.rel, &f.tuple, None, &[]);
                 }
                 if heads.is_full() {
-                    reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+                    reach(&mut *heads, recent, in_d, &mut frontier, &mut not_closed);
                 }
             }
         }
@@ -444,7 +461,7 @@ pub(crate) fn overdelete(
                     for plan in seeded {
                         if let Some(rec) = rec.as_deref_mut() {
                             let into = (&mut frontier, 1);
-                            let scratch = (&mut heads, &mut *recent, &mut *in_d, &mut not_closed);
+                            let scratch = (&mut *heads, &mut *recent, &mut *in_d, &mut not_closed);
                             reach_recording(rec, plan, row, into, scratch);
                             continue;
                         }
@@ -453,14 +470,14 @@ pub(crate) fn overdelete(
                             heads.push_instance_unless_recent(relations, plan, vars, recent);
                         });
                         if heads.is_full() {
-                            reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+                            reach(&mut *heads, recent, in_d, &mut frontier, &mut not_closed);
                         }
                     }
                 }
             }
         }
     }
-    reach(&mut heads, recent, in_d, &mut frontier, &mut not_closed);
+    reach(&mut *heads, recent, in_d, &mut frontier, &mut not_closed);
     let spent = |work: &WorkCounter| {
         let w = work.total();
         w.probes + w.touched
@@ -490,7 +507,7 @@ pub(crate) fn overdelete(
             for plan in plans.seeded(level, rel) {
                 if let Some(rec) = rec.as_deref_mut() {
                     let into = (&mut next, round);
-                    let scratch = (&mut heads, &mut *recent, &mut *in_d, &mut not_closed);
+                    let scratch = (&mut *heads, &mut *recent, &mut *in_d, &mut not_closed);
                     reach_recording(rec, plan, row, into, scratch);
                     continue;
                 }
@@ -500,11 +517,11 @@ pub(crate) fn overdelete(
                     heads.push_instance_unless_recent(relations, plan, vars, recent);
                 });
                 if heads.is_full() {
-                    reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
+                    reach(&mut *heads, recent, in_d, &mut next, &mut not_closed);
                 }
             }
         }
-        reach(&mut heads, recent, in_d, &mut next, &mut not_closed);
+        reach(&mut *heads, recent, in_d, &mut next, &mut not_closed);
         if out.abandoned {
             // What `next` reached stays live: recomputing the level deletes it.
             out.rounds.push(std::mem::take(&mut frontier));

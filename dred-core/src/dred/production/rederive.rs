@@ -133,6 +133,25 @@ pub struct Rederived {
     pub abandoned: bool,
     /// Vectors kept for the next batch's rounds.
     spare: SpareRows,
+    /// The room of the next batch's scratch space.
+    scratch: Phase2Scratch,
+}
+
+/// Phase 2's scratch space, kept from batch to batch with its allocations. Why: a batch that
+/// rederives a few facts runs in a few microseconds, and each fresh heap block is a cold
+/// line when the batch follows another engine's.
+#[derive(Clone, Debug, Default)]
+struct Phase2Scratch {
+    /// See [`Rederivation::pending_of`].
+    pending_of: Vec<usize>,
+    /// See [`Rederivation::no_skip`].
+    no_skip: Vec<bool>,
+    /// The versions a round's joins read (every row).
+    versions: Vec<Versions>,
+    /// Round 1's rules restored by a scan.
+    scanned: Vec<bool>,
+    /// Round 1's heads held before they are looked up.
+    heads: HeadProbes,
 }
 
 /// Runs phase 2, reviving restored facts in `relations`. `pending` is scratch kept across
@@ -202,7 +221,7 @@ struct Rederivation<'a> {
     /// Over-deleted facts not restored yet (their rows are tombstones, still found by value).
     pending: &'a mut RowMarks,
     /// Per relation: the rules with that head, in program order.
-    rules_by_head: Vec<Vec<usize>>,
+    rules_by_head: &'a [Vec<usize>],
     /// Per relation: its over-deleted facts not restored by the rounds ended so far.
     pending_of: Vec<usize>,
     work: WorkCounter,
@@ -217,6 +236,8 @@ struct Rederivation<'a> {
     narrowed: bool,
     /// No rule skipped: the searches of later rounds.
     no_skip: Vec<bool>,
+    /// The rest of the scratch space ([`Phase2Scratch`]), handed back by `finish`.
+    scratch: Phase2Scratch,
     out: Rederived,
     /// Where each restored fact's first proof is recorded, when asked.
     rec: Option<&'a mut Recorder>,
@@ -233,33 +254,36 @@ impl<'a> Rederivation<'a> {
         pending: &'a mut RowMarks,
         mut out: Rederived,
     ) -> Self {
-        let mut rules_by_head: Vec<Vec<usize>> = vec![Vec::new(); program.relations.len()];
-        for (i, rule) in program.rules.iter().enumerate() {
-            rules_by_head[rule.head.rel].push(i);
-        }
         pending.reset(relations);
         for &(rel, r) in overdeleted_idb {
             pending.insert(rel, r);
         }
         let restored = out.spare.take();
-        let mut pending_of = vec![0usize; relations.len()];
+        let mut scratch = std::mem::take(&mut out.scratch);
+        let mut pending_of = std::mem::take(&mut scratch.pending_of);
+        pending_of.clear();
+        pending_of.resize(relations.len(), 0);
         for &(rel, _) in overdeleted_idb {
             pending_of[rel] += 1;
         }
+        let mut no_skip = std::mem::take(&mut scratch.no_skip);
+        no_skip.clear();
+        no_skip.resize(program.rules.len(), false);
         Rederivation {
             program,
             plans,
             costs,
             overdeleted_idb,
             pending,
-            rules_by_head,
+            rules_by_head: &plans.rules_by_head,
             pending_of,
             work: WorkCounter::default(),
             restored,
             waiting: None,
             still_pending: Vec::new(),
             narrowed: false,
-            no_skip: vec![false; program.rules.len()],
+            no_skip,
+            scratch,
             out,
             rec: None,
         }
@@ -302,36 +326,35 @@ impl<'a> Rederivation<'a> {
         program_facts: &HashSet<(RelId, Tuple)>,
         guard: Option<&Guard>,
     ) -> bool {
-        let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+        let mut versions = std::mem::take(&mut self.scratch.versions);
+        versions.clear();
+        versions.extend(relations.iter().map(Versions::complete));
         let matcher = Matcher {
             relations,
             versions: &versions,
             work: &self.work,
         };
-        let scanned: Vec<bool> = self
-            .program
-            .rules
-            .iter()
-            .enumerate()
-            .map(|(ri, rule)| {
-                let (Some(plan), n) = (&self.plans.survivors[ri], self.pending_of[rule.head.rel])
-                else {
-                    return false;
-                };
-                let rows = body_rows(plan, relations);
-                let checks = self
-                    .costs
-                    .scans
-                    .checks_cost(ri, n, rule.positive_atoms().count());
-                n > 0
-                    && match self.costs.round1 {
-                        Round1::Cheaper => self.costs.scans.scan_cost(ri, rows) < checks,
-                        Round1::Checks => false,
-                        Round1::Scans => true,
-                    }
-            })
-            .collect();
-        let mut heads = HeadProbes::default();
+        let mut scanned = std::mem::take(&mut self.scratch.scanned);
+        scanned.clear();
+        scanned.extend(self.program.rules.iter().enumerate().map(|(ri, rule)| {
+            let (Some(plan), n) = (&self.plans.survivors[ri], self.pending_of[rule.head.rel])
+            else {
+                return false;
+            };
+            let rows = body_rows(plan, relations);
+            let checks = self
+                .costs
+                .scans
+                .checks_cost(ri, n, rule.positive_atoms().count());
+            n > 0
+                && match self.costs.round1 {
+                    Round1::Cheaper => self.costs.scans.scan_cost(ri, rows) < checks,
+                    Round1::Checks => false,
+                    Round1::Scans => true,
+                }
+        }));
+        let mut heads = std::mem::take(&mut self.scratch.heads);
+        heads.clear();
         for (ri, plan) in self.plans.survivors.iter().enumerate() {
             let Some(plan) = plan.as_ref().filter(|_| scanned[ri]) else {
                 continue;
@@ -372,14 +395,17 @@ impl<'a> Rederivation<'a> {
                 .scans
                 .record_scan(ri, after.probes - before.probes, rows as u64);
         }
-        let tried = self.costs.rules.ordered(&self.rules_by_head);
+        let mut tried = std::mem::take(&mut self.costs.tried);
+        self.costs
+            .rules
+            .ordered_into(self.rules_by_head, &mut tried);
         let search = Search {
             program: self.program,
             plans: self.plans,
             rules_by_head: &tried,
             skip: &scanned,
         };
-        search.check(
+        let complete = search.check(
             &matcher,
             self.costs,
             Some(program_facts),
@@ -389,7 +415,12 @@ impl<'a> Rederivation<'a> {
             self.rec.as_deref_mut().map(|r| (r, 1)),
             None,
             guard,
-        )
+        );
+        self.costs.tried = tried;
+        self.scratch.versions = versions;
+        self.scratch.scanned = scanned;
+        self.scratch.heads = heads;
+        complete
     }
 
     /// Ends the running round: every fact it restored left `pending` when it was found and
@@ -424,7 +455,9 @@ impl<'a> Rederivation<'a> {
     /// using a fact restored the round before — any other instance would have been found in
     /// an earlier round. The failed checks are measured, so the next estimate is informed.
     fn later_round(&mut self, relations: &[Relation]) {
-        let versions: Vec<Versions> = relations.iter().map(Versions::complete).collect();
+        let mut versions = std::mem::take(&mut self.scratch.versions);
+        versions.clear();
+        versions.extend(relations.iter().map(Versions::complete));
         match self.seeds_next() {
             (true, _) => self.seeded_round(relations, &versions),
             (false, budget) => {
@@ -434,6 +467,7 @@ impl<'a> Rederivation<'a> {
                 }
             }
         }
+        self.scratch.versions = versions;
     }
 
     /// Whether the next round follows seeded rules rather than checks (see
@@ -551,7 +585,10 @@ impl<'a> Rederivation<'a> {
         let pending = &*self.pending;
         self.still_pending
             .retain(|&(rel, r)| pending.contains(rel, r));
-        let tried = self.costs.rules.ordered(&self.rules_by_head);
+        let mut tried = std::mem::take(&mut self.costs.tried);
+        self.costs
+            .rules
+            .ordered_into(self.rules_by_head, &mut tried);
         let search = Search {
             program: self.program,
             plans: self.plans,
@@ -559,7 +596,7 @@ impl<'a> Rederivation<'a> {
             skip: &self.no_skip,
         };
         let round = self.out.rounds.len() + 1;
-        search.check(
+        let out = search.check(
             &matcher,
             self.costs,
             None,
@@ -569,7 +606,9 @@ impl<'a> Rederivation<'a> {
             self.rec.as_deref_mut().map(|r| (r, round)),
             budget,
             None,
-        )
+        );
+        self.costs.tried = tried;
+        out
     }
 
     /// The result: the rounds, the facts restored and the phase's work.
@@ -578,9 +617,15 @@ impl<'a> Rederivation<'a> {
             mut out,
             restored,
             work,
+            pending_of,
+            no_skip,
+            mut scratch,
             ..
         } = self;
         out.spare.keep(restored);
+        scratch.pending_of = pending_of;
+        scratch.no_skip = no_skip;
+        out.scratch = scratch;
         out.work = work.total();
         out
     }

@@ -225,22 +225,28 @@ impl RuleStats {
     }
 
     /// `rules_by_head` with each head's rules in the order to try them.
+    #[cfg(test)]
     pub(super) fn ordered(&self, rules_by_head: &[Vec<usize>]) -> Vec<Vec<usize>> {
-        rules_by_head
-            .iter()
-            .map(|rules| {
-                let mut rules = rules.clone();
-                // (w_a + 1) / (p_a + 1) < (w_b + 1) / (p_b + 1), without division; a stable
-                // sort keeps program order among equals.
-                rules.sort_by(|&a, &b| {
-                    let (wa, pa, _) = self.per_rule[a];
-                    let (wb, pb, _) = self.per_rule[b];
-                    (u128::from(wa + 1) * u128::from(pb + 1))
-                        .cmp(&(u128::from(wb + 1) * u128::from(pa + 1)))
-                });
-                rules
-            })
-            .collect()
+        let mut out = Vec::new();
+        self.ordered_into(rules_by_head, &mut out);
+        out
+    }
+
+    /// [`RuleStats::ordered`] written into `out`, whose vectors are reused: a batch that
+    /// rederives a few facts allocated one per relation here, each a cold line.
+    pub(super) fn ordered_into(&self, rules_by_head: &[Vec<usize>], out: &mut Vec<Vec<usize>>) {
+        out.resize_with(rules_by_head.len(), Vec::new);
+        for (rules, into) in rules_by_head.iter().zip(out.iter_mut()) {
+            into.clone_from(rules);
+            // (w_a + 1) / (p_a + 1) < (w_b + 1) / (p_b + 1), without division; a stable
+            // sort keeps program order among equals.
+            into.sort_by(|&a, &b| {
+                let (wa, pa, _) = self.per_rule[a];
+                let (wb, pb, _) = self.per_rule[b];
+                (u128::from(wa + 1) * u128::from(pb + 1))
+                    .cmp(&(u128::from(wb + 1) * u128::from(pa + 1)))
+            });
+        }
     }
 }
 
@@ -259,6 +265,9 @@ pub(crate) struct RederiveCosts {
     pub(crate) later: LaterStats,
     /// Later rounds by the estimates, or forced one way.
     pub(crate) later_rounds: LaterRounds,
+    /// Room for the order of each head's rules in a round ([`RuleStats::ordered_into`]),
+    /// kept from batch to batch.
+    pub(crate) tried: Vec<Vec<usize>>,
 }
 
 impl RederiveCosts {
@@ -272,6 +281,7 @@ impl RederiveCosts {
             round1: Round1::default(),
             later: LaterStats::new(program.relations.len(), program.rules.len()),
             later_rounds: LaterRounds::default(),
+            tried: Vec::new(),
         }
     }
 }
