@@ -16,3 +16,6 @@ HERE=results/counting/2026-12-07-batch-costs
 mkdir -p $HERE/before
 B=$1 OUT=$HERE/before SIZES="1 1000" REPEAT=6 taskset -c 1 sh results/counting/nonrecursive.sh
 B=$2 OUT=$HERE SIZES="1 1000" REPEAT=6 taskset -c 1 sh results/counting/nonrecursive.sh
+# Then, after dred's change (ee9f394), the same into ee9f394/:
+#   B=BINARY_OF_ee9f394 OUT=results/counting/2026-12-07-batch-costs/ee9f394 SIZES="1 1000" REPEAT=6 \
+#     taskset -c 1 sh results/counting/nonrecursive.sh
