@@ -213,8 +213,8 @@ impl Plans {
         }
         insertion_reads.sort_unstable();
         insertion_reads.dedup();
-        // Made once rather than by each batch that needs them: a batch of a few microseconds
-        // paid a heap block per relation or rule for them, each a cold line.
+        // Made once rather than by each batch that needs them, which allocated a heap block
+        // per relation or rule for them (a polonius deletion on getopts: hundreds).
         let mut rules_by_head = vec![Vec::new(); program.relations.len()];
         for (i, rule) in program.rules.iter().enumerate() {
             rules_by_head[rule.head.rel].push(i);

@@ -255,9 +255,9 @@ pub const SATURATION_FACTS_FLOOR_SHARE: f64 = 0.1;
 pub type OverDeleted = Deleted;
 
 /// What phase 1 keeps from batch to batch: the heads found lately ([`RecentHeads`]), and
-/// the room of the heads held and of the versions its joins read. Why the room is kept: a
-/// single-fact deletion runs in a few microseconds, and each fresh heap block is a cold line
-/// when the batch follows another engine's.
+/// the room of the heads held and of the versions its joins read, so that a batch allocates
+/// none of them (with phase 2's, a single-edge deletion from two-hop paths allocated 14 heap
+/// blocks and now 3; no change of its time was measurable, see `results/LOG.md`, session 54).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Phase1Scratch {
     recent: RecentHeads,
@@ -317,8 +317,9 @@ impl Seeds<'_> {
     }
 }
 
-/// Runs phase 1 of the seeds' level over `relations` (the old model, all live). `in_d` and `recent` are scratch
-/// kept across batches (reset here): the marks of the facts of D, and the heads found lately.
+/// Runs phase 1 of the seeds' level over `relations` (the old model, all live). `in_d` and
+/// `scratch` are kept across batches (reset here): the marks of the facts of D, and the heads
+/// found lately with the phase's scratch space ([`Phase1Scratch`]).
 /// The result is written into `out` (an earlier batch's, emptied first: its memory is reused).
 /// With `rec`, each fact of D is recorded with the instance that reached it first. With a
 /// `budget` (work: probes plus rows touched), the phase stops once past it (see

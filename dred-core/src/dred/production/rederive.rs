@@ -137,9 +137,8 @@ pub struct Rederived {
     scratch: Phase2Scratch,
 }
 
-/// Phase 2's scratch space, kept from batch to batch with its allocations. Why: a batch that
-/// rederives a few facts runs in a few microseconds, and each fresh heap block is a cold
-/// line when the batch follows another engine's.
+/// Phase 2's scratch space, kept from batch to batch with its allocations, so that a batch
+/// allocates none of it (see [`super::overdelete::Phase1Scratch`]).
 #[derive(Clone, Debug, Default)]
 struct Phase2Scratch {
     /// See [`Rederivation::pending_of`].
