@@ -60,8 +60,7 @@ fn main() -> anyhow::Result<()> {
     // cache), so that every call is timed cold, as the study's calls are after other engines.
     let mut sweep = std::env::var_os("SCRUB").map(|_| vec![1u64; (64 << 20) / 8]);
     let mut times = [Vec::new(), Vec::new()];
-    // Heap blocks each call allocated: every one is a cold line or two when the call
-    // follows another engine's.
+    // Heap blocks each call allocated (`harness::memory::blocks_allocated`).
     let mut allocated: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
     for _ in 0..loops {
         for (i, batch) in batches.iter().enumerate() {
